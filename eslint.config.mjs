@@ -1,0 +1,51 @@
+// Lint: typescript-eslint's strict type-checked rules everywhere, plus the purity fence around
+// the balancing core (no I/O, clock, randomness or client libraries), which keeps balance()
+// deterministic and cheap to test.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['**/node_modules/**', '**/dist/**', '**/.build/**', 'coverage/**', 'out/**', 'jest.config.js'] },
+  js.configs.recommended,
+  ...tseslint.configs.strictTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: false }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      // noUncheckedIndexedAccess types every typed-array read as possibly undefined; the hot
+      // loops index within their own bounds, where `!` is the honest, allocation-free answer.
+      '@typescript-eslint/no-non-null-assertion': 'off',
+    },
+  },
+  {
+    files: ['packages/assignor/src/core/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['node:*', 'kafkajs', 'pino', 'prom-client', 'axios', 'zod'],
+              message: 'The core is pure: no I/O or client libraries.',
+            },
+          ],
+        },
+      ],
+      'no-restricted-globals': [
+        'error',
+        { name: 'Date', message: 'The core has no clock.' },
+        { name: 'performance', message: 'The core has no clock.' },
+        { name: 'process', message: 'The core does no I/O.' },
+        { name: 'setTimeout', message: 'The core has no timers.' },
+      ],
+      'no-restricted-properties': [
+        'error',
+        { object: 'Math', property: 'random', message: 'The core is deterministic.' },
+      ],
+    },
+  },
+  { files: ['**/*.mjs', '**/*.js'], ...tseslint.configs.disableTypeChecked },
+);

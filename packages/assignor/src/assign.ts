@@ -1,0 +1,158 @@
+import { AssignerProtocol, type Cluster, type GroupMember, type GroupMemberAssignment } from 'kafkajs';
+import { balance } from './core/balance.js';
+import { roundRobin } from './core/round-robin.js';
+import type { BalanceMember, TopicPartition } from './core/types.js';
+import { logAssignment, logFallback } from './assignment-log.js';
+import { decodeMember, type DecodedMember } from './members.js';
+import type { AssignorMetrics } from './metrics.js';
+import type { ResolvedLoadAwareAssignerOptions } from './options.js';
+import { listPartitions } from './partition-catalog.js';
+import { fetchWeights } from './weight-source.js';
+
+/** Everything one consumer's assigner needs to compute assignments as group leader. */
+export interface AssignContext {
+  readonly cluster: Cluster;
+  readonly groupId: string;
+  readonly options: ResolvedLoadAwareAssignerOptions;
+  readonly metrics: AssignorMetrics;
+  /** Remembers which members were already warned about, so each is warned once. */
+  readonly warnOnce: (memberId: string) => boolean;
+}
+
+/**
+ * The leader's `assign()`: decode every member, list the union of their topics' partitions, ask
+ * the weight source (time-boxed), balance, encode. Never throws (a throw would crash the consumer
+ * and stall the group): any failure in weighing or balancing falls back to round-robin over each
+ * member's own subscription, and even a failure of that yields empty assignments.
+ */
+export async function assignGroup(
+  ctx: AssignContext,
+  group: { members: GroupMember[]; topics: string[] },
+): Promise<GroupMemberAssignment[]> {
+  const started = performance.now();
+  const { logger } = ctx.options;
+  const elapsedMs = (): number => Math.round((performance.now() - started) * 1000) / 1000;
+  let members: BalanceMember[] = [];
+  let partitions: TopicPartition[] = [];
+  try {
+    const decoded = group.members.map(decodeMember);
+    warnAboutUnreadableMembers(ctx, decoded);
+    members = decoded.map((m) => toBalanceMember(m, group.topics));
+    const topics = [...new Set(members.flatMap((m) => m.topics))].sort();
+    partitions = await listPartitions(
+      ctx.cluster,
+      topics,
+      group.topics,
+      ctx.options.weightsTimeoutMs,
+      logger,
+      ctx.groupId,
+    );
+    const weights = await fetchWeights(ctx.options.weights, partitions, ctx.options.weightsTimeoutMs);
+    const result = balance(
+      { members, partitions: weights.length > 0 ? mergeWeights(partitions, weights) : partitions },
+      { defaultWeight: ctx.options.defaultWeight },
+    );
+    const durationMs = elapsedMs();
+    const skewRatio = logAssignment(logger, ctx.groupId, result, ctx.options.defaultWeight, durationMs);
+    ctx.metrics.assignment(ctx.groupId, 'load_aware', durationMs / 1000);
+    ctx.metrics.quality(ctx.groupId, result.defaultedCount, skewRatio);
+    return encodeAssignments(result.assignments);
+  } catch (err) {
+    logger.warn(
+      { groupId: ctx.groupId, err, code: codeOf(err) },
+      `load-aware assignment failed (${messageOf(err)}); falling back to round-robin over each member's subscription`,
+    );
+    return fallback(ctx, group, members, partitions, elapsedMs);
+  }
+}
+
+function fallback(
+  ctx: AssignContext,
+  group: { members: GroupMember[]; topics: string[] },
+  members: BalanceMember[],
+  partitions: TopicPartition[],
+  elapsedMs: () => number,
+): GroupMemberAssignment[] {
+  try {
+    const assignments = roundRobin(members, partitions);
+    logFallback(
+      ctx.options.logger,
+      ctx.groupId,
+      assignments,
+      new Map(members.map((m) => [m.memberId, m.instanceId])),
+      elapsedMs(),
+    );
+    ctx.metrics.assignment(ctx.groupId, 'fallback', elapsedMs() / 1000);
+    return encodeAssignments(assignments);
+  } catch (err) {
+    ctx.options.logger.error(
+      { groupId: ctx.groupId, err },
+      'round-robin fallback failed; every member gets an empty assignment',
+    );
+    ctx.metrics.assignment(ctx.groupId, 'fallback', elapsedMs() / 1000);
+    return encodeAssignments(new Map(group.members.map((m) => [m.memberId, []])));
+  }
+}
+
+/**
+ * A member whose subscription could not be read at all is assumed to subscribe to the leader's
+ * topics: that is what KafkaJS's own round-robin assumes for every member.
+ */
+function toBalanceMember(member: DecodedMember, leaderTopics: ReadonlyArray<string>): BalanceMember {
+  return {
+    memberId: member.memberId,
+    instanceId: member.instanceId,
+    topics: member.topics ?? leaderTopics,
+    capacity: member.capacity,
+  };
+}
+
+function warnAboutUnreadableMembers(ctx: AssignContext, members: ReadonlyArray<DecodedMember>): void {
+  for (const m of members) {
+    if (m.problem !== undefined && ctx.warnOnce(m.memberId)) {
+      ctx.options.logger.warn(
+        { groupId: ctx.groupId, memberId: m.memberId, reason: m.problem },
+        `member has no usable load-aware userData (${m.problem}); treating it as an instance of its own`,
+      );
+    }
+  }
+}
+
+/** Attaches the source's weights to the partitions being assigned; others keep no weight. */
+function mergeWeights(
+  partitions: ReadonlyArray<TopicPartition>,
+  weights: ReadonlyArray<{ topic: string; partition: number; weight: number }>,
+): Array<TopicPartition & { weight?: number }> {
+  const byTopic = new Map<string, Map<number, number>>();
+  for (const w of weights) {
+    let map = byTopic.get(w.topic);
+    if (map === undefined) byTopic.set(w.topic, (map = new Map<number, number>()));
+    if (!map.has(w.partition)) map.set(w.partition, w.weight);
+  }
+  return partitions.map((p) => {
+    const weight = byTopic.get(p.topic)?.get(p.partition);
+    return weight === undefined ? p : { ...p, weight };
+  });
+}
+
+function encodeAssignments(assignments: ReadonlyMap<string, ReadonlyArray<TopicPartition>>): GroupMemberAssignment[] {
+  const out: GroupMemberAssignment[] = [];
+  for (const [memberId, partitions] of assignments) {
+    const assignment: Record<string, number[]> = {};
+    for (const { topic, partition } of partitions) (assignment[topic] ??= []).push(partition);
+    out.push({
+      memberId,
+      memberAssignment: AssignerProtocol.MemberAssignment.encode({ version: 0, assignment, userData: Buffer.alloc(0) }),
+    });
+  }
+  return out;
+}
+
+function codeOf(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,79 @@
+import { explain } from './core/explain.js';
+import type { BalanceResult, TopicPartition } from './core/types.js';
+import type { Logger } from './logger.js';
+
+/**
+ * Writes the leader's explanation of a load-aware assignment (DESIGN.md §2): a summary line, one
+ * line per instance, the skew against an even split and the unevenness factors at INFO; the
+ * member-by-member table at DEBUG. Returns the skew ratio for the metrics.
+ */
+export function logAssignment(
+  logger: Logger,
+  groupId: string,
+  result: BalanceResult,
+  defaultWeight: number,
+  durationMs: number,
+): number {
+  const e = explain(result, defaultWeight);
+  logger.info(
+    {
+      groupId,
+      result: 'load_aware',
+      instances: result.instances.length,
+      members: result.members.length,
+      partitions: result.partitionCount,
+      totalWeight: result.totalWeight,
+      defaulted: result.defaultedCount,
+      durationMs,
+    },
+    `load-aware assignment: ${e.summary}`,
+  );
+  for (const [index, line] of e.instanceLines.entries()) {
+    const instance = result.instances[index]!;
+    logger.info(
+      {
+        groupId,
+        instanceId: instance.instanceId,
+        load: instance.load,
+        partitions: instance.partitionCount,
+        members: instance.memberIds.length,
+      },
+      line,
+    );
+  }
+  logger.info(
+    { groupId, maxInstanceLoad: result.maxInstanceLoad, idealLoad: result.idealLoad, skewRatio: e.skewRatio },
+    e.skew,
+  );
+  if (e.factors.length > 0) {
+    logger.info(
+      { groupId, factors: e.factors.map((f) => f.code) },
+      `unevenness factors: ${e.factors.map((f) => f.text).join('; ')}`,
+    );
+  }
+  for (const line of e.memberLines) logger.debug({ groupId }, line);
+  return e.skewRatio;
+}
+
+/** The INFO line after a fallback: how many partitions each instance got. */
+export function logFallback(
+  logger: Logger,
+  groupId: string,
+  assignments: ReadonlyMap<string, ReadonlyArray<TopicPartition>>,
+  instanceOf: ReadonlyMap<string, string>,
+  durationMs: number,
+): void {
+  const perInstance: Record<string, number> = {};
+  for (const [memberId, partitions] of assignments) {
+    const instance = instanceOf.get(memberId) ?? memberId;
+    perInstance[instance] = (perInstance[instance] ?? 0) + partitions.length;
+  }
+  const text = Object.entries(perInstance)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([instance, n]) => `${instance}=${String(n)}`)
+    .join(', ');
+  logger.info(
+    { groupId, result: 'fallback', partitionsPerInstance: perInstance, durationMs },
+    `round-robin fallback assignment: partitions per instance ${text}`,
+  );
+}

@@ -1,0 +1,115 @@
+import type { BalanceResult } from './types.js';
+
+/** A defaulted weight this much below the median measured weight makes a partition look free. */
+const NEARLY_FREE_FRACTION = 0.1;
+
+/** Why an assignment may be uneven, as stable codes plus readable text. */
+export interface UnevennessFactor {
+  readonly code:
+    | 'no_usable_weights'
+    | 'some_weights_defaulted'
+    | 'defaulted_nearly_free'
+    | 'all_weights_zero'
+    | 'partition_heavier_than_share'
+    | 'restricted_topics'
+    | 'more_instances_than_partitions'
+    | 'uneven_member_counts';
+  readonly text: string;
+}
+
+/** The data behind the assignment log: one summary, one line per instance, skew and factors. */
+export interface AssignmentExplanation {
+  readonly summary: string;
+  readonly instanceLines: ReadonlyArray<string>;
+  readonly skew: string;
+  /** max instance load (per capacity) ÷ ideal even share; 1 when there is no load. */
+  readonly skewRatio: number;
+  readonly factors: ReadonlyArray<UnevennessFactor>;
+  /** One line per member, for DEBUG. */
+  readonly memberLines: ReadonlyArray<string>;
+}
+
+/**
+ * Explains a balance result in the words of the reference's assignment log (DESIGN.md §2):
+ * sizes and total weight, each instance's share, the skew against an even split, and the factors
+ * that can keep a group uneven no matter how it is placed.
+ */
+export function explain(result: BalanceResult, defaultWeight: number): AssignmentExplanation {
+  const { instances, members, partitionCount, totalWeight, defaultedCount } = result;
+  const summary =
+    `${count(instances.length, 'instance')}, ${count(members.length, 'member')}, ` +
+    `${count(partitionCount, 'partition')}, total weight ${fmt(totalWeight)}, ${String(defaultedCount)} defaulted`;
+  const instanceLines = instances.map((i) => {
+    const share = totalWeight > 0 ? (100 * i.load) / totalWeight : 0;
+    const cap = i.capacity === 1 ? '' : `, capacity ${fmt(i.capacity)}`;
+    return (
+      `instance ${i.instanceId}: load ${fmt(i.load)} (${share.toFixed(1)}%), ` +
+      `${count(i.partitionCount, 'partition')}, ${count(i.memberIds.length, 'member')}${cap}`
+    );
+  });
+  const skewRatio = result.idealLoad > 0 ? result.maxInstanceLoad / result.idealLoad : 1;
+  const skew = `skew: max instance load ${fmt(result.maxInstanceLoad)} vs ideal ${fmt(result.idealLoad)} (${skewRatio.toFixed(2)}x)`;
+  const memberLines = members.map(
+    (m) => `member ${m.memberId} @ ${m.instanceId}: load ${fmt(m.load)}, ${count(m.partitionCount, 'partition')}`,
+  );
+  return { summary, instanceLines, skew, skewRatio, factors: unevennessFactors(result, defaultWeight), memberLines };
+}
+
+function unevennessFactors(result: BalanceResult, defaultWeight: number): UnevennessFactor[] {
+  const factors: UnevennessFactor[] = [];
+  const { partitionCount, defaultedCount, instances } = result;
+  if (partitionCount > 0 && defaultedCount >= partitionCount) {
+    factors.push({ code: 'no_usable_weights', text: 'no usable weight for any partition: balanced by count only' });
+  } else if (defaultedCount > 0) {
+    factors.push({
+      code: 'some_weights_defaulted',
+      text: `${String(defaultedCount)} of ${String(partitionCount)} partitions have no usable weight`,
+    });
+    const median = result.medianMeasuredWeight;
+    if (median !== undefined && defaultWeight < NEARLY_FREE_FRACTION * median) {
+      factors.push({
+        code: 'defaulted_nearly_free',
+        text: `defaulted partitions weigh ${fmt(defaultWeight)}, far below the median measured weight ${fmt(median)}: they are placed as if nearly free`,
+      });
+    }
+  }
+  if (partitionCount > 0 && result.totalWeight === 0) {
+    factors.push({ code: 'all_weights_zero', text: 'every weight is zero: balanced by count only' });
+  }
+  const evenShare = instances.length > 0 ? result.totalWeight / instances.length : 0;
+  if (instances.length > 1 && result.heaviestWeight > evenShare && evenShare > 0) {
+    factors.push({
+      code: 'partition_heavier_than_share',
+      text: `one partition alone (${fmt(result.heaviestWeight)}) is heavier than the ideal share ${fmt(evenShare)}`,
+    });
+  }
+  if (result.restrictedTopics.length > 0) {
+    factors.push({
+      code: 'restricted_topics',
+      text: `topics subscribed by only some instances: ${result.restrictedTopics.join(', ')}`,
+    });
+  }
+  if (instances.length > partitionCount) {
+    factors.push({
+      code: 'more_instances_than_partitions',
+      text: `${String(instances.length)} instances share ${String(partitionCount)} partitions`,
+    });
+  }
+  const memberCounts = new Set(instances.map((i) => i.memberIds.length));
+  if (memberCounts.size > 1) {
+    factors.push({
+      code: 'uneven_member_counts',
+      text: `instances run different member counts (${[...memberCounts].sort((a, b) => a - b).join(', ')}): members of smaller instances run hotter`,
+    });
+  }
+  return factors;
+}
+
+function count(n: number, noun: string): string {
+  return `${String(n)} ${noun}${n === 1 ? '' : 's'}`;
+}
+
+/** Compact number formatting for logs: integers as is, others with up to 2 decimals. */
+function fmt(n: number): string {
+  return Number.isInteger(n) ? String(n) : n.toFixed(2);
+}

@@ -1,0 +1,7 @@
+/** The pure balancing core: plain data in, plain data out; no I/O, clock or randomness. */
+export { balance } from './balance.js';
+export { roundRobin } from './round-robin.js';
+export { explain, type AssignmentExplanation, type UnevennessFactor } from './explain.js';
+export { isUsableWeight } from './weights.js';
+export { DEFAULT_PARTITION_WEIGHT } from './model.js';
+export type * from './types.js';

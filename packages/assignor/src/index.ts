@@ -1,0 +1,44 @@
+/**
+ * @packageDocumentation
+ * A load-aware partition assigner for KafkaJS: partitions are placed by measured weight, first
+ * across instances (processes/pods), then across the members inside each instance.
+ */
+export { LoadAwareAssigner, ASSIGNER_NAME, type LoadAwarePartitionAssigner } from './assigner.js';
+export type { LoadAwareAssignerOptions, ResolvedLoadAwareAssignerOptions } from './options.js';
+export { resolveOptions } from './options.js';
+export { createUniformWeightSource, type WeightSource, type PartitionWeight } from './weight-source.js';
+export { kafkaJsLogCreator, noopLogger, type Logger, type LogFn } from './logger.js';
+export {
+  encodeUserData,
+  decodeUserData,
+  USER_DATA_VERSION,
+  type LoadAwareUserData,
+  type DecodedUserData,
+} from './user-data.js';
+export { processInstanceId } from './instance-id.js';
+export {
+  balance,
+  roundRobin,
+  explain,
+  isUsableWeight,
+  DEFAULT_PARTITION_WEIGHT,
+  type AssignmentExplanation,
+  type UnevennessFactor,
+  type BalanceInput,
+  type BalanceOptions,
+  type BalanceResult,
+  type BalanceMember,
+  type WeightedPartition,
+  type TopicPartition,
+  type InstanceLoad,
+  type MemberLoad,
+} from './core/index.js';
+export {
+  ErrorCodes,
+  LoadAwareError,
+  ConfigError,
+  InvalidBalanceInputError,
+  WeightsTimeoutError,
+  WeightsFailedError,
+  type ErrorCode,
+} from './errors.js';

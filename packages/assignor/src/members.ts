@@ -1,0 +1,50 @@
+import { AssignerProtocol, type GroupMember } from 'kafkajs';
+import { decodeUserData } from './user-data.js';
+
+/** A group member's subscription as the leader reads it from JoinGroup metadata. */
+export interface DecodedMember {
+  readonly memberId: string;
+  /** Subscribed topics, or undefined when the metadata itself could not be read. */
+  readonly topics: ReadonlyArray<string> | undefined;
+  readonly instanceId: string;
+  readonly capacity: number;
+  readonly epoch: number;
+  /** Why the member's load-aware userData was not usable; undefined when it was. */
+  readonly problem: string | undefined;
+}
+
+/** Prefix of the synthetic instance id given to a member without usable userData. */
+export const OWN_INSTANCE_PREFIX = 'member:';
+
+/**
+ * Reads one member's metadata. Never throws: a member whose userData is absent or unreadable
+ * (an older version, another assigner's data, garbage) becomes an instance of its own, which keeps
+ * mixed-version groups working during a rolling upgrade.
+ */
+export function decodeMember(member: GroupMember): DecodedMember {
+  let topics: ReadonlyArray<string> | undefined;
+  let userData: Buffer | undefined;
+  try {
+    const metadata = AssignerProtocol.MemberMetadata.decode(member.memberMetadata) as unknown;
+    const m = metadata as { topics?: unknown; userData?: unknown } | null;
+    if (m !== null && Array.isArray(m.topics) && m.topics.every((t) => typeof t === 'string')) {
+      topics = m.topics;
+    }
+    if (m !== null && Buffer.isBuffer(m.userData)) userData = m.userData;
+  } catch {
+    // Leaves topics undefined; the caller decides what an unreadable subscription means.
+  }
+  const decoded = decodeUserData(userData);
+  if (decoded.ok) {
+    return { memberId: member.memberId, topics, ...decoded.value, problem: undefined };
+  }
+  const problem = topics === undefined ? 'unreadable subscription metadata' : decoded.reason;
+  return {
+    memberId: member.memberId,
+    topics,
+    instanceId: `${OWN_INSTANCE_PREFIX}${member.memberId}`,
+    capacity: 1,
+    epoch: 0,
+    problem,
+  };
+}

@@ -1,0 +1,80 @@
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+
+/** What the assignor records after each assignment. */
+export interface AssignorMetrics {
+  /** Counts one assignment by result. */
+  assignment(groupId: string, result: 'load_aware' | 'fallback', durationSeconds: number): void;
+  /** Records the shape of a load-aware assignment. */
+  quality(groupId: string, defaultedWeights: number, maxLoadToIdeal: number): void;
+}
+
+/** Metrics that go nowhere, for when no registry is given. */
+const noopMetrics: AssignorMetrics = { assignment: () => undefined, quality: () => undefined };
+
+/**
+ * Creates the assignor's metrics on `registry`, or reuses them when another assignor already
+ * registered them there (two consumers of one process share one registry). Label `group` only:
+ * member ids would make the series unbounded.
+ */
+export function createAssignorMetrics(registry: Registry | undefined): AssignorMetrics {
+  if (registry === undefined) return noopMetrics;
+  const assignments = reuse(
+    registry,
+    'load_aware_assignments_total',
+    (name) =>
+      new Counter({
+        name,
+        help: 'Assignments computed by this member as group leader, by result (load_aware or fallback).',
+        labelNames: ['group', 'result'],
+        registers: [registry],
+      }),
+  );
+  const duration = reuse(
+    registry,
+    'load_aware_assignment_duration_seconds',
+    (name) =>
+      new Histogram({
+        name,
+        help: 'Time to compute one assignment, weights included.',
+        labelNames: ['group'],
+        buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+        registers: [registry],
+      }),
+  );
+  const defaulted = reuse(
+    registry,
+    'load_aware_defaulted_weights',
+    (name) =>
+      new Gauge({
+        name,
+        help: 'Partitions without a usable weight in the last assignment (given the default weight).',
+        labelNames: ['group'],
+        registers: [registry],
+      }),
+  );
+  const maxLoad = reuse(
+    registry,
+    'load_aware_max_instance_load_ratio',
+    (name) =>
+      new Gauge({
+        name,
+        help: 'Max instance load (per unit of capacity) divided by the ideal even share, last assignment.',
+        labelNames: ['group'],
+        registers: [registry],
+      }),
+  );
+  return {
+    assignment(group, result, durationSeconds) {
+      assignments.inc({ group, result });
+      duration.observe({ group }, durationSeconds);
+    },
+    quality(group, defaultedWeights, maxLoadToIdeal) {
+      defaulted.set({ group }, defaultedWeights);
+      maxLoad.set({ group }, maxLoadToIdeal);
+    },
+  };
+}
+
+function reuse<T>(registry: Registry, name: string, create: (name: string) => T): T {
+  return (registry.getSingleMetric(name) as T | undefined) ?? create(name);
+}

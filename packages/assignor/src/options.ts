@@ -1,0 +1,84 @@
+import { z } from 'zod';
+import type { Registry } from 'prom-client';
+import { ConfigError } from './errors.js';
+import { isLogger, noopLogger, type Logger } from './logger.js';
+import { MAX_INSTANCE_ID_BYTES } from './user-data.js';
+import { createUniformWeightSource, isWeightSource, type WeightSource } from './weight-source.js';
+import { processInstanceId } from './instance-id.js';
+
+function isRegistry(value: unknown): value is Registry {
+  if (typeof value !== 'object' || value === null) return false;
+  const r = value as Record<string, unknown>;
+  return typeof r['registerMetric'] === 'function' && typeof r['getSingleMetric'] === 'function';
+}
+
+const schema = z.strictObject({
+  weights: z
+    .custom<WeightSource>(isWeightSource, { message: 'expected a WeightSource: an object with getWeights(partitions)' })
+    .optional(),
+  instanceId: z
+    .string()
+    .min(1)
+    .refine((id) => Buffer.byteLength(id, 'utf8') <= MAX_INSTANCE_ID_BYTES, {
+      message: `expected at most ${String(MAX_INSTANCE_ID_BYTES)} UTF-8 bytes`,
+    })
+    .optional(),
+  capacity: z.number().positive().max(1e9).default(1),
+  logger: z
+    .custom<Logger>(isLogger, { message: 'expected a pino-compatible logger (debug/info/warn/error)' })
+    .optional(),
+  registry: z.custom<Registry>(isRegistry, { message: 'expected a prom-client Registry' }).optional(),
+  weightsTimeoutMs: z.number().int().positive().max(600_000).default(5000),
+  defaultWeight: z.number().min(0).max(Number.MAX_SAFE_INTEGER).default(1),
+});
+
+/**
+ * Options of {@link LoadAwareAssigner}.
+ */
+export interface LoadAwareAssignerOptions {
+  /** Where partition weights come from. Default: every partition weighs 1 (balance by count). */
+  weights?: WeightSource;
+  /** This process's instance id. Default: one random id per process, shared by all its consumers. */
+  instanceId?: string;
+  /** This instance's relative capacity (e.g. cores); load is balanced per unit of capacity. Default 1. */
+  capacity?: number;
+  /** Any pino-compatible logger. Default: silent. */
+  logger?: Logger;
+  /** A prom-client registry to register the assignor's metrics on. Default: no metrics. */
+  registry?: Registry;
+  /** How long an assignment waits for weights before falling back to round-robin. Default 5000. */
+  weightsTimeoutMs?: number;
+  /** Weight given to partitions the source does not know (counted as defaulted). Default 1. */
+  defaultWeight?: number;
+}
+
+/** Options after validation and defaults; frozen. */
+export interface ResolvedLoadAwareAssignerOptions {
+  readonly weights: WeightSource;
+  readonly instanceId: string;
+  readonly capacity: number;
+  readonly logger: Logger;
+  readonly registry: Registry | undefined;
+  readonly weightsTimeoutMs: number;
+  readonly defaultWeight: number;
+}
+
+/** Validates options once, at construction; throws {@link ConfigError} naming every bad key. */
+export function resolveOptions(options: unknown): ResolvedLoadAwareAssignerOptions {
+  const parsed = schema.safeParse(options ?? {});
+  if (!parsed.success) {
+    throw new ConfigError(`Invalid LoadAwareAssigner options:\n${z.prettifyError(parsed.error)}`, {
+      cause: parsed.error,
+    });
+  }
+  const o = parsed.data;
+  return Object.freeze({
+    weights: o.weights ?? createUniformWeightSource(),
+    instanceId: o.instanceId ?? processInstanceId,
+    capacity: o.capacity,
+    logger: o.logger ?? noopLogger,
+    registry: o.registry,
+    weightsTimeoutMs: o.weightsTimeoutMs,
+    defaultWeight: o.defaultWeight,
+  });
+}

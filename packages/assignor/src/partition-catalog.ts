@@ -1,0 +1,53 @@
+import type { Cluster } from 'kafkajs';
+import type { TopicPartition } from './core/types.js';
+import { ErrorCodes, LoadAwareError } from './errors.js';
+import type { Logger } from './logger.js';
+import { withTimeout } from './timeout.js';
+
+/**
+ * Lists the partitions of every topic any member subscribes to. KafkaJS refreshes metadata only
+ * for the leader's own topics before `assign()`, so topics that only other members subscribe to
+ * are added to the cluster's target topics first (bounded by `timeoutMs`; on failure those topics
+ * are skipped with a WARN and their members simply get nothing this generation).
+ */
+export async function listPartitions(
+  cluster: Cluster,
+  topics: ReadonlyArray<string>,
+  leaderTopics: ReadonlyArray<string>,
+  timeoutMs: number,
+  logger: Logger,
+  groupId: string,
+): Promise<TopicPartition[]> {
+  const leader = new Set(leaderTopics);
+  const extra = topics.filter((t) => !leader.has(t));
+  if (extra.length > 0) {
+    try {
+      await withTimeout(
+        cluster.addMultipleTargetTopics(extra),
+        timeoutMs,
+        () =>
+          new LoadAwareError(
+            ErrorCodes.metadataTimeout,
+            `metadata for ${String(extra.length)} topics not loaded within ${String(timeoutMs)} ms`,
+          ),
+      );
+    } catch (err) {
+      logger.warn(
+        { groupId, topics: extra, err },
+        'could not load metadata for topics only other members subscribe to',
+      );
+    }
+  }
+  const partitions: TopicPartition[] = [];
+  for (const topic of topics) {
+    try {
+      for (const p of cluster.findTopicPartitionMetadata(topic)) partitions.push({ topic, partition: p.partitionId });
+    } catch (err) {
+      logger.warn(
+        { groupId, topic, err },
+        'no partition metadata for topic; its partitions are not assigned this time',
+      );
+    }
+  }
+  return partitions;
+}

@@ -1,0 +1,7 @@
+/**
+ * @packageDocumentation
+ * Placeholder entry point of `@load-aware/trigger`; its implementation lands with its own issue.
+ */
+
+/** The package name, exported so the skeleton has a real entry point to build and import. */
+export const packageName = '@load-aware/trigger';
