@@ -51,7 +51,6 @@ function summarize(model: BalanceModel, owner: Int32Array, tallies: Tallies): Ba
     if (p.weight === 0) zeroWeightCount++;
     heaviestWeight = Math.max(heaviestWeight, p.weight);
   });
-  for (const p of model.unassignable) if (p.defaulted) defaultedCount++;
 
   const assignments = new Map<string, TopicPartition[]>();
   model.memberIds.forEach((id, m) => {

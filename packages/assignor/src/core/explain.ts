@@ -76,11 +76,14 @@ function unevennessFactors(result: BalanceResult, defaultWeight: number): Uneven
   if (partitionCount > 0 && result.totalWeight === 0) {
     factors.push({ code: 'all_weights_zero', text: 'every weight is zero: balanced by count only' });
   }
-  const evenShare = instances.length > 0 ? result.totalWeight / instances.length : 0;
-  if (instances.length > 1 && result.heaviestWeight > evenShare && evenShare > 0) {
+  // The heaviest partition forces unevenness only if even the largest instance's ideal share
+  // (ideal load per unit of capacity × its capacity) cannot absorb it.
+  const largestCapacity = instances.reduce((max, i) => Math.max(max, i.capacity), 0);
+  const largestShare = result.idealLoad * largestCapacity;
+  if (instances.length > 1 && largestShare > 0 && result.heaviestWeight > largestShare) {
     factors.push({
       code: 'partition_heavier_than_share',
-      text: `one partition alone (${fmt(result.heaviestWeight)}) is heavier than the ideal share ${fmt(evenShare)}`,
+      text: `one partition alone (${fmt(result.heaviestWeight)}) is heavier than the ideal share ${fmt(largestShare)}`,
     });
   }
   if (result.restrictedTopics.length > 0) {

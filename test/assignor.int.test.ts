@@ -1,0 +1,189 @@
+import {
+  AssignerProtocol,
+  Kafka,
+  logLevel,
+  PartitionAssigners,
+  type Admin,
+  type Consumer,
+  type PartitionAssigner,
+} from 'kafkajs';
+import { balance, LoadAwareAssigner } from '@load-aware/assignor';
+import { kafkaBrokersFromEnv, uniqueName } from './support';
+import { describeGroup, waitForStableGroup } from './support/group';
+import { startInstance, type InstanceProcess } from './support/instance-process';
+
+const brokers = kafkaBrokersFromEnv();
+const kafka = new Kafka({ clientId: 'assignor-int', brokers, logLevel: logLevel.NOTHING });
+let admin: Admin;
+
+beforeAll(async () => {
+  admin = kafka.admin();
+  await admin.connect();
+});
+
+afterAll(async () => {
+  await admin.disconnect();
+});
+
+async function createTopic(partitions: number): Promise<string> {
+  const topic = uniqueName('assignor');
+  await admin.createTopics({
+    topics: [{ topic, numPartitions: partitions, replicationFactor: 1 }],
+    waitForLeaders: true,
+  });
+  return topic;
+}
+
+/** Produces one message per partition, valued "<partition>", and returns what it sent. */
+async function produceOnePerPartition(topic: string, partitions: number): Promise<void> {
+  const producer = kafka.producer();
+  await producer.connect();
+  await producer.send({
+    topic,
+    messages: Array.from({ length: partitions }, (_, partition) => ({ partition, value: String(partition) })),
+  });
+  await producer.disconnect();
+}
+
+describe('LoadAwareAssigner on a real broker', () => {
+  const instances: InstanceProcess[] = [];
+  afterEach(async () => {
+    await Promise.all(instances.splice(0).map((i) => i.stop()));
+  });
+
+  it('places a skewed topic by weight across two instance processes (1 and 3 members) and each partition is consumed by its assigned member', async () => {
+    const partitions = 8;
+    const topic = await createTopic(partitions);
+    const groupId = uniqueName('group');
+    const weightList = [400, 200, 100, 100, 50, 50, 50, 50];
+    const weights = Object.fromEntries(weightList.map((w, p) => [`${topic}:${String(p)}`, w]));
+    const base = { brokers, groupId, topic, weights, lifetimeMs: 110_000 };
+    instances.push(startInstance({ ...base, instanceId: 'instance-a', members: 1 }));
+    instances.push(startInstance({ ...base, instanceId: 'instance-b', members: 3 }));
+    await Promise.all(instances.map((i) => i.ready));
+
+    const group = await waitForStableGroup(admin, groupId, 4, partitions);
+    expect(group.protocol).toBe('LoadAwareAssigner');
+
+    // The broker's view must be exactly what balance() computes for these members and weights.
+    const expected = balance({
+      members: group.members.map((m) => ({ memberId: m.memberId, instanceId: m.instanceId!, topics: m.topics })),
+      partitions: weightList.map((weight, partition) => ({ topic, partition, weight })),
+    });
+    for (const m of group.members) {
+      expect(m.assigned).toEqual(expected.assignments.get(m.memberId)!.map((p) => `${p.topic}:${String(p.partition)}`));
+    }
+    const loadOf = (instanceId: string): number =>
+      group.members
+        .filter((m) => m.instanceId === instanceId)
+        .flatMap((m) => m.assigned)
+        .reduce((sum, p) => sum + weights[p]!, 0);
+    // Total 1000 over two instances: the greedy reaches an even 500/500 split here.
+    expect(loadOf('instance-a')).toBe(500);
+    expect(loadOf('instance-b')).toBe(500);
+    expect(group.members.filter((m) => m.instanceId === 'instance-b').every((m) => m.assigned.length > 0)).toBe(true);
+
+    await produceOnePerPartition(topic, partitions);
+    const consumedAll = (): boolean => {
+      const seen = new Set(
+        instances.flatMap((i) => i.events).flatMap((e) => (e.event === 'consumed' ? [e.partition] : [])),
+      );
+      return seen.size === partitions;
+    };
+    await Promise.race(instances.map((i) => i.waitFor(consumedAll, 60_000)));
+    const ownerOf = new Map(group.members.flatMap((m) => m.assigned.map((p) => [p, m.memberId] as const)));
+    for (const e of instances.flatMap((i) => i.events)) {
+      if (e.event !== 'consumed') continue;
+      expect(e.memberId).toBe(ownerOf.get(`${e.topic}:${String(e.partition)}`));
+    }
+  });
+
+  describe('in mixed groups', () => {
+    const consumers: Consumer[] = [];
+    afterEach(async () => {
+      await Promise.allSettled(consumers.splice(0).map((c) => c.disconnect()));
+    });
+
+    async function runConsumer(
+      groupId: string,
+      topic: string,
+      assigners: PartitionAssigner[],
+      seen: Set<number>,
+    ): Promise<Consumer> {
+      const consumer = kafka.consumer({
+        groupId,
+        partitionAssigners: assigners,
+        sessionTimeout: 10_000,
+        heartbeatInterval: 500,
+        maxWaitTimeInMs: 200,
+      });
+      consumers.push(consumer);
+      await consumer.connect();
+      await consumer.subscribe({ topic, fromBeginning: true });
+      await consumer.run({
+        eachMessage: ({ partition }) => {
+          seen.add(partition);
+          return Promise.resolve();
+        },
+      });
+      return consumer;
+    }
+
+    async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<void> {
+      const deadline = Date.now() + timeoutMs;
+      while (!condition()) {
+        if (Date.now() > deadline) throw new Error('condition not met in time');
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    }
+
+    it('still forms and consumes everything when one member only offers round-robin', async () => {
+      const topic = await createTopic(4);
+      const groupId = uniqueName('group');
+      const seen = new Set<number>();
+      await runConsumer(
+        groupId,
+        topic,
+        [LoadAwareAssigner({ instanceId: 'new' }), PartitionAssigners.roundRobin],
+        seen,
+      );
+      await runConsumer(groupId, topic, [PartitionAssigners.roundRobin], seen);
+      const group = await waitForStableGroup(admin, groupId, 2, 4);
+      expect(group.protocol).toBe('RoundRobinAssigner');
+      await produceOnePerPartition(topic, 4);
+      await waitUntil(() => seen.size === 4, 60_000);
+    });
+
+    it('gives partitions to a member whose userData is garbage, as an instance of its own', async () => {
+      const topic = await createTopic(6);
+      const groupId = uniqueName('group');
+      const seen = new Set<number>();
+      const real = LoadAwareAssigner({ instanceId: 'real' });
+      // Same protocol name, unreadable userData: what an incompatible or corrupted peer sends.
+      const garbage: PartitionAssigner = (config) => {
+        const inner = real(config);
+        return {
+          ...inner,
+          protocol: ({ topics }) => ({
+            name: inner.name,
+            metadata: AssignerProtocol.MemberMetadata.encode({
+              version: 0,
+              topics,
+              userData: Buffer.from('\u0000garbage\u00ff'),
+            }),
+          }),
+        };
+      };
+      await runConsumer(groupId, topic, [real], seen);
+      await runConsumer(groupId, topic, [real], seen);
+      await runConsumer(groupId, topic, [garbage], seen);
+      const group = await waitForStableGroup(admin, groupId, 3, 6);
+      const odd = group.members.find((m) => m.instanceId === undefined)!;
+      // Two instances ("real" with two members, the garbage member alone) share 6 partitions evenly.
+      expect(odd.assigned).toHaveLength(3);
+      await produceOnePerPartition(topic, 6);
+      await waitUntil(() => seen.size === 6, 60_000);
+      expect((await describeGroup(admin, groupId)).members).toHaveLength(3);
+    });
+  });
+});
