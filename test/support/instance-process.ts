@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { InstanceEvent, InstanceSpec } from '../fixtures/consumer-instance';
 
@@ -14,8 +14,12 @@ export interface InstanceProcess {
   stop(): Promise<void>;
 }
 
-/** The compiled fixture: `tsc -b` builds test/ into test/.build. */
-const FIXTURE = join(__dirname, '..', '.build', 'fixtures', 'consumer-instance.js');
+/**
+ * The compiled fixture: `tsc -b` builds test/ into test/.build. This module runs both from
+ * source (under jest) and compiled (from the demo), hence the two possible locations.
+ */
+const TEST_ROOT = basename(dirname(__dirname)) === '.build' ? join(__dirname, '..', '..') : join(__dirname, '..');
+const FIXTURE = join(TEST_ROOT, '.build', 'fixtures', 'consumer-instance.js');
 
 /**
  * Starts one instance process. Its stdin stays open as a lifeline: when this test process dies

@@ -14,7 +14,10 @@ export interface AssignmentQuality {
 }
 
 /** Sums the scenario's weights per instance over `assignments` and checks every partition once. */
-export function judge(scenario: Scenario, assignments: ReadonlyMap<string, ReadonlyArray<TopicPartition>>): AssignmentQuality {
+export function judge(
+  scenario: Scenario,
+  assignments: ReadonlyMap<string, ReadonlyArray<TopicPartition>>,
+): AssignmentQuality {
   const memberById = new Map(scenario.members.map((m) => [m.memberId, m]));
   const topicIndex = new Map(scenario.topics.map((t, i) => [t, i]));
   const seen = scenario.topics.map(() => new Uint8Array(scenario.partitionsPerTopic));

@@ -5,7 +5,9 @@
 export async function withTimeout<T>(work: Promise<T>, timeoutMs: number, onTimeout: () => Error): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => { reject(onTimeout()); }, timeoutMs);
+    timer = setTimeout(() => {
+      reject(onTimeout());
+    }, timeoutMs);
     timer.unref();
   });
   try {

@@ -34,7 +34,7 @@ export function resolvePartitions(
     byKey.set(key, {
       topic: p.topic,
       partition: p.partition,
-      weight: usable ? (p.weight) : defaultWeight,
+      weight: usable ? p.weight : defaultWeight,
       defaulted: !usable,
     });
   }

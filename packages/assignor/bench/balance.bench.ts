@@ -1,0 +1,146 @@
+/**
+ * `pnpm bench`: how fast is balance(), and what does it cost next to KafkaJS's own round-robin?
+ *
+ * Every (scenario, path) case runs in a fresh child process started with `--expose-gc`, so the
+ * JIT state, heap and resident-set high-water mark of one case never leak into the next. Inputs
+ * are seeded, so two runs measure exactly the same groups. Informational only: nothing here
+ * fails on a slow number.
+ */
+import { fork } from 'node:child_process';
+import { availableParallelism, cpus } from 'node:os';
+import { PATH_IDS, PATH_LABELS, prepareCase, type PathId } from './cases.js';
+import { measure, type Measurement } from './measure.js';
+import { judge, type AssignmentQuality } from './quality.js';
+import { buildScenario, SCENARIO_IDS } from './scenarios.js';
+import { markdownTable } from './table.js';
+
+/** The performance target this benchmark checks: 100k partitions in under a second. */
+const TARGET_SCENARIO = 'b';
+const TARGET_MS = 1000;
+
+interface CaseResult {
+  readonly scenarioId: string;
+  readonly scenarioLabel: string;
+  readonly path: PathId;
+  readonly measurement: Measurement;
+  readonly quality: AssignmentQuality;
+}
+
+/** Child side: build one scenario, judge one assignment, then time the path. */
+async function runCase(scenarioId: string, path: PathId): Promise<CaseResult> {
+  const scenario = buildScenario(scenarioId);
+  const prepared = prepareCase(scenario, path);
+  const quality = judge(scenario, await prepared.assignments());
+  const measurement = await measure(() => prepared.run());
+  return { scenarioId, scenarioLabel: scenario.label, path, measurement, quality };
+}
+
+/** Parent side: one child per case, sequentially (the machine has few cores; runs must not overlap). */
+function runChild(scenarioId: string, path: PathId): Promise<CaseResult> {
+  return new Promise((resolve, reject) => {
+    const child = fork(__filename, ['--case', `${scenarioId}:${path}`], {
+      execArgv: [...new Set([...process.execArgv, '--expose-gc'])],
+    });
+    let result: CaseResult | undefined;
+    child.on('message', (message) => {
+      result = message as CaseResult;
+    });
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      if (result !== undefined) resolve(result);
+      else reject(new Error(`Benchmark case ${scenarioId}:${path} exited with code ${String(code)} and no result`));
+    });
+  });
+}
+
+function isPathId(value: string): value is PathId {
+  return (PATH_IDS as ReadonlyArray<string>).includes(value);
+}
+
+function describeInvalid(q: AssignmentQuality): string {
+  const parts = [
+    q.toNonSubscribers > 0 ? `${String(q.toNonSubscribers)} to non-subscribers` : '',
+    q.missing > 0 ? `${String(q.missing)} unassigned` : '',
+    q.duplicated > 0 ? `${String(q.duplicated)} duplicated` : '',
+  ].filter((p) => p !== '');
+  return parts.length === 0 ? '0' : parts.join(', ');
+}
+
+function report(results: ReadonlyArray<CaseResult>): string {
+  const rows = results.map((r) => {
+    const m = r.measurement;
+    const baseline = results.find((b) => b.scenarioId === r.scenarioId && b.path === 'kafkajs-rr');
+    const ratio =
+      r.path === 'kafkajs-rr' || baseline === undefined ? '—' : (m.medianMs / baseline.measurement.medianMs).toFixed(2);
+    return [
+      `(${r.scenarioId}) ${r.scenarioLabel}`,
+      PATH_LABELS[r.path],
+      String(m.runs),
+      m.medianMs.toFixed(1),
+      m.p95Ms.toFixed(1),
+      ratio,
+      m.heapDeltaMb.toFixed(1),
+      `${m.rssBaseMb.toFixed(0)} → ${m.rssPeakMb.toFixed(0)}`,
+      r.quality.maxToIdeal.toFixed(3),
+      describeInvalid(r.quality),
+    ];
+  });
+  const header = [
+    'scenario',
+    'path',
+    'runs',
+    'median ms',
+    'p95 ms',
+    'ours ÷ RR',
+    'heap Δ MB',
+    'RSS base → peak MB',
+    'max/ideal',
+    'invalid',
+  ];
+  return markdownTable(header, rows, new Set([2, 3, 4, 5, 6, 7, 8]));
+}
+
+function targetLine(results: ReadonlyArray<CaseResult>): string {
+  const target = results.find((r) => r.scenarioId === TARGET_SCENARIO && r.path === 'balance');
+  if (target === undefined) return 'Target: not measured.';
+  const { medianMs, p95Ms } = target.measurement;
+  const verdict = p95Ms < TARGET_MS ? 'met' : 'NOT met';
+  return (
+    `Target: balance() on 100k partitions under ${String(TARGET_MS)} ms: ${verdict} ` +
+    `(median ${medianMs.toFixed(0)} ms, p95 ${p95Ms.toFixed(0)} ms).`
+  );
+}
+
+async function main(): Promise<void> {
+  const caseIndex = process.argv.indexOf('--case');
+  if (caseIndex >= 0) {
+    const [scenarioId = '', path = ''] = (process.argv[caseIndex + 1] ?? '').split(':');
+    if (!isPathId(path)) throw new Error(`Unknown path: ${path} (expected one of ${PATH_IDS.join(', ')})`);
+    const result = await runCase(scenarioId, path);
+    // The IPC channel keeps a forked child alive: close it once the result is out.
+    process.send?.(result, undefined, {}, () => {
+      process.disconnect();
+    });
+    return;
+  }
+
+  const cpu = cpus()[0]?.model ?? 'unknown CPU';
+  console.log(`balance() benchmark — node ${process.version}, ${String(availableParallelism())} × ${cpu}\n`);
+  const results: CaseResult[] = [];
+  for (const scenarioId of SCENARIO_IDS) {
+    for (const path of PATH_IDS) {
+      const result = await runChild(scenarioId, path);
+      console.error(
+        `  (${scenarioId}) ${PATH_LABELS[path]}: median ${result.measurement.medianMs.toFixed(1)} ms over ${String(result.measurement.runs)} runs`,
+      );
+      results.push(result);
+    }
+  }
+  console.log(report(results));
+  console.log(`\n${targetLine(results)}`);
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exitCode = 1;
+});
