@@ -19,8 +19,13 @@ export interface ReadinessProbe {
  * three nodes) registered peers, so only a real round trip through the controller proves it works.
  */
 export async function waitForTopicRoundTrip(probe: ReadinessProbe, replicationFactor: number): Promise<void> {
+  // Topics of failed attempts may or may not exist (a timed-out request can still succeed): each
+  // gets one best-effort delete and is then forgotten, so it can never fail a later attempt.
   const leftovers: string[] = [];
   await retryUntilReady(probe, async (admin) => {
+    for (const topic of leftovers.splice(0)) {
+      await admin.deleteTopics({ topics: [topic], timeout: 5_000 }).catch(() => undefined);
+    }
     const topic = `__load-aware-ready-${randomBytes(4).toString('hex')}`;
     leftovers.push(topic);
     await admin.createTopics({
@@ -28,8 +33,8 @@ export async function waitForTopicRoundTrip(probe: ReadinessProbe, replicationFa
       waitForLeaders: true,
       timeout: 5_000,
     });
-    await admin.deleteTopics({ topics: [...leftovers], timeout: 5_000 });
-    leftovers.length = 0;
+    await admin.deleteTopics({ topics: [topic], timeout: 5_000 });
+    leftovers.pop();
   });
 }
 

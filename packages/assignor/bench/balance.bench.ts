@@ -7,7 +7,7 @@
  * fails on a slow number.
  */
 import { fork } from 'node:child_process';
-import { availableParallelism, cpus } from 'node:os';
+import { availableParallelism, cpus, loadavg } from 'node:os';
 import { PATH_IDS, PATH_LABELS, prepareCase, type PathId } from './cases.js';
 import { measure, type Measurement } from './measure.js';
 import { judge, type AssignmentQuality } from './quality.js';
@@ -125,7 +125,12 @@ async function main(): Promise<void> {
   }
 
   const cpu = cpus()[0]?.model ?? 'unknown CPU';
-  console.log(`balance() benchmark — node ${process.version}, ${String(availableParallelism())} × ${cpu}\n`);
+  // Other work on the machine skews every number; the load average says how much to trust them.
+  const load = loadavg()[0] ?? 0;
+  console.log(
+    `balance() benchmark — node ${process.version}, ${String(availableParallelism())} × ${cpu}, ` +
+      `load average ${load.toFixed(2)} at start\n`,
+  );
   const results: CaseResult[] = [];
   for (const scenarioId of SCENARIO_IDS) {
     for (const path of PATH_IDS) {

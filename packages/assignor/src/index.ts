@@ -5,7 +5,12 @@
  */
 export { LoadAwareAssigner, ASSIGNER_NAME, type LoadAwarePartitionAssigner } from './assigner.js';
 export type { LoadAwareAssignerOptions, ResolvedLoadAwareAssignerOptions } from './options.js';
-export { resolveOptions } from './options.js';
+export { resolveOptions, isRegistry } from './options.js';
+export { validateOptions } from './validate.js';
+export { reuse as getOrCreateMetric } from './metrics.js';
+export { withTimeout } from './timeout.js';
+export { isLogger } from './logger.js';
+export { isWeightSource, fetchWeights } from './weight-source.js';
 export { createUniformWeightSource, type WeightSource, type PartitionWeight } from './weight-source.js';
 export { kafkaJsLogCreator, noopLogger, type Logger, type LogFn } from './logger.js';
 export {

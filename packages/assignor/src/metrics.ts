@@ -75,6 +75,11 @@ export function createAssignorMetrics(registry: Registry | undefined): AssignorM
   };
 }
 
-function reuse<T>(registry: Registry, name: string, create: (name: string) => T): T {
+/**
+ * Returns the metric `name` already registered on `registry`, or creates it. Lets several
+ * assigners, samplers or triggers of one process share a registry without "already registered"
+ * errors.
+ */
+export function reuse<T>(registry: Registry, name: string, create: (name: string) => T): T {
   return (registry.getSingleMetric(name) as T | undefined) ?? create(name);
 }

@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import type { Registry } from 'prom-client';
-import { ConfigError } from './errors.js';
+import { validateOptions } from './validate.js';
 import { isLogger, noopLogger, type Logger } from './logger.js';
 import { MAX_INSTANCE_ID_BYTES } from './user-data.js';
 import { createUniformWeightSource, isWeightSource, type WeightSource } from './weight-source.js';
 import { processInstanceId } from './instance-id.js';
 
-function isRegistry(value: unknown): value is Registry {
+/** True for anything usable as a prom-client `Registry`. */
+export function isRegistry(value: unknown): value is Registry {
   if (typeof value !== 'object' || value === null) return false;
   const r = value as Record<string, unknown>;
   return typeof r['registerMetric'] === 'function' && typeof r['getSingleMetric'] === 'function';
@@ -65,13 +66,7 @@ export interface ResolvedLoadAwareAssignerOptions {
 
 /** Validates options once, at construction; throws {@link ConfigError} naming every bad key. */
 export function resolveOptions(options: unknown): ResolvedLoadAwareAssignerOptions {
-  const parsed = schema.safeParse(options ?? {});
-  if (!parsed.success) {
-    throw new ConfigError(`Invalid LoadAwareAssigner options:\n${z.prettifyError(parsed.error)}`, {
-      cause: parsed.error,
-    });
-  }
-  const o = parsed.data;
+  const o = validateOptions(schema, options, 'LoadAwareAssigner');
   return Object.freeze({
     weights: o.weights ?? createUniformWeightSource(),
     instanceId: o.instanceId ?? processInstanceId,

@@ -34,7 +34,9 @@ export function resolvePartitions(
     byKey.set(key, {
       topic: p.topic,
       partition: p.partition,
-      weight: usable ? p.weight : defaultWeight,
+      // -0 is usable but must not leak: a partition listed as 0 and as -0 would otherwise report
+      // an input-order-dependent sign (e.g. in the median), breaking determinism under Object.is.
+      weight: usable ? (p.weight === 0 ? 0 : p.weight) : defaultWeight,
       defaulted: !usable,
     });
   }

@@ -1,7 +1,6 @@
 import fc from 'fast-check';
 import {
   balance,
-  isUsableWeight,
   type BalanceMember,
   type BalanceOptions,
   type BalanceResult,
@@ -65,6 +64,11 @@ const shuffledGroupArb = fc
       fc.shuffledSubarray(partitions, { minLength: partitions.length, maxLength: partitions.length }),
     ),
   );
+
+/** The documented notion of a usable weight, restated here rather than imported from the core. */
+function isUsableWeight(weight: unknown): weight is number {
+  return typeof weight === 'number' && Number.isFinite(weight) && weight >= 0;
+}
 
 /** The weight `balance()` should use for each distinct partition: its largest usable weight, else the default. */
 function expectedWeights(partitions: ReadonlyArray<WeightedPartition>, defaultWeight: number): Map<string, number> {
