@@ -9,6 +9,8 @@ const transform = {
     { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } },
   ],
 };
+// Sources use NodeNext-style `./x.js` specifiers; map them back to the .ts files under test.
+const moduleNameMapper = { '^(\\.{1,2}/.*)\\.js$': '$1' };
 const ignore = ['/node_modules/', '/dist/', '/\\.build/'];
 
 /** @type {import('jest').Config} */
@@ -18,6 +20,7 @@ module.exports = {
       displayName: 'unit',
       testEnvironment: 'node',
       transform,
+      moduleNameMapper,
       testMatch: ['<rootDir>/packages/*/test/**/*.test.ts'],
       testPathIgnorePatterns: ignore,
       modulePathIgnorePatterns: ['<rootDir>/.*/\\.build/'],
@@ -26,6 +29,7 @@ module.exports = {
       displayName: 'integration',
       testEnvironment: 'node',
       transform,
+      moduleNameMapper,
       testMatch: ['<rootDir>/test/**/*.int.test.ts'],
       testPathIgnorePatterns: ignore,
       modulePathIgnorePatterns: ['<rootDir>/.*/\\.build/'],

@@ -117,6 +117,7 @@ export async function startKafka(options: StartKafkaOptions = {}): Promise<Kafka
 
   try {
     await Promise.all(nodes.map((node) => node.prepare(layouts, clusterId)));
+    log(`formatted KRaft storage of ${String(count)} node(s) in ${String(Date.now() - startedAt)} ms`);
     await Promise.all(nodes.map((node) => node.start()));
     await waitForTopicRoundTrip({ brokers, timeoutMs: READY_TIMEOUT_MS, failure: () => firstExit(nodes) }, count);
   } catch (error) {

@@ -95,7 +95,7 @@ function unevennessFactors(result: BalanceResult, defaultWeight: number): Uneven
   if (instances.length > partitionCount) {
     factors.push({
       code: 'more_instances_than_partitions',
-      text: `${String(instances.length)} instances share ${String(partitionCount)} partitions`,
+      text: `${count(instances.length, 'instance')} share ${count(partitionCount, 'partition')}`,
     });
   }
   const memberCounts = new Set(instances.map((i) => i.memberIds.length));

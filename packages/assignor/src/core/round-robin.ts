@@ -15,9 +15,10 @@ export function roundRobin(
   members: ReadonlyArray<BalanceMember>,
   partitions: ReadonlyArray<TopicPartition>,
 ): Map<string, TopicPartition[]> {
-  const sorted = [...new Map(members.map((m) => [m.memberId, m])).values()].sort((a, b) =>
-    compareStrings(a.memberId, b.memberId),
-  );
+  // Sorted first, then the first entry of a duplicated member id wins: input order never matters.
+  const sorted = [...members]
+    .sort((a, b) => compareStrings(a.memberId, b.memberId) || compareStrings(a.instanceId, b.instanceId))
+    .filter((m, i, all) => i === 0 || all[i - 1]!.memberId !== m.memberId);
   const assignments = new Map<string, TopicPartition[]>(sorted.map((m) => [m.memberId, []]));
   const subscribersByTopic = new Map<string, string[]>();
   for (const member of sorted) {

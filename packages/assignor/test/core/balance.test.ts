@@ -294,8 +294,20 @@ describe('balance weights', () => {
 
   it('treats a weight of -0 as 0, so a partition listed as 0 and as -0 gives the same result in any order', () => {
     const members = [member('m', 'A', ['t'])];
-    const zeroFirst = balance({ members, partitions: [{ topic: 't', partition: 0, weight: 0 }, { topic: 't', partition: 0, weight: -0 }] });
-    const minusFirst = balance({ members, partitions: [{ topic: 't', partition: 0, weight: -0 }, { topic: 't', partition: 0, weight: 0 }] });
+    const zeroFirst = balance({
+      members,
+      partitions: [
+        { topic: 't', partition: 0, weight: 0 },
+        { topic: 't', partition: 0, weight: -0 },
+      ],
+    });
+    const minusFirst = balance({
+      members,
+      partitions: [
+        { topic: 't', partition: 0, weight: -0 },
+        { topic: 't', partition: 0, weight: 0 },
+      ],
+    });
     expect(minusFirst).toEqual(zeroFirst);
     expect(Object.is(minusFirst.medianMeasuredWeight, 0)).toBe(true);
     expect(minusFirst.zeroWeightCount).toBe(1);
