@@ -35,7 +35,7 @@ module.exports = {
       modulePathIgnorePatterns: ['<rootDir>/.*/\\.build/'],
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
-      testTimeout: 120000,
+      setupFilesAfterEnv: ['<rootDir>/test/support/jest-timeout.ts'],
     },
   ],
 };

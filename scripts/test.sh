@@ -11,6 +11,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/toolchain.sh
+source scripts/lib/prometheus.sh
 
 results=out/test-results
 rm -rf "$results" && mkdir -p "$results"
@@ -42,6 +43,8 @@ step "format (prettier --check)" pnpm exec prettier --check . || true
 jest_run unit --selectProjects unit
 
 if [ "${SKIP_INTEGRATION:-0}" != 1 ]; then
+  # Real Prometheus and VictoriaMetrics servers for the weights-prometheus tests (Debian packages).
+  ensure_prometheus_servers || true
   default_versions="$(node -p "require('./test/.build/support/kafka-broker.js').DEFAULT_KAFKA_VERSION")"
   [ "${CI:-}" = true ] && default_versions="$default_versions $(node -p "require('./test/.build/support/kafka-broker.js').KAFKA_39_VERSION")"
   for version in ${KAFKA_VERSIONS:-$default_versions}; do

@@ -1,7 +1,30 @@
 /**
  * @packageDocumentation
- * Placeholder entry point of `@load-aware/weights-offset-rate`; its implementation lands with its own issue.
+ * Partition weights for the load-aware assignor, measured from end offsets: each partition's
+ * produce rate in events/s over a sliding window, sampled in the background with one ListOffsets
+ * request per leader broker for all topics.
  */
-
-/** The package name, exported so the skeleton has a real entry point to build and import. */
-export const packageName = '@load-aware/weights-offset-rate';
+export { createOffsetRateWeightSource, type OffsetRateWeightSource } from './offset-rate-weight-source.js';
+export {
+  resolveOptions,
+  defaultSampleIntervalMs,
+  defaultSampleTimeoutMs,
+  MIN_SAMPLE_INTERVAL_MS,
+  MAX_SAMPLE_INTERVAL_MS,
+  type OffsetRateWeightSourceOptions,
+  type ResolvedOffsetRateWeightSourceOptions,
+  type OffsetRateClient,
+  type ResolvedClient,
+} from './options.js';
+export type { EndOffsetsReader, EndOffsetResult } from './end-offsets-reader.js';
+export type { Clock } from './clock.js';
+export type { UnmeasuredWeight } from './weight-answer.js';
+export { MAX_CONSECUTIVE_FAILURES } from './partition-tracker.js';
+export { PartitionHistory, MAX_SAMPLES_PER_WINDOW, type RateWindow, type RecordOutcome } from './partition-history.js';
+export {
+  OffsetRateErrorCodes,
+  SampleTimeoutError,
+  SampleFailedError,
+  PartitionReadError,
+  type OffsetRateErrorCode,
+} from './errors.js';

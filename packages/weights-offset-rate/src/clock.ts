@@ -1,0 +1,60 @@
+/**
+ * Time and timers as the sampler sees them. Injectable so tests drive sampling without waiting;
+ * the default reads a monotonic clock, because a wall clock that jumps (NTP, suspend) would turn
+ * into a bogus rate.
+ */
+export interface Clock {
+  /** Milliseconds on a monotonic scale; only differences are used. */
+  now(): number;
+  /** Calls `callback` once after `delayMs`. The timer must not keep the process alive. */
+  setTimeout(callback: () => void, delayMs: number): unknown;
+  /** Cancels a timer returned by {@link Clock.setTimeout}; a no-op for one that already fired. */
+  clearTimeout(handle: unknown): void;
+}
+
+/** The real clock: `performance.now()` and unref'd Node timers. */
+export const systemClock: Clock = Object.freeze({
+  now: () => performance.now(),
+  setTimeout: (callback: () => void, delayMs: number): unknown => {
+    const timer = setTimeout(callback, delayMs);
+    // A weight source must never be the reason a process cannot exit.
+    timer.unref();
+    return timer;
+  },
+  clearTimeout: (handle: unknown): void => {
+    clearTimeout(handle as NodeJS.Timeout);
+  },
+});
+
+/** True for anything usable as a {@link Clock}. */
+export function isClock(value: unknown): value is Clock {
+  if (typeof value !== 'object' || value === null) return false;
+  const c = value as Record<string, unknown>;
+  return (
+    typeof c['now'] === 'function' && typeof c['setTimeout'] === 'function' && typeof c['clearTimeout'] === 'function'
+  );
+}
+
+/**
+ * Races `work` against a timer of `clock`, which is always cleared, so a fast answer leaves
+ * nothing behind. `work` itself keeps running after a timeout: callers that must not overlap it
+ * keep their own handle on it.
+ */
+export async function raceClock<T>(
+  clock: Clock,
+  work: Promise<T>,
+  timeoutMs: number,
+  onTimeout: () => Error,
+): Promise<T> {
+  let handle: unknown;
+  const timeout = new Promise<never>((_, reject) => {
+    handle = clock.setTimeout(() => {
+      reject(onTimeout());
+    }, timeoutMs);
+  });
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    clock.clearTimeout(handle);
+  }
+}

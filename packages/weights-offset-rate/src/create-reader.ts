@@ -1,0 +1,41 @@
+import type { Logger } from '@load-aware/assignor';
+import { createAdminReader } from './admin-reader.js';
+import { createClusterReader } from './cluster-reader.js';
+import type { EndOffsetsReader, OwnedEndOffsetsReader } from './end-offsets-reader.js';
+import { createInternalCluster } from './kafkajs-internals.js';
+import type { ResolvedClient } from './options.js';
+
+/**
+ * How long the private cluster trusts its metadata when nothing went wrong: KafkaJS's default for
+ * consumers. Errors (moved leader, unknown partition) force a refresh before the next sample.
+ */
+const METADATA_MAX_AGE_MS = 300_000;
+
+/** A reader for one run of the source, and whether the source must close it. */
+export type SourceReader =
+  | { readonly owned: true; readonly reader: OwnedEndOffsetsReader }
+  | { readonly owned: false; readonly reader: EndOffsetsReader; readonly kind: string };
+
+/**
+ * Picks the reader for the configured client. A `Kafka` gets a private cluster (one ListOffsets
+ * per leader broker for all topics) or, if this KafkaJS hides it differently, an admin of its
+ * own; both are closed by `stop()`. An admin or a reader from the caller is used as is and never
+ * closed by the source (an admin's in-flight requests are still awaited).
+ */
+export function createSourceReader(client: ResolvedClient, logger: Logger): SourceReader {
+  switch (client.kind) {
+    case 'kafka': {
+      const cluster = createInternalCluster(client.kafka, METADATA_MAX_AGE_MS);
+      if (cluster !== undefined) return { owned: true, reader: createClusterReader(cluster, logger) };
+      logger.warn(
+        {},
+        'offset-rate: this KafkaJS has no private cluster factory; reading end offsets topic by topic through an admin client (two requests per broker per topic)',
+      );
+      return { owned: true, reader: createAdminReader(client.kafka.admin(), true, logger) };
+    }
+    case 'admin':
+      return { owned: true, reader: createAdminReader(client.admin, false, logger) };
+    case 'reader':
+      return { owned: false, reader: client.reader, kind: 'custom' };
+  }
+}

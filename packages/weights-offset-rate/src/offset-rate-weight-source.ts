@@ -1,0 +1,179 @@
+import type { PartitionWeight, TopicPartition, WeightSource } from '@load-aware/assignor';
+import { createSourceReader, type SourceReader } from './create-reader.js';
+import { createOffsetRateMetrics } from './metrics.js';
+import { resolveOptions, type OffsetRateWeightSourceOptions } from './options.js';
+import { PartitionTracker } from './partition-tracker.js';
+import { Sampler } from './sampler.js';
+import { answerWeights } from './weight-answer.js';
+
+/** A {@link WeightSource} that measures each partition's produce rate from its end offsets. */
+export interface OffsetRateWeightSource extends WeightSource {
+  /**
+   * Weights in events/s (offset growth per second over the rate interval) for the partitions
+   * that have them, from memory: no I/O, so it answers well within the assignor's time budget.
+   * Partitions seen here for the first time start being sampled (a sample runs at once); they
+   * have no weight until two samples exist. Never rejects: a malformed entry is skipped.
+   */
+  getWeights(partitions: ReadonlyArray<TopicPartition>): Promise<ReadonlyArray<PartitionWeight>>;
+  /**
+   * Starts sampling in the background (the first sample at once). Idempotent; returns the source
+   * so creation, start and wiring fit in one expression. Never throws on an unreachable cluster:
+   * failed samples are logged and counted.
+   */
+  start(): this;
+  /**
+   * Stops sampling and forgets every tracked partition. Resolves once no timer is left and every
+   * connection the source opened is closed (after in-flight requests settle, which KafkaJS bounds
+   * by its request timeout and retry settings). An admin passed in is left connected.
+   */
+  stop(): Promise<void>;
+  /**
+   * Starts sampling these partitions now, before any assignment asks for them, so that the first
+   * assignment after a restart can already be weighed once two samples were taken.
+   */
+  track(partitions: ReadonlyArray<TopicPartition>): void;
+}
+
+interface Run {
+  readonly sampler: Sampler;
+  readonly reader: SourceReader;
+}
+
+/**
+ * Creates the offset-rate weight source: the default way to weigh partitions. It samples the end
+ * offset of every tracked partition every `sampleIntervalMs` and reports, per partition, how fast
+ * the offset grew over the last `rateIntervalMs`, in events/s.
+ *
+ * - The first assignment after `start()` has no history: every partition is new, gets tracked,
+ *   and is balanced by count; weights exist from the second sample on.
+ * - An end offset that goes backwards (topic recreated) gives no weight until the next sample.
+ * - A partition failing 3 samples in a row while others succeed stops being sampled until a
+ *   `getWeights()` asks for it again. Failed samples are counted in metrics.
+ *
+ * It becomes the assignor's weight source with one line; keep the handle to `stop()` it on
+ * shutdown (its connections would otherwise keep the process alive).
+ *
+ * @example
+ * ```ts
+ * import { Kafka, PartitionAssigners } from 'kafkajs';
+ * import { LoadAwareAssigner } from '@load-aware/assignor';
+ * import { createOffsetRateWeightSource } from '@load-aware/weights-offset-rate';
+ *
+ * const kafka = new Kafka({ brokers: ['localhost:9092'], ssl: true, sasl }); // settings reused
+ * const weights = createOffsetRateWeightSource({ kafka, logger, registry }).start();
+ *
+ * const consumer = kafka.consumer({
+ *   groupId: 'orders',
+ *   partitionAssigners: [LoadAwareAssigner({ weights }), PartitionAssigners.roundRobin],
+ * });
+ * // on shutdown
+ * await consumer.disconnect();
+ * await weights.stop();
+ * ```
+ */
+export function createOffsetRateWeightSource(options: OffsetRateWeightSourceOptions): OffsetRateWeightSource {
+  const resolved = resolveOptions(options);
+  const { clock, logger } = resolved;
+  const metrics = createOffsetRateMetrics(resolved.registry);
+  const tracker = new PartitionTracker({
+    rateIntervalMs: resolved.rateIntervalMs,
+    slackMs: resolved.sampleIntervalMs / 2,
+    smoothingHalfLifeMs: resolved.smoothingHalfLifeMs,
+  });
+  let run: Run | undefined;
+  let stopping: Promise<void> | undefined;
+  let warnedNotStarted = false;
+
+  const track = (partitions: ReadonlyArray<TopicPartition>): void => {
+    const added = tracker.track(partitions);
+    if (added.length === 0) return;
+    metrics.trackedChanged(added.length);
+    logger.debug({ partitions: added.length, tracked: tracker.size }, 'offset-rate: new partitions tracked');
+    if (run !== undefined) {
+      run.sampler.sampleSoon();
+    } else if (!warnedNotStarted) {
+      warnedNotStarted = true;
+      logger.warn(
+        {},
+        'offset-rate: partitions asked for while the source is not started (call start()); they are sampled once it is',
+      );
+    }
+  };
+
+  const source: OffsetRateWeightSource = {
+    getWeights(partitions) {
+      try {
+        if (!Array.isArray(partitions)) return Promise.resolve([]);
+        const now = clock.now();
+        const answer = answerWeights(
+          partitions,
+          (topic, partition) => tracker.weightOf(topic, partition, now),
+          resolved.unmeasuredWeight,
+        );
+        track(answer.asked);
+        logger.debug(
+          { partitions: answer.asked.length, measured: answer.measured, filled: answer.filled },
+          'offset-rate: weights answered',
+        );
+        return Promise.resolve(answer.weights);
+      } catch (err) {
+        // Unreachable by design; but a weight source must degrade, not fail an assignment.
+        logger.error({ err }, 'offset-rate: getWeights failed; answering without weights');
+        return Promise.resolve([]);
+      }
+    },
+
+    start() {
+      if (run !== undefined) return source;
+      const reader = createSourceReader(resolved.client, logger);
+      const sampler = new Sampler({
+        reader: reader.reader,
+        tracker,
+        clock,
+        logger,
+        metrics,
+        sampleIntervalMs: resolved.sampleIntervalMs,
+        sampleTimeoutMs: resolved.sampleTimeoutMs,
+      });
+      run = { sampler, reader };
+      sampler.start();
+      logger.info(
+        {
+          rateIntervalMs: resolved.rateIntervalMs,
+          sampleIntervalMs: resolved.sampleIntervalMs,
+          sampleTimeoutMs: resolved.sampleTimeoutMs,
+          reader: reader.owned ? reader.reader.kind : reader.kind,
+        },
+        'offset-rate weight source started',
+      );
+      return source;
+    },
+
+    stop() {
+      const current = run;
+      if (current === undefined) return stopping ?? Promise.resolve();
+      run = undefined;
+      // Forget partitions now, not after closing: a start() during the close must begin afresh.
+      metrics.trackedChanged(-tracker.size);
+      tracker.clear();
+      stopping = (async () => {
+        await current.sampler.stop();
+        if (current.reader.owned) {
+          try {
+            await current.reader.reader.close();
+          } catch (err) {
+            logger.warn({ err }, 'offset-rate: closing the end-offsets reader failed');
+          }
+        }
+        logger.info({}, 'offset-rate weight source stopped');
+      })();
+      return stopping;
+    },
+
+    track(partitions) {
+      if (!Array.isArray(partitions)) return;
+      track(answerWeights(partitions, () => undefined, 'omit').asked);
+    },
+  };
+  return source;
+}

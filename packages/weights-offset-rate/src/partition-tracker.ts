@@ -1,0 +1,124 @@
+import type { TopicPartition } from '@load-aware/assignor';
+import { partitionKey } from './end-offsets-reader.js';
+import { PartitionHistory, type RateWindow } from './partition-history.js';
+
+/**
+ * Failures in a row (in samples where other partitions succeeded) after which a partition stops
+ * being sampled: its topic was most likely deleted or shrunk, and a dead partition must not cost
+ * a request slot forever. Asking for it again in `getWeights()` tracks it afresh.
+ */
+export const MAX_CONSECUTIVE_FAILURES = 3;
+
+interface Tracked extends TopicPartition {
+  readonly history: PartitionHistory;
+  failures: number;
+}
+
+/** What applying one sample changed. */
+export interface SampleReport {
+  /** Partitions whose end offset was read. */
+  readonly succeeded: number;
+  /** Partitions that failed, with their errors (in tracking order). */
+  readonly failed: ReadonlyArray<TopicPartition & { readonly error: unknown }>;
+  /** Partitions whose end offset went backwards: their history started over. */
+  readonly reset: ReadonlyArray<TopicPartition>;
+  /** Partitions no longer tracked after {@link MAX_CONSECUTIVE_FAILURES} isolated failures. */
+  readonly untracked: ReadonlyArray<TopicPartition>;
+}
+
+/** One partition's result in a sample: its end offset, or why it could not be read. */
+export type PartitionOutcome = { readonly offset: bigint } | { readonly error: unknown };
+
+/**
+ * The partitions being sampled and their histories. Pure bookkeeping: the sampler feeds it
+ * results with a timestamp, `getWeights()` reads weights from it.
+ */
+export class PartitionTracker {
+  private readonly byKey = new Map<string, Tracked>();
+
+  constructor(private readonly window: RateWindow) {}
+
+  /** Starts tracking the partitions not tracked yet; returns those. */
+  track(partitions: ReadonlyArray<TopicPartition>): TopicPartition[] {
+    const added: TopicPartition[] = [];
+    for (const { topic, partition } of partitions) {
+      const key = partitionKey(topic, partition);
+      if (this.byKey.has(key)) continue;
+      this.byKey.set(key, { topic, partition, history: new PartitionHistory(this.window), failures: 0 });
+      added.push({ topic, partition });
+    }
+    return added;
+  }
+
+  /** Every tracked partition, in the order tracking started. */
+  tracked(): TopicPartition[] {
+    return [...this.byKey.values()].map(({ topic, partition }) => ({ topic, partition }));
+  }
+
+  /** How many partitions are tracked. */
+  get size(): number {
+    return this.byKey.size;
+  }
+
+  /** Forgets every partition and its history. */
+  clear(): void {
+    this.byKey.clear();
+  }
+
+  /**
+   * Applies one sample taken at `atMs` of `requested` partitions; a requested partition absent
+   * from `outcomes` counts as failed. Failures count towards untracking only when some other
+   * partition of the same sample succeeded: when everything fails (broker down, network gone)
+   * the cause is not the partition, and untracking everything would throw away all history
+   * right when it is needed to recover.
+   */
+  apply(
+    atMs: number,
+    requested: ReadonlyArray<TopicPartition>,
+    outcomes: ReadonlyMap<string, PartitionOutcome>,
+  ): SampleReport {
+    let succeeded = 0;
+    const failed: Array<TopicPartition & { error: unknown }> = [];
+    const reset: TopicPartition[] = [];
+    const failedTracked: Tracked[] = [];
+    for (const { topic, partition } of requested) {
+      const key = partitionKey(topic, partition);
+      const entry = this.byKey.get(key);
+      // Untracked while the sample was in flight: its result has nowhere to go.
+      if (entry === undefined) continue;
+      const outcome = outcomes.get(key);
+      if (outcome !== undefined && 'offset' in outcome) {
+        succeeded++;
+        entry.failures = 0;
+        if (entry.history.record(atMs, outcome.offset) === 'reset') reset.push({ topic, partition });
+      } else {
+        failed.push({ topic, partition, error: outcome === undefined ? undefined : outcome.error });
+        failedTracked.push(entry);
+      }
+    }
+    const untracked: TopicPartition[] = [];
+    if (succeeded > 0) {
+      for (const entry of failedTracked) {
+        entry.failures++;
+        if (entry.failures >= MAX_CONSECUTIVE_FAILURES) {
+          this.byKey.delete(partitionKey(entry.topic, entry.partition));
+          untracked.push({ topic: entry.topic, partition: entry.partition });
+        }
+      }
+    }
+    return { succeeded, failed, reset, untracked };
+  }
+
+  /**
+   * The partition's weight at `nowMs` in events/s, or undefined when it is not tracked, has
+   * fewer than two samples in its window, or has not been read successfully for longer than a
+   * rate interval (a stale rate is not a measurement any more).
+   */
+  weightOf(topic: string, partition: number, nowMs: number): number | undefined {
+    const entry = this.byKey.get(partitionKey(topic, partition));
+    if (entry === undefined) return undefined;
+    const newest = entry.history.newestAtMs();
+    if (newest === undefined || nowMs - newest > this.window.rateIntervalMs) return undefined;
+    return entry.history.weight();
+  }
+}

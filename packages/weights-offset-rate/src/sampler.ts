@@ -1,0 +1,268 @@
+import { LoadAwareError, type Logger, type TopicPartition } from '@load-aware/assignor';
+import { raceClock, type Clock } from './clock.js';
+import { partitionKey, type EndOffsetsReader } from './end-offsets-reader.js';
+import { OffsetRateErrorCodes, PartitionReadError, SampleFailedError, SampleTimeoutError } from './errors.js';
+import type { OffsetRateMetrics } from './metrics.js';
+import type { PartitionOutcome, PartitionTracker, SampleReport } from './partition-tracker.js';
+
+/**
+ * Extra time a reader gets past `sampleTimeoutMs` before the sampler gives up on it. Our readers
+ * time-box their own requests within the timeout; this only catches a reader that does not.
+ */
+const READER_GRACE_MS = 1000;
+
+/** How many partitions a log line names; the count is always given in full. */
+const EXAMPLES = 5;
+
+/** What the sampler needs; all of it injected, so tests drive it with a fake clock and reader. */
+export interface SamplerDeps {
+  readonly reader: EndOffsetsReader;
+  readonly tracker: PartitionTracker;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly metrics: OffsetRateMetrics;
+  readonly sampleIntervalMs: number;
+  readonly sampleTimeoutMs: number;
+}
+
+/**
+ * Samples the end offsets of every tracked partition every `sampleIntervalMs`, one sample at a
+ * time. The next sample is scheduled when one finishes, at its start + the interval (or at once
+ * if it overran), so samples never overlap; a read still running after its timeout makes the
+ * next sample skip rather than pile up a second request. Every error is logged and counted,
+ * never thrown: a weight source that throws on a timer would crash the app.
+ */
+export class Sampler {
+  private timer: unknown;
+  private hasTimer = false;
+  private current: Promise<void> | undefined;
+  private pendingRead: Promise<unknown> | undefined;
+  private running = false;
+  private soon = false;
+  private failedInARow = 0;
+
+  constructor(private readonly deps: SamplerDeps) {}
+
+  /** Starts sampling; the first sample runs at once. */
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.schedule(0);
+  }
+
+  /** Asks for a sample as soon as possible (new partitions are tracked and have no history). */
+  sampleSoon(): void {
+    if (!this.running) return;
+    if (this.current !== undefined) {
+      this.soon = true;
+    } else {
+      this.schedule(0);
+    }
+  }
+
+  /**
+   * Stops sampling: no timer is left, and the sample in flight (if any) is awaited, its result
+   * discarded. Resolves within `sampleTimeoutMs` plus a second even for a reader that hangs.
+   */
+  async stop(): Promise<void> {
+    this.running = false;
+    this.clearTimer();
+    await this.current;
+  }
+
+  private schedule(delayMs: number): void {
+    this.clearTimer();
+    this.hasTimer = true;
+    this.timer = this.deps.clock.setTimeout(() => {
+      this.hasTimer = false;
+      this.tick();
+    }, delayMs);
+  }
+
+  private clearTimer(): void {
+    if (!this.hasTimer) return;
+    this.deps.clock.clearTimeout(this.timer);
+    this.hasTimer = false;
+  }
+
+  private tick(): void {
+    if (!this.running || this.current !== undefined) return;
+    const startedAt = this.deps.clock.now();
+    this.soon = false;
+    this.current = this.sampleOnce().finally(() => {
+      this.current = undefined;
+      if (!this.running) return;
+      const next = this.soon ? 0 : startedAt + this.deps.sampleIntervalMs - this.deps.clock.now();
+      this.schedule(Math.max(0, next));
+    });
+  }
+
+  private async sampleOnce(): Promise<void> {
+    const { tracker, clock, logger, metrics } = this.deps;
+    try {
+      const partitions = tracker.tracked();
+      if (partitions.length === 0) return;
+      if (this.pendingRead !== undefined) {
+        logger.debug({ partitions: partitions.length }, 'offset-rate: previous read still running; sample skipped');
+        return;
+      }
+      const started = clock.now();
+      const outcomes = await this.read(partitions);
+      const ended = clock.now();
+      // Stopped meanwhile: nobody wants the result, and the tracker may already be cleared.
+      if (!this.running) return;
+      // Midpoint: the offsets were read at some point between sending and receiving.
+      const report = tracker.apply((started + ended) / 2, partitions, outcomes);
+      const durationMs = ended - started;
+      metrics.sampleDuration(durationMs / 1000);
+      if (report.untracked.length > 0) metrics.trackedChanged(-report.untracked.length);
+      this.log(report, partitions.length, durationMs);
+    } catch (err) {
+      logger.error({ err }, 'offset-rate: sampling failed unexpectedly; the next sample runs on schedule');
+    }
+  }
+
+  /** Reads every partition, turning whatever the reader does into one outcome per partition. */
+  private async read(partitions: TopicPartition[]): Promise<Map<string, PartitionOutcome>> {
+    const { reader, clock, sampleTimeoutMs } = this.deps;
+    const outcomes = new Map<string, PartitionOutcome>();
+    try {
+      // Through a then() so that a reader throwing synchronously counts like a rejection.
+      const read = Promise.resolve().then(() => reader.read(partitions, sampleTimeoutMs));
+      this.pendingRead = read;
+      const clear = (): void => {
+        if (this.pendingRead === read) this.pendingRead = undefined;
+      };
+      read.then(clear, clear);
+      const answer: unknown = await raceClock(
+        clock,
+        read,
+        sampleTimeoutMs + READER_GRACE_MS,
+        () => new SampleTimeoutError(sampleTimeoutMs),
+      );
+      if (!Array.isArray(answer)) throw new SampleFailedError('the reader did not answer with a list');
+      const requested = new Set(partitions.map((p) => partitionKey(p.topic, p.partition)));
+      for (const entry of answer as unknown[]) {
+        const result = toOutcome(entry);
+        if (result !== undefined && requested.has(result.key) && !outcomes.has(result.key)) {
+          outcomes.set(result.key, result.outcome);
+        }
+      }
+      for (const { topic, partition } of partitions) {
+        const key = partitionKey(topic, partition);
+        if (!outcomes.has(key)) {
+          const error = new PartitionReadError(
+            OffsetRateErrorCodes.noAnswer,
+            topic,
+            partition,
+            'missing from the answer',
+          );
+          outcomes.set(key, { error });
+        }
+      }
+    } catch (err) {
+      const error =
+        err instanceof LoadAwareError
+          ? err
+          : new SampleFailedError(err instanceof Error ? err.message : String(err), { cause: err });
+      for (const { topic, partition } of partitions) outcomes.set(partitionKey(topic, partition), { error });
+    }
+    return outcomes;
+  }
+
+  /**
+   * Logs by state change, not per sample: an outage sampled every second would otherwise write
+   * a WARN a second. The first failed sample warns, the rest are DEBUG, recovery is INFO.
+   */
+  private log(report: SampleReport, partitions: number, durationMs: number): void {
+    const { logger, metrics } = this.deps;
+    const failed = report.failed.length;
+    logger.debug(
+      { partitions, succeeded: report.succeeded, failed, durationMs: round(durationMs) },
+      'offset-rate: sample taken',
+    );
+    if (failed > 0 && report.succeeded === 0) {
+      metrics.sampleError('all');
+      const err = report.failed[0]?.error;
+      if (this.failedInARow === 0) {
+        logger.warn(
+          { partitions, err, code: codeOf(err) },
+          'offset-rate: no end offset could be read; weights age out after rateIntervalMs unless sampling recovers',
+        );
+      } else {
+        logger.debug({ partitions, err, failedSamples: this.failedInARow + 1 }, 'offset-rate: sample failed again');
+      }
+      this.failedInARow++;
+      return;
+    }
+    if (this.failedInARow > 0) {
+      logger.info({ failedSamples: this.failedInARow }, 'offset-rate: sampling recovered');
+      this.failedInARow = 0;
+    }
+    if (failed > 0) {
+      metrics.sampleError('some');
+      const err = report.failed[0]?.error;
+      logger.warn(
+        { failed, examples: names(report.failed), err, code: codeOf(err) },
+        'offset-rate: some end offsets could not be read this sample',
+      );
+    }
+    if (report.reset.length > 0) {
+      logger.info(
+        { partitions: report.reset.length, examples: names(report.reset) },
+        'offset-rate: end offset went backwards (topic recreated or truncated); rate history restarted',
+      );
+    }
+    if (report.untracked.length > 0) {
+      logger.warn(
+        { partitions: report.untracked.length, examples: names(report.untracked) },
+        'offset-rate: partitions failed 3 samples in a row while others succeeded; no longer sampled until asked for again',
+      );
+    }
+  }
+}
+
+function toOutcome(entry: unknown): { key: string; outcome: PartitionOutcome } | undefined {
+  if (typeof entry !== 'object' || entry === null) return undefined;
+  const e = entry as Partial<Record<'topic' | 'partition' | 'offset' | 'error', unknown>>;
+  const { topic, partition } = e;
+  if (typeof topic !== 'string' || typeof partition !== 'number') return undefined;
+  const key = partitionKey(topic, partition);
+  if ('error' in e && e.error !== undefined) return { key, outcome: { error: e.error } };
+  const offset = toOffset(e.offset);
+  if (offset !== undefined) return { key, outcome: { offset } };
+  const error = new PartitionReadError(
+    OffsetRateErrorCodes.invalidOffset,
+    topic,
+    partition,
+    `expected a non-negative integer offset, got ${describe(e.offset)}`,
+  );
+  return { key, outcome: { error } };
+}
+
+/** A non-negative integer offset as bigint, from bigint, decimal string or safe integer. */
+function toOffset(value: unknown): bigint | undefined {
+  if (typeof value === 'bigint') return value >= 0n ? value : undefined;
+  if (typeof value === 'string' && /^\d{1,19}$/.test(value)) return BigInt(value);
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return BigInt(value);
+  return undefined;
+}
+
+function describe(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value.slice(0, 40));
+  if (typeof value === 'number' || typeof value === 'bigint') return String(value);
+  return value === null ? 'null' : typeof value;
+}
+
+function names(list: ReadonlyArray<TopicPartition>): string[] {
+  return list.slice(0, EXAMPLES).map((p) => `${p.topic}:${String(p.partition)}`);
+}
+
+function codeOf(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 1000) / 1000;
+}
