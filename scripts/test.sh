@@ -3,7 +3,7 @@
 # else (pnpm, the npm dependencies, the Kafka broker jars via Maven), then builds, lints, runs the
 # unit tests and the integration suite against a real Kafka broker in KRaft mode.
 #
-#   KAFKA_VERSIONS="4.4.0 3.9.1"  broker versions for the integration suite (default: the 4.x
+#   KAFKA_VERSIONS="4.4.0 3.9.2"  broker versions for the integration suite (default: the 4.x
 #                                  default; under CI both a 4.x and a 3.9.x)
 #   SKIP_INTEGRATION=1            unit tests only
 #

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 
-import { Kafka, logLevel, type Consumer, type KafkaMessage } from 'kafkajs';
+import { Kafka, logLevel, type Admin, type Consumer, type ITopicConfig, type KafkaMessage } from 'kafkajs';
 
 import { kafkaBrokersFromEnv, startKafka, uniqueName, type KafkaCluster } from './support';
 
@@ -42,17 +42,15 @@ function collector(): { onMessage: (message: KafkaMessage) => void; waitFor: (va
   };
 }
 
+/** Starts a consumer of `topic` in `groupId` that hands every message to `onMessage`. */
 async function startConsumer(
   kafka: Kafka,
+  groupId: string,
   topic: string,
   onMessage: (message: KafkaMessage) => void,
 ): Promise<Consumer> {
-  const consumer = kafka.consumer({
-    groupId: uniqueName('kafka-broker-int'),
-    sessionTimeout: 6_000,
-    heartbeatInterval: 500,
-    rebalanceTimeout: 10_000,
-  });
+  // Short sessions (the brokers allow 1 s) so a lost coordinator or member is noticed quickly.
+  const consumer = kafka.consumer({ groupId, sessionTimeout: 6_000, heartbeatInterval: 500, rebalanceTimeout: 10_000 });
   await consumer.connect();
   await consumer.subscribe({ topic, fromBeginning: true });
   await consumer.run({
@@ -62,6 +60,44 @@ async function startConsumer(
     },
   });
   return consumer;
+}
+
+/** Retries `probe` until it stops throwing: KRaft brokers learn about new topics asynchronously. */
+async function eventually<T>(probe: () => Promise<T>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await probe();
+    } catch (error) {
+      if (Date.now() > deadline) {
+        throw error;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+}
+
+/**
+ * Creates `topic` and waits until every partition has a leader. KafkaJS's own `waitForLeaders`
+ * gives up on the UNKNOWN_TOPIC_OR_PARTITION a KRaft broker answers until the new topic reaches its
+ * metadata cache, so this polls instead.
+ */
+async function createTopic(admin: Admin, topic: ITopicConfig): Promise<void> {
+  await admin.createTopics({ topics: [topic], waitForLeaders: false });
+  await partitionZero(admin, topic.topic);
+}
+
+/** Leader and replicas of partition 0 of `topic`, once the broker asked reports a leader. */
+async function partitionZero(admin: Admin, topic: string): Promise<{ leader: number; replicas: number[] }> {
+  return eventually(async () => {
+    const metadata = await admin.fetchTopicMetadata({ topics: [topic] });
+    const partitions = metadata.topics[0]?.partitions ?? [];
+    const first = partitions.find((partition) => partition.partitionId === 0);
+    if (first === undefined || partitions.some((partition) => partition.leader < 0)) {
+      throw new Error(`${topic} has partitions without a leader`);
+    }
+    return { leader: first.leader, replicas: first.replicas };
+  });
 }
 
 /** Pids of processes whose command line mentions `text` (the cluster's work dir). */
@@ -79,16 +115,16 @@ function processesMentioning(text: string): number[] {
 }
 
 describe('the global single-node broker', () => {
-  it('round-trips a message produced and consumed through KafkaJS on a fresh topic', async () => {
+  it('round-trips messages produced and consumed through KafkaJS on a fresh topic', async () => {
     const kafka = client(kafkaBrokersFromEnv());
     const topic = uniqueName('round-trip');
     const admin = kafka.admin();
-    await admin.connect();
     const producer = kafka.producer();
     const received = collector();
     let consumer: Consumer | undefined;
+    await admin.connect();
     try {
-      await admin.createTopics({ topics: [{ topic, numPartitions: 2 }], waitForLeaders: true });
+      await createTopic(admin, { topic, numPartitions: 2 });
       await producer.connect();
       await producer.send({
         topic,
@@ -97,7 +133,7 @@ describe('the global single-node broker', () => {
           { key: 'b', value: 'world' },
         ],
       });
-      consumer = await startConsumer(kafka, topic, received.onMessage);
+      consumer = await startConsumer(kafka, uniqueName('round-trip-group'), topic, received.onMessage);
 
       await received.waitFor(['hello', 'world']);
     } finally {
@@ -123,73 +159,55 @@ describe('a three-node cluster', () => {
     const topic = uniqueName('failover');
     const groupId = uniqueName('failover-group');
     const admin = kafka.admin();
-    await admin.connect();
-
-    // Finding the group's coordinator creates __consumer_offsets; its single partition's leader
-    // coordinates every group. Making that node the topic's preferred leader too means one
-    // stopNode() forces both a partition leader election and a coordinator move.
-    await admin.describeGroups([groupId]);
-    const offsets = await admin.fetchTopicMetadata({ topics: ['__consumer_offsets'] });
-    const victim = offsets.topics[0]?.partitions[0]?.leader;
-    if (victim === undefined) {
-      throw new Error('__consumer_offsets has no leader');
-    }
-    const others = cluster.nodes.map((node) => node.nodeId).filter((id) => id !== victim);
-    await admin.createTopics({
-      topics: [{ topic, replicaAssignment: [{ partition: 0, replicas: [victim, ...others] }] }],
-      waitForLeaders: true,
-    });
-    const before = await admin.fetchTopicMetadata({ topics: [topic] });
-    expect(before.topics[0]?.partitions[0]?.leader).toBe(victim);
-    expect(before.topics[0]?.partitions[0]?.replicas).toHaveLength(3);
-
     const producer = kafka.producer();
     const received = collector();
-    const consumer = kafka.consumer({
-      groupId,
-      sessionTimeout: 6_000,
-      heartbeatInterval: 500,
-      rebalanceTimeout: 10_000,
-    });
+    let consumer: Consumer | undefined;
+    await admin.connect();
     try {
+      // Looking up the group's coordinator creates __consumer_offsets, whose single partition's
+      // leader coordinates every group. Making that node the topic's preferred leader as well means
+      // one stopNode() forces both a partition leader election and a coordinator move.
+      await eventually(() => admin.describeGroups([groupId]));
+      const { leader: victim } = await partitionZero(admin, '__consumer_offsets');
+      const others = cluster.nodes.map((node) => node.nodeId).filter((id) => id !== victim);
+      await createTopic(admin, {
+        topic,
+        replicaAssignment: [{ partition: 0, replicas: [victim, ...others] }],
+        configEntries: [{ name: 'min.insync.replicas', value: '2' }],
+      });
+      const before = await partitionZero(admin, topic);
+      expect(before.leader).toBe(victim);
+      expect(before.replicas).toHaveLength(3);
+
       await producer.connect();
       await producer.send({ topic, acks: -1, messages: [{ value: 'before' }] });
-      await consumer.connect();
-      await consumer.subscribe({ topic, fromBeginning: true });
-      await consumer.run({
-        eachMessage: ({ message }) => {
-          received.onMessage(message);
-          return Promise.resolve();
-        },
-      });
+      consumer = await startConsumer(kafka, groupId, topic, received.onMessage);
       await received.waitFor(['before']);
 
       const victimPid = cluster.nodes[victim - 1]?.pid;
+      expect(victimPid).toBeDefined();
       await cluster.stopNode(victim);
       expect(cluster.nodes[victim - 1]?.running).toBe(false);
-      expect(victimPid).toBeDefined();
       expect(processesMentioning(cluster.workDir)).not.toContain(victimPid);
 
       await producer.send({ topic, acks: -1, messages: [{ value: 'during' }] });
       await received.waitFor(['during']);
-      const during = await admin.fetchTopicMetadata({ topics: [topic] });
-      expect(others).toContain(during.topics[0]?.partitions[0]?.leader);
+      expect(others).toContain((await partitionZero(admin, topic)).leader);
 
       await cluster.startNode(victim);
       expect(cluster.nodes[victim - 1]?.running).toBe(true);
       await producer.send({ topic, acks: -1, messages: [{ value: 'after' }] });
       await received.waitFor(['after']);
     } finally {
-      await consumer.disconnect();
+      await consumer?.disconnect();
       await producer.disconnect();
       await admin.disconnect();
     }
 
-    const pids = cluster.nodes.map((node) => node.pid);
     const { workDir } = cluster;
+    expect(processesMentioning(workDir)).toHaveLength(6); // three guards, three JVMs
     await cluster.stop();
-    expect(cluster.nodes.every((node) => !node.running)).toBe(true);
-    expect(pids.every((pid) => pid !== undefined)).toBe(true);
+    expect(cluster.nodes.filter((node) => node.running)).toEqual([]);
     expect(processesMentioning(workDir)).toEqual([]);
   }, 240_000);
 });

@@ -4,7 +4,7 @@ import { startKafka, type KafkaCluster } from './kafka-broker';
 export const CLUSTER_KEY = Symbol.for('load-aware.integration.kafka');
 
 /** `globalThis` as seen by setup and teardown: the cluster handle hangs off a registered symbol. */
-export type GlobalWithKafka = typeof globalThis & { [CLUSTER_KEY]?: KafkaCluster };
+export type GlobalWithKafka = typeof globalThis & { [CLUSTER_KEY]?: KafkaCluster | undefined };
 
 /**
  * Jest global setup of the integration project: starts one single-node Kafka (version from

@@ -4,6 +4,6 @@ import { CLUSTER_KEY, type GlobalWithKafka } from './global-setup';
 export default async function globalTeardown(): Promise<void> {
   const holder = globalThis as GlobalWithKafka;
   const cluster = holder[CLUSTER_KEY];
-  delete holder[CLUSTER_KEY];
+  holder[CLUSTER_KEY] = undefined;
   await cluster?.stop();
 }

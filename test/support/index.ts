@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 
-export { DEFAULT_KAFKA_VERSION, startKafka } from './kafka-broker';
+export { DEFAULT_KAFKA_VERSION, KAFKA_39_VERSION, startKafka } from './kafka-broker';
 export type { KafkaCluster, KafkaNode, StartKafkaOptions } from './kafka-broker';
 
 /**

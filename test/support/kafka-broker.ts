@@ -1,54 +1,44 @@
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { homedir, tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 
 import { findFreePorts } from './free-ports';
-import {
-  generateClusterId,
-  JVM_FLAGS,
-  layoutNodes,
-  renderLoggingConfig,
-  renderServerProperties,
-  type LoggingConfig,
-  type NodeLayout,
-} from './kafka-config';
-import { resolveKafkaJars, type KafkaJars } from './kafka-jars';
-import { killStaleProcesses, spawnGuarded, stopGuarded, type GuardedProcess } from './kafka-process';
+import { generateClusterId, layoutNodes } from './kafka-config';
+import { resolveKafkaJars } from './kafka-jars';
+import { KafkaNodeRunner, type KafkaNode } from './kafka-node';
+import { killStaleProcesses } from './kafka-process';
 import { waitForBrokerRegistered, waitForTopicRoundTrip } from './kafka-ready';
+import { createEphemeralWorkDir, sweepAbandonedWorkDirs } from './work-dirs';
+
+export type { KafkaNode } from './kafka-node';
 
 /** Kafka release used when neither `options.version` nor `KAFKA_VERSION` names one. */
 export const DEFAULT_KAFKA_VERSION = '4.4.0';
+
+/** The 3.9.x release (old group coordinator) that CI also runs the integration suite against. */
+export const KAFKA_39_VERSION = '3.9.2';
 
 const READY_TIMEOUT_MS = 90_000;
 
 /** Options of {@link startKafka}; every field has a default suited to a local test run. */
 export interface StartKafkaOptions {
-  /** Kafka release to run (`org.apache.kafka:kafka_2.13:<version>`); defaults to `KAFKA_VERSION`, then {@link DEFAULT_KAFKA_VERSION}. */
+  /**
+   * Kafka release to run (`org.apache.kafka:kafka_2.13:<version>` from Maven Central). Defaults to
+   * `KAFKA_VERSION`, then {@link DEFAULT_KAFKA_VERSION}; 3.9.x and 4.x are supported.
+   */
   readonly version?: string;
   /** One combined broker+controller, or three of them forming a quorum (for failover tests). */
   readonly nodes?: 1 | 3;
-  /** Where resolved jars are cached between runs; defaults to `LOAD_AWARE_CACHE`, then `~/.cache/load-aware`. */
+  /** Where resolved jars are cached between runs. Defaults to `LOAD_AWARE_CACHE`, then `~/.cache/load-aware`. */
   readonly cacheDir?: string;
-  /** Directory for configs, data and logs. Default: a fresh temp dir, deleted by `stop()` unless `KEEP_KAFKA_LOGS=1`. A given dir is kept, and stale JVMs and node dirs from an earlier run in it are removed first. */
+  /**
+   * Directory for configs, data and logs. By default a fresh temp dir that `stop()` deletes (kept
+   * when `KEEP_KAFKA_LOGS=1`). A dir given here is never deleted; JVMs and node dirs an earlier
+   * run left in it are removed first.
+   */
   readonly workDir?: string;
-  /** Receives progress lines (resolution, start, stop); silent by default. */
+  /** Receives progress lines (jar resolution, readiness, restarts, stop); silent by default. */
   readonly logger?: (line: string) => void;
-}
-
-/** One broker+controller process of a {@link KafkaCluster}; fields reflect its live state. */
-export interface KafkaNode {
-  /** KRaft `node.id` (1-based), as reported in KafkaJS metadata. */
-  readonly nodeId: number;
-  /** Client port on 127.0.0.1; kept across `stopNode`/`startNode`. */
-  readonly port: number;
-  /** KRaft controller port on 127.0.0.1; kept across restarts. */
-  readonly controllerPort: number;
-  /** The node's `log.dirs`; kept across restarts so it rejoins with its data. */
-  readonly dataDir: string;
-  /** Whether the node's JVM is currently running. */
-  readonly running: boolean;
-  /** Pid of the node's JVM while it runs. */
-  readonly pid: number | undefined;
 }
 
 /** A running local Kafka cluster started by {@link startKafka}. */
@@ -65,7 +55,7 @@ export interface KafkaCluster {
   readonly workDir: string;
   /** Stops one node (SIGTERM, so it shuts down cleanly) and resolves once its JVM is gone. */
   stopNode(nodeId: number): Promise<void>;
-  /** Restarts a stopped node on the same ports and data dir; resolves once it is back in the metadata. */
+  /** Restarts a stopped node on its old ports and data dir; resolves once it is back in the metadata. */
   startNode(nodeId: number): Promise<void>;
   /** Stops every node, waits for the JVMs to exit, and removes a temporary work dir. */
   stop(): Promise<void>;
@@ -93,18 +83,24 @@ export async function startKafka(options: StartKafkaOptions = {}): Promise<Kafka
   const jars = await resolveKafkaJars(version, cacheDir, log);
 
   const ownsWorkDir = options.workDir === undefined;
-  const workDir = options.workDir ?? (await mkdtemp(join(tmpdir(), 'load-aware-kafka-')));
-  if (!ownsWorkDir) {
+  let workDir: string;
+  if (options.workDir === undefined) {
+    for (const dir of await sweepAbandonedWorkDirs()) {
+      log(`removed ${dir}, abandoned by an interrupted run`);
+    }
+    workDir = await createEphemeralWorkDir();
+  } else {
+    workDir = options.workDir;
     const stale = await killStaleProcesses(workDir);
     if (stale.length > 0) {
-      log(`killed stale Kafka processes ${stale.join(', ')} from an earlier run in ${workDir}`);
+      log(`killed stale Kafka processes ${stale.join(', ')} left in ${workDir} by an earlier run`);
     }
   }
   const count = options.nodes ?? 1;
   const layouts = layoutNodes(workDir, count, await findFreePorts(count * 2));
   const clusterId = generateClusterId();
-  const nodes = layouts.map((layout) => new NodeRunner(layout, jars));
-  const brokers = layouts.map((layout) => `127.0.0.1:${layout.port}`);
+  const nodes = layouts.map((layout) => new KafkaNodeRunner(layout, jars));
+  const brokers = layouts.map((layout) => `127.0.0.1:${String(layout.port)}`);
 
   const removeWorkDir = async (): Promise<void> => {
     if (ownsWorkDir && process.env['KEEP_KAFKA_LOGS'] !== '1') {
@@ -117,7 +113,7 @@ export async function startKafka(options: StartKafkaOptions = {}): Promise<Kafka
 
   try {
     await Promise.all(nodes.map((node) => node.prepare(layouts, clusterId)));
-    log(`formatted KRaft storage of ${String(count)} node(s) in ${String(Date.now() - startedAt)} ms`);
+    log(`formatted KRaft storage after ${String(Date.now() - startedAt)} ms`);
     await Promise.all(nodes.map((node) => node.start()));
     await waitForTopicRoundTrip({ brokers, timeoutMs: READY_TIMEOUT_MS, failure: () => firstExit(nodes) }, count);
   } catch (error) {
@@ -128,14 +124,13 @@ export async function startKafka(options: StartKafkaOptions = {}): Promise<Kafka
       cause: error,
     });
   }
-  log(
-    `Kafka ${version} (${count} node${count === 1 ? '' : 's'}) ready at ${brokers.join(',')} in ${Date.now() - startedAt} ms`,
-  );
+  const nodesText = count === 1 ? '1 node' : `${String(count)} nodes`;
+  log(`Kafka ${version} (${nodesText}) ready at ${brokers.join(',')} in ${String(Date.now() - startedAt)} ms`);
 
-  const nodeById = (nodeId: number): NodeRunner => {
+  const nodeById = (nodeId: number): KafkaNodeRunner => {
     const node = nodes.find((candidate) => candidate.nodeId === nodeId);
     if (node === undefined) {
-      throw new Error(`Unknown nodeId ${nodeId}; this cluster has nodes 1..${count}`);
+      throw new Error(`Unknown nodeId ${String(nodeId)}; this cluster has nodes 1..${String(count)}`);
     }
     return node;
   };
@@ -148,20 +143,24 @@ export async function startKafka(options: StartKafkaOptions = {}): Promise<Kafka
     workDir,
     stopNode: async (nodeId) => {
       await nodeById(nodeId).stop();
-      log(`Kafka node ${nodeId} stopped`);
+      log(`Kafka node ${String(nodeId)} stopped`);
     },
     startNode: async (nodeId) => {
       const node = nodeById(nodeId);
       await node.start();
       try {
         await waitForBrokerRegistered(
-          { brokers: [`127.0.0.1:${node.port}`], timeoutMs: READY_TIMEOUT_MS, failure: () => firstExit([node]) },
+          {
+            brokers: [`127.0.0.1:${String(node.port)}`],
+            timeoutMs: READY_TIMEOUT_MS,
+            failure: () => firstExit([node]),
+          },
           nodeId,
         );
       } catch (error) {
-        throw new Error(`Kafka node ${nodeId} did not rejoin:\n${await node.logTail()}`, { cause: error });
+        throw new Error(`Kafka node ${String(nodeId)} did not rejoin:\n${await node.logTail()}`, { cause: error });
       }
-      log(`Kafka node ${nodeId} restarted`);
+      log(`Kafka node ${String(nodeId)} restarted`);
     },
     stop: () => {
       // Idempotent, so a test's `finally` and a global teardown can both call it.
@@ -175,109 +174,7 @@ export async function startKafka(options: StartKafkaOptions = {}): Promise<Kafka
   };
 }
 
-function firstExit(nodes: readonly NodeRunner[]): string | undefined {
-  const exited = nodes.find((node) => node.exitedUnexpectedly());
-  return exited === undefined ? undefined : `Kafka node ${exited.nodeId} exited before it was ready`;
-}
-
-/** Owns one node's files and its (re)started JVM. */
-class NodeRunner implements KafkaNode {
-  private process: GuardedProcess | undefined;
-  private readonly serverLog: string;
-  private readonly consoleLog: string;
-  private readonly logging: LoggingConfig;
-
-  constructor(
-    private readonly layout: NodeLayout,
-    private readonly jars: KafkaJars,
-  ) {
-    this.serverLog = join(layout.nodeDir, 'logs', 'server.log');
-    this.consoleLog = join(layout.nodeDir, 'console.log');
-    this.logging = renderLoggingConfig(jars.loggingBackend, this.serverLog);
-  }
-
-  get nodeId(): number {
-    return this.layout.nodeId;
-  }
-  get port(): number {
-    return this.layout.port;
-  }
-  get controllerPort(): number {
-    return this.layout.controllerPort;
-  }
-  get dataDir(): string {
-    return this.layout.dataDir;
-  }
-  get running(): boolean {
-    return this.process !== undefined && !this.process.hasExited();
-  }
-  get pid(): number | undefined {
-    return this.running ? this.process?.javaPid : undefined;
-  }
-
-  /** Writes the configs and formats the storage; a fresh node dir replaces any earlier one. */
-  async prepare(cluster: readonly NodeLayout[], clusterId: string): Promise<void> {
-    await rm(this.layout.nodeDir, { recursive: true, force: true });
-    await mkdir(join(this.layout.nodeDir, 'logs'), { recursive: true });
-    await writeFile(this.file('server.properties'), renderServerProperties(this.layout, cluster));
-    await writeFile(this.file(this.logging.fileName), this.logging.contents);
-    // Static voters mean no --standalone/--initial-controllers, on 3.9 and 4.x alike.
-    const format = await spawnGuarded({
-      command: this.javaCommand(
-        'kafka.tools.StorageTool',
-        'format',
-        '-t',
-        clusterId,
-        '-c',
-        this.file('server.properties'),
-      ),
-      pidFile: this.file('format.pid'),
-      consoleFile: this.file('format.log'),
-    });
-    const code = await format.exited;
-    if (code !== 0) {
-      throw new Error(`StorageTool format failed (exit ${String(code)}):\n${await tail(this.file('format.log'))}`);
-    }
-  }
-
-  async start(): Promise<void> {
-    if (this.running) {
-      return;
-    }
-    this.process = await spawnGuarded({
-      command: this.javaCommand('kafka.Kafka', this.file('server.properties')),
-      pidFile: this.file('kafka.pid'),
-      consoleFile: this.consoleLog,
-    });
-  }
-
-  async stop(): Promise<void> {
-    if (this.process !== undefined) {
-      await stopGuarded(this.process);
-    }
-  }
-
-  /** True when the JVM exited without `stop()` having been called. */
-  exitedUnexpectedly(): boolean {
-    return this.process !== undefined && this.process.hasExited();
-  }
-
-  async logTail(): Promise<string> {
-    return `--- node ${this.nodeId} ${this.consoleLog}\n${await tail(this.consoleLog)}\n--- node ${this.nodeId} ${this.serverLog}\n${await tail(this.serverLog)}`;
-  }
-
-  private javaCommand(mainClass: string, ...args: string[]): string[] {
-    const java = process.env['JAVA_HOME'] === undefined ? 'java' : join(process.env['JAVA_HOME'], 'bin', 'java');
-    const logConfig = this.logging.jvmFlag(this.file(this.logging.fileName));
-    return [java, ...JVM_FLAGS, logConfig, '-cp', join(this.jars.libDir, '*'), mainClass, ...args];
-  }
-
-  private file(name: string): string {
-    return join(this.layout.nodeDir, name);
-  }
-}
-
-async function tail(file: string, lines = 40): Promise<string> {
-  const text = await readFile(file, 'utf8').catch(() => '(missing)');
-  return text.trimEnd().split('\n').slice(-lines).join('\n');
+function firstExit(nodes: readonly KafkaNodeRunner[]): string | undefined {
+  const exited = nodes.find((node) => node.hasExited());
+  return exited === undefined ? undefined : `Kafka node ${String(exited.nodeId)} exited before it was ready`;
 }

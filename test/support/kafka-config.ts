@@ -51,11 +51,11 @@ export function generateClusterId(): string {
 export function layoutNodes(workDir: string, count: number, ports: readonly number[]): NodeLayout[] {
   return Array.from({ length: count }, (_, index) => {
     const nodeId = index + 1;
-    const nodeDir = join(workDir, `node-${nodeId}`);
+    const nodeDir = join(workDir, `node-${String(nodeId)}`);
     const port = ports[index * 2];
     const controllerPort = ports[index * 2 + 1];
     if (port === undefined || controllerPort === undefined) {
-      throw new Error(`Need ${count * 2} free ports for ${count} nodes, got ${ports.length}`);
+      throw new Error(`Need ${String(count * 2)} free ports for ${String(count)} nodes, got ${String(ports.length)}`);
     }
     return { nodeId, port, controllerPort, nodeDir, dataDir: join(nodeDir, 'data') };
   });
@@ -64,20 +64,21 @@ export function layoutNodes(workDir: string, count: number, ports: readonly numb
 /**
  * Renders `server.properties` for one combined broker+controller node of a cluster on loopback.
  *
- * Only keys valid in both 3.9 and 4.x are used, and the quorum is static (`controller.quorum.voters`)
- * so the storage tool needs no `--standalone`/`--initial-controllers` on either line.
+ * The same file works for 3.9 and 4.x: every key exists in both except the share-group ones, which
+ * 3.9 ignores. The quorum is static (`controller.quorum.voters`), so the storage tool needs no
+ * `--standalone`/`--initial-controllers` on either line.
  */
 export function renderServerProperties(node: NodeLayout, cluster: readonly NodeLayout[]): string {
   const replicas = cluster.length;
   // With three nodes, min ISR 2 keeps internal topics writable while one node is down.
   const minIsr = replicas >= 3 ? 2 : 1;
-  const voters = cluster.map((n) => `${n.nodeId}@127.0.0.1:${n.controllerPort}`).join(',');
+  const voters = cluster.map((n) => `${String(n.nodeId)}@127.0.0.1:${String(n.controllerPort)}`).join(',');
   const settings: Record<string, string | number | boolean> = {
     'process.roles': 'broker,controller',
     'node.id': node.nodeId,
     'controller.quorum.voters': voters,
-    listeners: `PLAINTEXT://127.0.0.1:${node.port},CONTROLLER://127.0.0.1:${node.controllerPort}`,
-    'advertised.listeners': `PLAINTEXT://127.0.0.1:${node.port}`,
+    listeners: `PLAINTEXT://127.0.0.1:${String(node.port)},CONTROLLER://127.0.0.1:${String(node.controllerPort)}`,
+    'advertised.listeners': `PLAINTEXT://127.0.0.1:${String(node.port)}`,
     'listener.security.protocol.map': 'PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT',
     'controller.listener.names': 'CONTROLLER',
     'inter.broker.listener.name': 'PLAINTEXT',
@@ -88,7 +89,7 @@ export function renderServerProperties(node: NodeLayout, cluster: readonly NodeL
     'transaction.state.log.replication.factor': replicas,
     'transaction.state.log.min.isr': minIsr,
     'transaction.state.log.num.partitions': 1,
-    // Share groups (4.x) keep state in an internal topic too; 3.9 ignores unknown keys with a warning.
+    // Share groups (4.x) keep their state in an internal topic as well; 3.9 ignores these keys.
     'share.coordinator.state.topic.replication.factor': replicas,
     'share.coordinator.state.topic.min.isr': minIsr,
     'share.coordinator.state.topic.num.partitions': 1,
@@ -96,13 +97,12 @@ export function renderServerProperties(node: NodeLayout, cluster: readonly NodeL
     'min.insync.replicas': minIsr,
     'num.partitions': 1,
     'auto.create.topics.enable': false,
-    'delete.topic.enable': true,
 
     // Fast groups: no initial rebalance delay, and short sessions allowed so tests can fail fast.
     'group.initial.rebalance.delay.ms': 0,
     'group.min.session.timeout.ms': 1000,
 
-    // A test broker needs few threads and small, quickly deleted segments.
+    // A test broker needs few threads and little memory, and starts its log tasks right away.
     'num.network.threads': 2,
     'num.io.threads': 2,
     'num.recovery.threads.per.data.dir': 1,
@@ -112,13 +112,12 @@ export function renderServerProperties(node: NodeLayout, cluster: readonly NodeL
     'log.cleaner.dedupe.buffer.size': 2 * 1024 * 1024,
     'log.cleaner.threads': 1,
     'log.initial.task.delay.ms': 0,
-    // Start asynchronous topic deletion right away instead of after the default 60 s.
+    // Delete files of deleted topics after 1 s instead of 60 s, so repeated runs stay small.
     'file.delete.delay.ms': 1000,
 
     // A stopped node of a three-node cluster is noticed and fenced within seconds.
     'broker.session.timeout.ms': 6000,
     'broker.heartbeat.interval.ms': 1000,
-    'controlled.shutdown.enable': true,
   };
   return `${Object.entries(settings)
     .map(([key, value]) => `${key}=${String(value)}`)

@@ -100,7 +100,8 @@ async function publish(stagingLib: string, libDir: string, version: string): Pro
     try {
       await rename(stagingLib, libDir);
     } catch (retryError) {
-      throw new Error(`Could not publish Kafka jars into ${libDir}`, { cause: [error, retryError] });
+      const first = error instanceof Error ? error.message : String(error);
+      throw new Error(`Could not publish Kafka jars into ${libDir} (first attempt: ${first})`, { cause: retryError });
     }
   }
 }

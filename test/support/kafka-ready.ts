@@ -46,7 +46,7 @@ export async function waitForBrokerRegistered(probe: ReadinessProbe, nodeId: num
   await retryUntilReady(probe, async (admin) => {
     const { brokers } = await admin.describeCluster();
     if (!brokers.some((broker) => broker.nodeId === nodeId)) {
-      throw new Error(`node ${nodeId} not yet in metadata (have ${brokers.map((b) => b.nodeId).join(',')})`);
+      throw new Error(`node ${String(nodeId)} not yet in metadata (have ${brokers.map((b) => b.nodeId).join(',')})`);
     }
   });
 }
@@ -84,9 +84,12 @@ async function retryUntilReady(probe: ReadinessProbe, attempt: (admin: Admin) =>
     }
     await sleep(250);
   }
+  const waited = `${String(probe.timeoutMs)} ms`;
   throw new Error(
-    `Kafka at ${probe.brokers.join(',')} not ready within ${probe.timeoutMs} ms; last error: ${describe(lastError)}`,
-    { cause: lastError },
+    `Kafka at ${probe.brokers.join(',')} not ready within ${waited}; last error: ${describe(lastError)}`,
+    {
+      cause: lastError,
+    },
   );
 }
 
@@ -94,7 +97,7 @@ async function withTimeout<T>(work: Promise<T>, timeoutMs: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
-      reject(new Error(`attempt timed out after ${timeoutMs} ms`));
+      reject(new Error(`attempt timed out after ${String(timeoutMs)} ms`));
     }, timeoutMs);
   });
   try {
