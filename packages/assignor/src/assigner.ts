@@ -1,8 +1,11 @@
 import { AssignerProtocol, type PartitionAssigner } from 'kafkajs';
 import { assignGroup } from './assign.js';
+import { createAssignmentMemory } from './assignment-memory.js';
 import { createAssignorMetrics } from './metrics.js';
 import { resolveOptions, type LoadAwareAssignerOptions } from './options.js';
+import { createRejoinSwitchboard } from './rejoin.js';
 import { encodeUserData } from './user-data.js';
+import type { WeightSource } from './weight-source.js';
 
 /** The protocol name members advertise in JoinGroup; all members must share it to use it. */
 export const ASSIGNER_NAME = 'LoadAwareAssigner';
@@ -21,6 +24,17 @@ export interface LoadAwarePartitionAssigner extends PartitionAssigner {
    * metadata, which makes the broker rebalance the whole group (used by the trigger).
    */
   bumpEpoch(): number;
+  /** The weight source assignments use, so that the trigger judges with the very same weights. */
+  readonly weights: WeightSource;
+  /** The weight given to partitions without a usable weight (counted as defaulted). */
+  readonly defaultWeight: number;
+  /**
+   * Makes every joined consumer of `groupId` that uses this assigner re-send JoinGroup once, from
+   * its fetch loop (within about `maxWaitTimeInMs`). After {@link bumpEpoch} that JoinGroup
+   * carries changed metadata, so the broker rebalances the whole group, whether or not this
+   * member is the leader. Returns how many consumers were asked (0 when none is in a group).
+   */
+  requestRejoin(groupId: string): number;
 }
 
 /**
@@ -44,6 +58,8 @@ export interface LoadAwarePartitionAssigner extends PartitionAssigner {
 export function LoadAwareAssigner(options: LoadAwareAssignerOptions = {}): LoadAwarePartitionAssigner {
   const resolved = resolveOptions(options);
   const metrics = createAssignorMetrics(resolved.registry);
+  // Shared by every consumer of this assigner, so leadership moving between them keeps it.
+  const memory = createAssignmentMemory();
   let epoch = 0;
   const warned = new Set<string>();
   const warnOnce = (memberId: string): boolean => {
@@ -54,18 +70,24 @@ export function LoadAwareAssigner(options: LoadAwareAssignerOptions = {}): LoadA
     return true;
   };
 
-  const factory: PartitionAssigner = ({ cluster, groupId }) => ({
-    name: ASSIGNER_NAME,
-    version: 0,
-    protocol({ topics }) {
-      const userData = encodeUserData({ instanceId: resolved.instanceId, capacity: resolved.capacity, epoch });
-      return {
-        name: ASSIGNER_NAME,
-        metadata: AssignerProtocol.MemberMetadata.encode({ version: 0, topics, userData }),
-      };
-    },
-    assign: (group) => assignGroup({ cluster, groupId, options: resolved, metrics, warnOnce }, group),
-  });
+  const rejoins = createRejoinSwitchboard();
+
+  const factory: PartitionAssigner = ({ cluster, groupId }) => {
+    const rejoin = rejoins.install(cluster, groupId);
+    return {
+      name: ASSIGNER_NAME,
+      version: 0,
+      protocol({ topics }) {
+        rejoin.joining();
+        const userData = encodeUserData({ instanceId: resolved.instanceId, capacity: resolved.capacity, epoch });
+        return {
+          name: ASSIGNER_NAME,
+          metadata: AssignerProtocol.MemberMetadata.encode({ version: 0, topics, userData }),
+        };
+      },
+      assign: (group) => assignGroup({ cluster, groupId, options: resolved, metrics, warnOnce, memory }, group),
+    };
+  };
 
   return Object.defineProperties(factory, {
     instanceId: { value: resolved.instanceId, enumerable: true },
@@ -76,5 +98,8 @@ export function LoadAwareAssigner(options: LoadAwareAssignerOptions = {}): LoadA
         return epoch;
       },
     },
+    weights: { value: resolved.weights, enumerable: true },
+    defaultWeight: { value: resolved.defaultWeight, enumerable: true },
+    requestRejoin: { value: (groupId: string): number => rejoins.request(groupId) },
   }) as LoadAwarePartitionAssigner;
 }

@@ -1,0 +1,123 @@
+import { ASSIGNER_NAME, type Logger } from '@load-aware/assignor';
+import type { CooldownGrowth, Evaluation } from './types.js';
+
+/** Who is logging and what the group looked like, for every line of one check. */
+export interface CheckContext {
+  readonly groupId: string;
+  readonly memberId: string;
+  /** The protocol the group runs. */
+  readonly protocol: string;
+  /** Members without load-aware userData (older versions, other assigners). */
+  readonly foreignMembers: number;
+}
+
+const ratioText = (value: number | undefined): string => (value === undefined ? 'n/a' : value.toFixed(3));
+const seconds = (ms: number): string => `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
+
+/**
+ * Writes the coordinator's lines for one evaluation (DESIGN.md §2): each violated check with
+ * k/n, suppression by the cooldown, cooldown growth with its likely causes (WARN), and the group
+ * balanced again. Routine balanced and unjudged checks go to DEBUG.
+ */
+export function logEvaluation(logger: Logger, ctx: CheckContext, e: Evaluation): void {
+  const fields = {
+    groupId: ctx.groupId,
+    memberId: ctx.memberId,
+    outcome: e.outcome,
+    ratio: e.ratio,
+    threshold: e.threshold,
+    currentMaxLoad: e.currentMaxLoad,
+    optimalMaxLoad: e.optimalMaxLoad,
+    violatedChecks: e.violatedChecks,
+    minViolatedChecks: e.minViolatedChecks,
+    cooldownMs: e.cooldownMs,
+  };
+  if (e.cooldownGrowth !== undefined) logCooldownGrowth(logger, ctx, e, e.cooldownGrowth);
+  const above = `load imbalance ratio ${ratioText(e.ratio)} above threshold ${ratioText(e.threshold)}`;
+  const k = `${String(e.violatedChecks)}/${String(e.minViolatedChecks)}`;
+  switch (e.outcome) {
+    case 'awaiting_hysteresis':
+    case 'fired':
+      logger.info(fields, `${above} (violated check ${k})`);
+      return;
+    case 'cooldown_suppressed':
+      logger.info(
+        { ...fields, cooldownRemainingMs: e.cooldownRemainingMs },
+        `${above} (violated check ${k}); rebalance suppressed by cooldown: next allowed in ` +
+          `${seconds(e.cooldownRemainingMs)} (cooldown ${seconds(e.cooldownMs)})`,
+      );
+      return;
+    case 'balanced':
+      if (e.balancedAgain) {
+        logger.info(
+          fields,
+          `group balanced again: ratio ${ratioText(e.ratio)} within threshold ${ratioText(e.threshold)}; ` +
+            `cooldown back to ${seconds(e.cooldownMs)}`,
+        );
+      } else {
+        logger.debug(fields, `group balanced: ratio ${ratioText(e.ratio)}`);
+      }
+      return;
+    default:
+      logger.debug(fields, `group not judged: ${e.outcome}`);
+  }
+}
+
+/** The WARN after a fire that did not bring the group within the threshold. */
+function logCooldownGrowth(logger: Logger, ctx: CheckContext, e: Evaluation, growth: CooldownGrowth): void {
+  const causes = likelyCauses(ctx, growth);
+  const change =
+    growth.toMs > growth.fromMs
+      ? `cooldown doubled from ${seconds(growth.fromMs)} to ${seconds(growth.toMs)}`
+      : `cooldown stays at its maximum ${seconds(growth.toMs)}`;
+  logger.warn(
+    {
+      groupId: ctx.groupId,
+      memberId: ctx.memberId,
+      ratio: e.ratio,
+      threshold: e.threshold,
+      cooldownMs: growth.toMs,
+      previousCooldownMs: growth.fromMs,
+      causes: causes.map((c) => c.code),
+    },
+    `the last triggered rebalance did not bring the group within threshold ${ratioText(e.threshold)} ` +
+      `(ratio now ${ratioText(e.ratio)}); ${change}. Likely causes: ${causes.map((c) => c.text).join('; ')}`,
+  );
+}
+
+/** Why a rebalance may not have helped, most specific first. */
+export function likelyCauses(ctx: CheckContext, growth: CooldownGrowth): Array<{ code: string; text: string }> {
+  const causes: Array<{ code: string; text: string }> = [];
+  if (ctx.protocol !== ASSIGNER_NAME) {
+    causes.push({
+      code: 'foreign_protocol',
+      text: `the group runs protocol ${ctx.protocol}, not ${ASSIGNER_NAME}: some member does not offer the load-aware assigner`,
+    });
+  }
+  if (ctx.foreignMembers > 0) {
+    causes.push({
+      code: 'members_without_user_data',
+      text: `${String(ctx.foreignMembers)} member(s) send no load-aware userData and count as instances of their own`,
+    });
+  }
+  if (!growth.assignmentChangedSinceFire) {
+    causes.push({
+      code: 'assignment_unchanged',
+      text:
+        'the assignment did not change: the rebalance may not have happened, or the leader fell back to ' +
+        'round-robin (see its WARN)',
+    });
+  } else {
+    causes.push(
+      {
+        code: 'volatile_weights',
+        text: 'weights changed between the rebalance and this check (load moves faster than the cooldown)',
+      },
+      {
+        code: 'weights_disagree',
+        text: 'the leader weighs partitions differently from the coordinator (another weight source or sampler history)',
+      },
+    );
+  }
+  return causes;
+}

@@ -1,0 +1,244 @@
+import { fetchWeights, withTimeout, type WeightedPartition } from '@load-aware/assignor';
+import { logEvaluation } from './check-log.js';
+import { electCoordinator } from './election.js';
+import { CheckTimeoutError, GroupNotDescribedError } from './errors.js';
+import { createTriggerMetrics, type CheckOutcome } from './metrics.js';
+import { heldPartitions, withWeights } from './load.js';
+import { observeGroup, type ObservedGroup } from './observe.js';
+import { resolveControllerOptions, type TriggerControllerDeps, type TriggerControllerOptions } from './options.js';
+import { createThresholdTrigger } from './threshold-trigger.js';
+import type { Evaluation } from './types.js';
+
+/** What one check did. */
+export interface CheckResult {
+  /** `skipped`: this consumer is not in the group, or this member is not the coordinator. */
+  readonly outcome: CheckOutcome | 'skipped';
+  readonly evaluation: Evaluation | undefined;
+}
+
+/** The running trigger of one consumer; see {@link createTriggerController}. */
+export interface TriggerController {
+  /** True while this consumer's member is the group's trigger coordinator. */
+  readonly isCoordinator: boolean;
+  /** Runs a check now; while one is in flight, returns that one instead of starting another. */
+  checkNow(): Promise<CheckResult>;
+  /** Stops checking, drops the coordinator role and removes its listeners. Idempotent. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Attaches the proactive-rebalance trigger to a KafkaJS consumer. Run it on every member of the
+ * group: each checks every `checkIntervalMs`, one of them (the smallest member id of the Stable
+ * group) is elected coordinator and evaluates. On `fired` the coordinator bumps the epoch in its
+ * userData and makes its own consumer rejoin, so the broker rebalances the whole group — whether
+ * or not that member is the leader. With `advise: true` it only logs and counts.
+ *
+ * The group is read through the consumer's own connection (`consumer.describeGroup()`), so TLS
+ * and SASL settings apply and there is no extra client to close. Attach before or after
+ * `consumer.run()`: the member id comes from the consumer's join and heartbeat events.
+ *
+ * @example
+ * ```ts
+ * const assigner = LoadAwareAssigner({ weights, registry, logger });
+ * const consumer = kafka.consumer({ groupId: 'orders', partitionAssigners: [assigner, PartitionAssigners.roundRobin] });
+ * const trigger = createTriggerController({ consumer, assigner }, { registry, logger });
+ * await consumer.connect();
+ * await consumer.subscribe({ topic: 'orders' });
+ * await consumer.run({ eachMessage });
+ * // on shutdown
+ * await trigger.stop();
+ * await consumer.disconnect();
+ * ```
+ */
+export function createTriggerController(
+  deps: TriggerControllerDeps,
+  options: TriggerControllerOptions = {},
+): TriggerController {
+  const resolved = resolveControllerOptions(deps, options);
+  const { consumer, assigner } = resolved.deps;
+  const o = resolved.options;
+  const logger = o.logger;
+  const trigger = createThresholdTrigger(o.trigger);
+  const metrics = createTriggerMetrics(o.registry);
+  /** This controller's identity in the process-wide coordinator gauge. */
+  const owner = {};
+
+  let memberId: string | undefined;
+  let isLeader = false;
+  let groupId: string | undefined;
+  let coordinator = false;
+  let elected: string | undefined;
+  let stopped = false;
+  let inFlight: Promise<CheckResult> | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  // Read through a function: `stopped` changes under a pending await, which narrowing cannot see.
+  const isStopped = (): boolean => stopped;
+
+  const setRole = (next: boolean, reason: string): void => {
+    if (next === coordinator || groupId === undefined) return;
+    coordinator = next;
+    metrics.coordinator(groupId, owner, next);
+    logger.info(
+      { groupId, memberId, coordinatorId: elected, isLeader },
+      next
+        ? 'this member is now the trigger coordinator of the group'
+        : `this member is no longer the trigger coordinator (${reason})`,
+    );
+  };
+  const leaveGroup = (reason: string): void => {
+    memberId = undefined;
+    isLeader = false;
+    setRole(false, reason);
+  };
+  const listeners = [
+    consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
+      ({ memberId, isLeader, groupId } = payload);
+    }),
+    // Heartbeats carry the member id too, so a controller attached after run() learns it.
+    consumer.on(consumer.events.HEARTBEAT, ({ payload }) => {
+      ({ memberId, groupId } = payload);
+    }),
+    consumer.on(consumer.events.STOP, () => {
+      leaveGroup('consumer stopped');
+    }),
+    consumer.on(consumer.events.CRASH, () => {
+      leaveGroup('consumer crashed');
+    }),
+    consumer.on(consumer.events.DISCONNECT, () => {
+      leaveGroup('consumer disconnected');
+    }),
+  ];
+
+  /** Describe, elect, weigh, evaluate, act. `live()` turns false once the check is abandoned. */
+  const evaluateOnce = async (self: string, live: () => boolean): Promise<CheckResult> => {
+    const started = performance.now();
+    const description = await consumer.describeGroup();
+    if ((description as unknown) === undefined) throw new GroupNotDescribedError('no entry for the group');
+    const group = observeGroup(description);
+    if (!live()) return skipped;
+    groupId = group.groupId;
+    if (group.state === 'Stable') {
+      const winner = electCoordinator(group);
+      if (winner !== elected) {
+        logger.info(
+          { groupId, memberId: self, coordinatorId: winner, thisMember: winner === self },
+          winner === undefined ? 'the group has no trigger coordinator' : `trigger coordinator is member ${winner}`,
+        );
+        elected = winner;
+      }
+      setRole(winner === self, `member ${String(winner)} was elected`);
+    }
+    if (!coordinator) return skipped;
+
+    let partitions: WeightedPartition[] = [];
+    if (group.state === 'Stable') {
+      const held = heldPartitions(group.members);
+      try {
+        const budgetMs = Math.max(1, o.checkTimeoutMs - (performance.now() - started));
+        partitions = withWeights(held, await fetchWeights(o.weights, held, budgetMs));
+      } catch (err) {
+        if (live()) metrics.samplerError(group.groupId);
+        throw err;
+      }
+    }
+    if (!live()) return skipped;
+    const evaluation = trigger.evaluate({ state: group.state, members: group.members, partitions });
+    metrics.evaluation(group.groupId, evaluation.outcome, evaluation, (performance.now() - started) / 1000);
+    const ctx = {
+      groupId: group.groupId,
+      memberId: self,
+      protocol: group.protocol,
+      foreignMembers: group.members.length - group.loadAwareMemberIds.length,
+    };
+    logEvaluation(logger, ctx, evaluation);
+    if (evaluation.outcome === 'fired') initiateRebalance(group, self, evaluation);
+    return { outcome: evaluation.outcome, evaluation };
+  };
+
+  const initiateRebalance = (group: ObservedGroup, self: string, e: Evaluation): void => {
+    const fields = { groupId: group.groupId, memberId: self, isLeader, ratio: e.ratio, threshold: e.threshold };
+    if (o.advise) {
+      metrics.rebalance(group.groupId, true);
+      logger.info(fields, `advise mode: would initiate a group rebalance (ratio ${String(e.ratio)})`);
+      return;
+    }
+    const epoch = assigner.bumpEpoch();
+    const asked = assigner.requestRejoin(group.groupId);
+    metrics.rebalance(group.groupId, false);
+    logger.info(
+      { ...fields, epoch, consumersAsked: asked },
+      `rebalance initiated: epoch bumped to ${String(epoch)} and this member rejoins, so the whole group rebalances`,
+    );
+    if (asked === 0) {
+      logger.warn(
+        fields,
+        'no consumer of this assigner is in the group to rejoin; the new epoch applies at its next join',
+      );
+    }
+  };
+
+  const checkOnce = async (): Promise<CheckResult> => {
+    const self = memberId;
+    if (self === undefined || stopped) return skipped;
+    const started = performance.now();
+    let abandoned = false;
+    const work = evaluateOnce(self, () => !abandoned && !isStopped() && memberId === self);
+    try {
+      return await withTimeout(work, o.checkTimeoutMs, () => new CheckTimeoutError(o.checkTimeoutMs));
+    } catch (err) {
+      abandoned = true;
+      const fields = { groupId, memberId: self, err, code: (err as { code?: unknown }).code };
+      if (coordinator && groupId !== undefined && !isStopped()) {
+        metrics.evaluation(groupId, 'error', undefined, (performance.now() - started) / 1000);
+        logger.warn(fields, `trigger check failed: ${err instanceof Error ? err.message : String(err)}`);
+      } else {
+        logger.debug(fields, 'trigger check failed');
+      }
+      // One check at a time: an abandoned check may still be waiting on KafkaJS; let it settle.
+      await work.catch(() => undefined);
+      return { outcome: 'error', evaluation: undefined };
+    }
+  };
+
+  const checkNow = (): Promise<CheckResult> => {
+    inFlight ??= checkOnce().finally(() => {
+      inFlight = undefined;
+    });
+    return inFlight;
+  };
+
+  const schedule = (delayMs: number): void => {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      const started = performance.now();
+      void checkNow().finally(() => {
+        schedule(Math.max(0, o.checkIntervalMs - (performance.now() - started)));
+      });
+    }, delayMs);
+    // A trigger must never keep a process alive on its own.
+    timer.unref();
+  };
+  schedule(o.checkIntervalMs);
+
+  return {
+    get isCoordinator() {
+      return coordinator;
+    },
+    checkNow,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      clearTimeout(timer);
+      for (const remove of listeners) remove();
+      // A check stuck in KafkaJS can no longer act (it sees `stopped`); wait for it, but boundedly.
+      if (inFlight !== undefined) {
+        await withTimeout(inFlight, o.checkTimeoutMs, () => new CheckTimeoutError(o.checkTimeoutMs)).catch(
+          () => undefined,
+        );
+      }
+      setRole(false, 'trigger stopped');
+    },
+  };
+}
+
+const skipped: CheckResult = Object.freeze({ outcome: 'skipped', evaluation: undefined });

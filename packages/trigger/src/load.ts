@@ -1,0 +1,130 @@
+/**
+ * Pure helpers of the trigger: what the *current* assignment costs, measured exactly the way
+ * `balance()` measures its own result (effective weights, instances, capacity), so that the ratio
+ * compares like with like.
+ */
+import { isUsableWeight, type TopicPartition, type WeightedPartition } from '@load-aware/assignor';
+
+/** A group member as the trigger sees it: who it is, what it subscribes to, what it holds now. */
+export interface ObservedMember {
+  readonly memberId: string;
+  /** The member's instance (from its load-aware userData; its own id when it has none). */
+  readonly instanceId: string;
+  readonly topics: ReadonlyArray<string>;
+  /** Partitions the member currently holds. */
+  readonly assigned: ReadonlyArray<TopicPartition>;
+  /** Its instance's capacity from userData. Default 1. */
+  readonly capacity?: number | undefined;
+}
+
+/** Effective weights of every partition involved, resolved once per check. */
+export interface ResolvedWeights {
+  /** Every observed or assigned partition, each once, as `balance()` should see it. */
+  readonly partitions: ReadonlyArray<WeightedPartition>;
+  /** The weight a partition counts with (its usable weight, else the default). */
+  readonly weightOf: (partition: TopicPartition) => number;
+  /** Partitions with a usable weight. */
+  readonly usableCount: number;
+}
+
+function keyOf(p: TopicPartition): string {
+  return `${p.topic}\u0000${String(p.partition)}`;
+}
+
+/**
+ * Resolves weights the way `balance()` does: unusable weights become `defaultWeight`; a partition
+ * listed twice keeps its largest usable weight. A partition that is assigned but absent from
+ * `partitions` joins without a weight, so both sides of the ratio weigh the same set.
+ */
+export function resolveWeights(
+  members: ReadonlyArray<ObservedMember>,
+  partitions: ReadonlyArray<WeightedPartition>,
+  defaultWeight: number,
+): ResolvedWeights {
+  const usable = new Map<string, number>();
+  const all = new Map<string, WeightedPartition>();
+  for (const p of partitions) {
+    const key = keyOf(p);
+    if (!all.has(key)) all.set(key, { topic: p.topic, partition: p.partition });
+    if (isUsableWeight(p.weight) && p.weight >= (usable.get(key) ?? -1)) usable.set(key, p.weight);
+  }
+  for (const m of members) {
+    for (const p of m.assigned) {
+      const key = keyOf(p);
+      if (!all.has(key)) all.set(key, { topic: p.topic, partition: p.partition });
+    }
+  }
+  return {
+    partitions: [...all].map(([key, p]) => {
+      const weight = usable.get(key);
+      return weight === undefined ? p : { ...p, weight };
+    }),
+    weightOf: (p) => usable.get(keyOf(p)) ?? defaultWeight,
+    usableCount: usable.size,
+  };
+}
+
+/**
+ * The current assignment's largest instance load per unit of capacity. An instance's capacity is
+ * the largest its members report (what `balance()` uses); a partition held twice, as can happen
+ * only in a broken assignment, counts twice.
+ */
+export function currentMaxInstanceLoad(
+  members: ReadonlyArray<ObservedMember>,
+  weightOf: (partition: TopicPartition) => number,
+): number {
+  const load = new Map<string, number>();
+  const capacity = new Map<string, number>();
+  for (const m of members) {
+    const cap = typeof m.capacity === 'number' && Number.isFinite(m.capacity) && m.capacity > 0 ? m.capacity : 1;
+    capacity.set(m.instanceId, Math.max(capacity.get(m.instanceId) ?? 0, cap));
+    let sum = load.get(m.instanceId) ?? 0;
+    for (const p of m.assigned) sum += weightOf(p);
+    load.set(m.instanceId, sum);
+  }
+  let max = 0;
+  for (const [instanceId, sum] of load) max = Math.max(max, sum / capacity.get(instanceId)!);
+  return max;
+}
+
+/** The current placement as `balance()`'s `previous` input: member id → partitions. */
+export function currentAssignment(members: ReadonlyArray<ObservedMember>): Map<string, TopicPartition[]> {
+  return new Map(members.map((m) => [m.memberId, m.assigned.map((p) => ({ topic: p.topic, partition: p.partition }))]));
+}
+
+/**
+ * A canonical text of who holds what, independent of listing order: two checks that see the same
+ * fingerprint saw the same assignment.
+ */
+export function assignmentFingerprint(members: ReadonlyArray<ObservedMember>): string {
+  return members
+    .map((m) => `${m.memberId}=${m.assigned.map(keyOf).sort().join(',')}`)
+    .sort()
+    .join('\n');
+}
+
+/** Number of distinct instances among the members. */
+export function instanceCount(members: ReadonlyArray<ObservedMember>): number {
+  return new Set(members.map((m) => m.instanceId)).size;
+}
+
+/** Every partition some member holds, once: the partitions a check weighs. */
+export function heldPartitions(members: ReadonlyArray<ObservedMember>): TopicPartition[] {
+  const seen = new Map<string, TopicPartition>();
+  for (const m of members) {
+    for (const p of m.assigned) seen.set(keyOf(p), { topic: p.topic, partition: p.partition });
+  }
+  return [...seen.values()];
+}
+
+/** Attaches a source's weights to `partitions`; partitions it did not report stay weightless. */
+export function withWeights(
+  partitions: ReadonlyArray<TopicPartition>,
+  weights: ReadonlyArray<{ topic: string; partition: number; weight: number }>,
+): WeightedPartition[] {
+  const byKey = new Map(weights.map((w) => [keyOf(w), w.weight]));
+  return partitions.map((p) => {
+    const weight = byKey.get(keyOf(p));
+    return weight === undefined ? p : { ...p, weight };
+  });
+}

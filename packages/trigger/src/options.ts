@@ -1,0 +1,167 @@
+import { z } from 'zod';
+import type { Registry } from 'prom-client';
+import type { Consumer } from 'kafkajs';
+import {
+  DEFAULT_PARTITION_WEIGHT,
+  isLogger,
+  isRegistry,
+  isWeightSource,
+  noopLogger,
+  validateOptions,
+  type LoadAwarePartitionAssigner,
+  type Logger,
+  type WeightSource,
+} from '@load-aware/assignor';
+
+const WEEK_MS = 7 * 24 * 3600 * 1000;
+
+const triggerSchema = z
+  .strictObject({
+    threshold: z.number().min(1).max(1000).default(1.1),
+    minViolatedChecks: z.number().int().min(1).max(1000).default(2),
+    cooldownMs: z.number().int().min(0).max(WEEK_MS).default(600_000),
+    maxCooldownMs: z.number().int().min(0).max(WEEK_MS).default(7_200_000),
+    defaultWeight: z.number().min(0).max(Number.MAX_SAFE_INTEGER).default(DEFAULT_PARTITION_WEIGHT),
+    now: z
+      .custom<() => number>((v) => typeof v === 'function', { message: 'expected a function returning ms' })
+      .optional(),
+  })
+  .refine((o) => o.maxCooldownMs >= o.cooldownMs, {
+    message: 'expected maxCooldownMs to be at least cooldownMs',
+    path: ['maxCooldownMs'],
+  });
+
+/** Options of {@link createThresholdTrigger}. */
+export interface ThresholdTriggerOptions {
+  /** Fire when current max instance load ÷ optimal max instance load is strictly above this. Default 1.1. */
+  threshold?: number;
+  /** Violated checks of one unchanged assignment needed before firing. Default 2. */
+  minViolatedChecks?: number;
+  /** Minimum time between two fires; also what the cooldown returns to once balanced. Default 600000 (10 min). */
+  cooldownMs?: number;
+  /** The most the cooldown grows to after fires that did not help. Default 7200000 (2 h). */
+  maxCooldownMs?: number;
+  /** Weight of partitions without a usable weight; keep it equal to the assignor's. Default 1. */
+  defaultWeight?: number;
+  /** The clock, in ms since the epoch. Default `Date.now`; tests pass a manual clock. */
+  now?: () => number;
+}
+
+/** Trigger options after validation and defaults; frozen. */
+export interface ResolvedThresholdTriggerOptions {
+  readonly threshold: number;
+  readonly minViolatedChecks: number;
+  readonly cooldownMs: number;
+  readonly maxCooldownMs: number;
+  readonly defaultWeight: number;
+  readonly now: () => number;
+}
+
+/** Validates trigger options once; throws a `ConfigError` naming every bad key. */
+export function resolveTriggerOptions(options: unknown): ResolvedThresholdTriggerOptions {
+  const o = validateOptions(triggerSchema, options, 'ThresholdTrigger');
+  return Object.freeze({ ...o, now: o.now ?? Date.now });
+}
+
+const controllerSchema = z
+  .strictObject({
+    checkIntervalMs: z.number().int().min(100).max(86_400_000).default(30_000),
+    checkTimeoutMs: z.number().int().min(50).max(600_000).optional(),
+    // Validated here too, so that a bad trigger key is reported with its path ("trigger.threshold").
+    trigger: triggerSchema.optional(),
+    advise: z.boolean().default(false),
+    weights: z
+      .custom<WeightSource>(isWeightSource, {
+        message: 'expected a WeightSource: an object with getWeights(partitions)',
+      })
+      .optional(),
+    logger: z
+      .custom<Logger>(isLogger, { message: 'expected a pino-compatible logger (debug/info/warn/error)' })
+      .optional(),
+    registry: z.custom<Registry>(isRegistry, { message: 'expected a prom-client Registry' }).optional(),
+  })
+  .refine((o) => o.checkTimeoutMs === undefined || o.checkTimeoutMs <= o.checkIntervalMs, {
+    message: 'expected checkTimeoutMs to be at most checkIntervalMs (one check at a time)',
+    path: ['checkTimeoutMs'],
+  });
+
+/** Options of {@link createTriggerController}. */
+export interface TriggerControllerOptions {
+  /** How often the group is checked. Default 30000. */
+  checkIntervalMs?: number;
+  /** Budget of one check (describe, weights, evaluation). Default min(10000, checkIntervalMs). */
+  checkTimeoutMs?: number;
+  /** Threshold, hysteresis and cooldown of the trigger. `defaultWeight` defaults to the assigner's. */
+  trigger?: ThresholdTriggerOptions;
+  /** Dry run: log and count what the trigger would do, never rebalance. Default false. */
+  advise?: boolean;
+  /** Where weights come from. Default: the assigner's own source, so both judge alike. */
+  weights?: WeightSource;
+  /** Any pino-compatible logger. Default: silent. */
+  logger?: Logger;
+  /** A prom-client registry for the trigger's metrics. Default: no metrics. */
+  registry?: Registry;
+}
+
+/** Controller options after validation and defaults; frozen. */
+export interface ResolvedTriggerControllerOptions {
+  readonly checkIntervalMs: number;
+  readonly checkTimeoutMs: number;
+  readonly trigger: ResolvedThresholdTriggerOptions;
+  readonly advise: boolean;
+  readonly weights: WeightSource;
+  readonly logger: Logger;
+  readonly registry: Registry | undefined;
+}
+
+/** What the controller works with: the consumer it watches and the assigner that consumer uses. */
+export interface TriggerControllerDeps {
+  /** A KafkaJS consumer whose `partitionAssigners` include `assigner`. */
+  consumer: Consumer;
+  /** The `LoadAwareAssigner(...)` given to that consumer. */
+  assigner: LoadAwarePartitionAssigner;
+}
+
+const depsSchema = z.object({
+  consumer: z.custom<Consumer>(
+    (c) => typeof c === 'object' && c !== null && hasMethods(c, ['describeGroup', 'on']) && 'events' in c,
+    { message: 'expected a KafkaJS consumer (kafka.consumer(...))' },
+  ),
+  assigner: z.custom<LoadAwarePartitionAssigner>(
+    (a) =>
+      typeof a === 'function' &&
+      hasMethods(a, ['bumpEpoch', 'requestRejoin']) &&
+      isWeightSource((a as { weights?: unknown }).weights),
+    { message: 'expected the LoadAwareAssigner(...) the consumer uses' },
+  ),
+});
+
+function hasMethods(value: object, names: string[]): boolean {
+  const v = value as Record<string, unknown>;
+  return names.every((n) => typeof v[n] === 'function');
+}
+
+/** Validates the controller's collaborators and options once, at construction. */
+export function resolveControllerOptions(
+  deps: unknown,
+  options: unknown,
+): { deps: TriggerControllerDeps; options: ResolvedTriggerControllerOptions } {
+  const d = validateOptions(depsSchema, deps, 'createTriggerController dependencies');
+  const o = validateOptions(controllerSchema, options, 'createTriggerController');
+  // From the raw input: the parsed copy already carries the schema's defaultWeight, which would
+  // hide the assigner's.
+  const raw = (options as { trigger?: ThresholdTriggerOptions } | undefined)?.trigger;
+  const trigger = resolveTriggerOptions({ defaultWeight: d.assigner.defaultWeight, ...raw });
+  return {
+    deps: d,
+    options: Object.freeze({
+      checkIntervalMs: o.checkIntervalMs,
+      checkTimeoutMs: o.checkTimeoutMs ?? Math.min(10_000, o.checkIntervalMs),
+      trigger,
+      advise: o.advise,
+      weights: o.weights ?? d.assigner.weights,
+      logger: o.logger ?? noopLogger,
+      registry: o.registry,
+    }),
+  };
+}

@@ -1,0 +1,131 @@
+import { EventEmitter } from 'node:events';
+import { AssignerProtocol, type Consumer, type GroupDescription } from 'kafkajs';
+import { encodeUserData, type Logger } from '@load-aware/assignor';
+import type { ObservedMember, Observation } from '@load-aware/trigger';
+
+/** A manual clock: tests move time by assigning `t`. */
+export function manualClock(start = 0): { t: number; now: () => number } {
+  const clock = { t: start, now: () => clock.t };
+  return clock;
+}
+
+/** Members `m<i>` on instances given by `instances[i]`, all subscribed to topic `t`. */
+export function observation(
+  assignment: Record<string, number[]>,
+  weights: Array<number | undefined>,
+  options: { state?: string; instanceOf?: Record<string, string>; capacity?: Record<string, number> } = {},
+): Observation {
+  const members: ObservedMember[] = Object.entries(assignment).map(([memberId, partitions]) => ({
+    memberId,
+    instanceId: options.instanceOf?.[memberId] ?? `pod-${memberId}`,
+    topics: ['t'],
+    assigned: partitions.map((partition) => ({ topic: 't', partition })),
+    capacity: options.capacity?.[memberId],
+  }));
+  return {
+    state: options.state ?? 'Stable',
+    members,
+    partitions: weights.map((weight, partition) =>
+      weight === undefined ? { topic: 't', partition } : { topic: 't', partition, weight },
+    ),
+  };
+}
+
+/** One recorded log call. */
+export interface LogRecord {
+  level: 'debug' | 'info' | 'warn' | 'error';
+  fields: Record<string, unknown>;
+  message: string;
+}
+
+/** A logger that keeps everything. */
+export function recordingLogger(): Logger & { records: LogRecord[]; messages(level: LogRecord['level']): string[] } {
+  const records: LogRecord[] = [];
+  const at =
+    (level: LogRecord['level']) =>
+    (fields: Record<string, unknown>, message?: string): void => {
+      records.push({ level, fields, message: message ?? '' });
+    };
+  return {
+    records,
+    debug: at('debug'),
+    info: at('info'),
+    warn: at('warn'),
+    error: at('error'),
+    messages: (level) => records.filter((r) => r.level === level).map((r) => r.message),
+  };
+}
+
+/** A described member of a load-aware group. */
+export interface FakeMember {
+  memberId: string;
+  instanceId?: string;
+  partitions: number[];
+  topic?: string;
+}
+
+/** What DescribeGroups would answer for these members. */
+export function description(
+  groupId: string,
+  members: FakeMember[],
+  state = 'Stable',
+  protocol = 'LoadAwareAssigner',
+): GroupDescription {
+  return {
+    groupId,
+    state: state as GroupDescription['state'],
+    protocol,
+    protocolType: 'consumer',
+    members: members.map((m) => {
+      const topic = m.topic ?? 't';
+      const userData =
+        m.instanceId === undefined
+          ? Buffer.alloc(0)
+          : encodeUserData({ instanceId: m.instanceId, capacity: 1, epoch: 0 });
+      return {
+        memberId: m.memberId,
+        clientId: 'c',
+        clientHost: '/127.0.0.1',
+        memberMetadata: AssignerProtocol.MemberMetadata.encode({ version: 0, topics: [topic], userData }),
+        memberAssignment: AssignerProtocol.MemberAssignment.encode({
+          version: 0,
+          assignment: { [topic]: m.partitions },
+          userData: Buffer.alloc(0),
+        }),
+      };
+    }),
+  };
+}
+
+/** The parts of a KafkaJS consumer the controller uses, driven by the test. */
+export type FakeConsumer = Consumer & {
+  describe: jest.Mock<Promise<GroupDescription>, []>;
+  emit(event: 'GROUP_JOIN' | 'HEARTBEAT' | 'STOP' | 'CRASH' | 'DISCONNECT', payload?: Record<string, unknown>): void;
+  listenerCount(): number;
+};
+
+export function fakeConsumer(describe: () => Promise<GroupDescription>): FakeConsumer {
+  const emitter = new EventEmitter();
+  const events = {
+    GROUP_JOIN: 'consumer.group_join',
+    HEARTBEAT: 'consumer.heartbeat',
+    STOP: 'consumer.stop',
+    CRASH: 'consumer.crash',
+    DISCONNECT: 'consumer.disconnect',
+  } as const;
+  const mock = jest.fn(describe);
+  const consumer = {
+    events,
+    describe: mock,
+    describeGroup: mock,
+    on(name: string, listener: (event: unknown) => void) {
+      emitter.on(name, listener);
+      return () => emitter.off(name, listener);
+    },
+    emit(event: keyof typeof events, payload: Record<string, unknown> = {}) {
+      emitter.emit(events[event], { payload });
+    },
+    listenerCount: () => emitter.eventNames().reduce((n, name) => n + emitter.listenerCount(name), 0),
+  };
+  return consumer as unknown as FakeConsumer;
+}
