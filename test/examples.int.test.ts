@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { kafkaBrokersFromEnv, uniqueName } from './support';
+import { findFreePorts } from './support/free-ports';
 
 const EXAMPLES = join(__dirname, '..', 'examples', '.build');
 
@@ -9,7 +10,7 @@ const EXAMPLES = join(__dirname, '..', 'examples', '.build');
 function runExample(file: string, env: Record<string, string>): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [join(EXAMPLES, file)], {
-      env: { ...process.env, ...env, EXAMPLE_DURATION_MS: '6000', LOG_LEVEL: 'info' },
+      env: { ...process.env, ...env, EXAMPLE_DURATION_MS: '8000', LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -48,6 +49,32 @@ describe('examples', () => {
       PROMETHEUS_URL: 'http://127.0.0.1:9',
     });
     expect(output).toContain(expected);
+    expect(code).toBe(0);
+  });
+
+  it('proactive-rebalance.js serves assignor, sampler and trigger metrics on /metrics', async () => {
+    const port = (await findFreePorts(1))[0]!;
+    const run = runExample('proactive-rebalance.js', {
+      BROKERS: brokers.join(','),
+      TOPIC: topic,
+      GROUP_ID: uniqueName('example'),
+      METRICS_PORT: String(port),
+      CONSUMERS: '2',
+    });
+    let metrics = '';
+    const deadline = Date.now() + 30_000;
+    while (Date.now() < deadline && !metrics.includes('load_aware_assignments_total{')) {
+      await new Promise((r) => setTimeout(r, 500));
+      metrics = await fetch(`http://127.0.0.1:${String(port)}/metrics`).then(
+        (r) => r.text(),
+        () => '',
+      );
+    }
+    const { code, output } = await run;
+    expect(metrics).toContain('load_aware_assignments_total{');
+    expect(metrics).toContain('load_aware_offset_rate_tracked_partitions');
+    expect(metrics).toContain('load_aware_trigger_coordinator');
+    expect(output).toContain('metrics on /metrics');
     expect(code).toBe(0);
   });
 });

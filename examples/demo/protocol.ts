@@ -1,0 +1,83 @@
+/**
+ * What the demo's parent and its instance processes say to each other: the parent starts each
+ * instance with a JSON {@link InstanceSpec} in argv, the instance answers with one JSON
+ * {@link InstanceEvent} per stdout line. Its stdin is a lifeline: when it closes, the instance
+ * disconnects and exits.
+ */
+
+/** Which assigner the consumers of a phase run. */
+export type AssignerKind = 'round-robin' | 'load-aware';
+
+/** The "fast preset" of load-aware: short windows so a demo shows it within a minute. */
+export interface FastPreset {
+  /** Offset-rate window: weights are events/s over this many ms. */
+  rateIntervalMs: number;
+  /** How often the sampler reads end offsets. */
+  sampleIntervalMs: number;
+  /** How often the trigger's coordinator checks the group. */
+  checkIntervalMs: number;
+  threshold: number;
+  minViolatedChecks: number;
+  cooldownMs: number;
+  maxCooldownMs: number;
+}
+
+/** What the parent asks one instance process to run. */
+export interface InstanceSpec {
+  brokers: string[];
+  groupId: string;
+  topic: string;
+  instanceId: string;
+  /** KafkaJS consumers (group members) in this process. */
+  members: number;
+  assigner: AssignerKind;
+  /** Fixed latency of each message (simulated I/O); members process their messages one at a time. */
+  workMs: number;
+  /** CPU burnt per message on top of the latency. */
+  cpuMs: number;
+  /** How often a `stats` line is printed. */
+  statsIntervalMs: number;
+  /** Safety net: the process exits after this long even if the parent never closes stdin. */
+  lifetimeMs: number;
+  /** Small fetches keep batches short, so a rebalance never waits long for a busy member. */
+  maxBytesPerPartition: number;
+  sessionTimeoutMs: number;
+  heartbeatIntervalMs: number;
+  preset: FastPreset;
+}
+
+/** A line an instance process prints. `at` is the wall clock in ms. */
+export type InstanceEvent =
+  | { event: 'ready'; instanceId: string; at: number }
+  | {
+      /** Once a member heartbeats with a new generation: what it was given when it joined. */
+      event: 'generation';
+      instanceId: string;
+      memberId: string;
+      generationId: number;
+      isLeader: boolean;
+      joinedAt: number;
+      partitions: number[];
+      at: number;
+    }
+  | {
+      event: 'stats';
+      instanceId: string;
+      /** Messages processed since the previous `stats` line. */
+      consumed: number;
+      /** Partition → next offset to process, for every partition this process has processed. */
+      offsets: Record<string, number>;
+      /** Partitions the members of this process hold now. */
+      assigned: number[];
+      at: number;
+    }
+  | {
+      /** The leader computed an assignment (round-robin timed by a wrapper, load-aware from its log). */
+      event: 'assignment';
+      instanceId: string;
+      result: string;
+      durationMs: number;
+      at: number;
+    }
+  | { event: 'trigger'; instanceId: string; message: string; at: number }
+  | { event: 'warn'; instanceId: string; message: string; at: number };
