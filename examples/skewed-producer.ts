@@ -34,12 +34,12 @@ async function main(): Promise<void> {
 
   const producer = kafka.producer();
   await producer.connect();
-  let stopping = false;
-  process.once('SIGINT', () => (stopping = true));
-  process.once('SIGTERM', () => (stopping = true));
+  const signal = { stopping: false };
+  process.once('SIGINT', () => (signal.stopping = true));
+  process.once('SIGTERM', () => (signal.stopping = true));
   const started = Date.now();
   const payload = Buffer.alloc(200, 'x');
-  while (!stopping && (durationMs === 0 || Date.now() - started < durationMs)) {
+  while (!signal.stopping && (durationMs === 0 || Date.now() - started < durationMs)) {
     const tickStarted = Date.now();
     const shift = Math.floor((tickStarted - started) / moveEveryMs);
     const counts = zipfCounts(partitions, (rate * TICK_MS) / 1000, exponent, shift);
