@@ -81,7 +81,7 @@ function report(results: ReadonlyArray<CaseResult>): string {
       ratio,
       m.heapDeltaMb.toFixed(1),
       `${m.rssBaseMb.toFixed(0)} → ${m.rssPeakMb.toFixed(0)}`,
-      r.quality.maxToIdeal.toFixed(3),
+      r.quality.maxToIdeal.toFixed(4),
       describeInvalid(r.quality),
     ];
   });

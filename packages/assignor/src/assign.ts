@@ -1,7 +1,8 @@
 import { AssignerProtocol, type Cluster, type GroupMember, type GroupMemberAssignment } from 'kafkajs';
 import { balance } from './core/balance.js';
 import { roundRobin } from './core/round-robin.js';
-import type { BalanceMember, TopicPartition } from './core/types.js';
+import type { BalanceMember, BalanceOptions, TopicPartition } from './core/types.js';
+import type { AssignmentMemory } from './assignment-memory.js';
 import { logAssignment, logFallback } from './assignment-log.js';
 import { decodeMember, type DecodedMember } from './members.js';
 import type { AssignorMetrics } from './metrics.js';
@@ -17,6 +18,8 @@ export interface AssignContext {
   readonly metrics: AssignorMetrics;
   /** Remembers which members were already warned about, so each is warned once. */
   readonly warnOnce: (memberId: string) => boolean;
+  /** The last assignment this process computed per group: the `previous` that makes it sticky. */
+  readonly memory: AssignmentMemory;
 }
 
 /**
@@ -24,6 +27,10 @@ export interface AssignContext {
  * the weight source (time-boxed), balance, encode. Never throws (a throw would crash the consumer
  * and stall the group): any failure in weighing or balancing falls back to round-robin over each
  * member's own subscription, and even a failure of that yields empty assignments.
+ *
+ * Sticky: the assignment this process computed last for the group is passed to `balance()` as
+ * `previous` (members that left and partitions that vanished are dropped there), and whatever is
+ * handed out, fallback included, becomes the next `previous`.
  */
 export async function assignGroup(
   ctx: AssignContext,
@@ -48,14 +55,22 @@ export async function assignGroup(
       ctx.groupId,
     );
     const weights = await fetchWeights(ctx.options.weights, partitions, ctx.options.weightsTimeoutMs);
+    const remembered = ctx.memory.recall(ctx.groupId);
     const result = balance(
-      { members, partitions: weights.length > 0 ? mergeWeights(partitions, weights) : partitions },
-      { defaultWeight: ctx.options.defaultWeight },
+      {
+        members,
+        partitions: weights.length > 0 ? mergeWeights(partitions, weights) : partitions,
+        previous: remembered?.assignments,
+        previousInstances: remembered?.instanceOf,
+      },
+      balanceOptions(ctx),
     );
+    remember(ctx, result.assignments, members);
     const durationMs = elapsedMs();
     const skewRatio = logAssignment(logger, ctx.groupId, result, ctx.options.defaultWeight, durationMs);
     ctx.metrics.assignment(ctx.groupId, 'load_aware', durationMs / 1000);
     ctx.metrics.quality(ctx.groupId, result.defaultedCount, skewRatio);
+    ctx.metrics.placement(ctx.groupId, result.optimalityRatio, result.movedCount);
     return encodeAssignments(result.assignments);
   } catch (err) {
     logger.warn(
@@ -75,6 +90,7 @@ function fallback(
 ): GroupMemberAssignment[] {
   try {
     const assignments = roundRobin(members, partitions);
+    remember(ctx, assignments, members);
     logFallback(
       ctx.options.logger,
       ctx.groupId,
@@ -89,9 +105,29 @@ function fallback(
       { groupId: ctx.groupId, err },
       'round-robin fallback failed; every member gets an empty assignment',
     );
+    ctx.memory.forget(ctx.groupId);
     ctx.metrics.assignment(ctx.groupId, 'fallback', elapsedMs() / 1000);
     return encodeAssignments(new Map(group.members.map((m) => [m.memberId, []])));
   }
+}
+
+function balanceOptions(ctx: AssignContext): BalanceOptions {
+  const { defaultWeight, moveTolerance, maxMovesPerRebalance } = ctx.options;
+  return maxMovesPerRebalance === undefined
+    ? { defaultWeight, moveTolerance }
+    : { defaultWeight, moveTolerance, maxMovesPerRebalance };
+}
+
+/** Keeps what is handed out as the group's next `previous`, with each member's instance. */
+function remember(
+  ctx: AssignContext,
+  assignments: ReadonlyMap<string, ReadonlyArray<TopicPartition>>,
+  members: ReadonlyArray<BalanceMember>,
+): void {
+  ctx.memory.remember(ctx.groupId, {
+    assignments,
+    instanceOf: new Map(members.map((m) => [m.memberId, m.instanceId])),
+  });
 }
 
 /**
@@ -138,7 +174,8 @@ function mergeWeights(
 function encodeAssignments(assignments: ReadonlyMap<string, ReadonlyArray<TopicPartition>>): GroupMemberAssignment[] {
   const out: GroupMemberAssignment[] = [];
   for (const [memberId, partitions] of assignments) {
-    const assignment: Record<string, number[]> = {};
+    // No prototype: a legal topic named "constructor" or "toString" must not hit an inherited key.
+    const assignment = Object.create(null) as Record<string, number[]>;
     for (const { topic, partition } of partitions) (assignment[topic] ??= []).push(partition);
     out.push({
       memberId,

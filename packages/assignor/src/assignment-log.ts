@@ -4,8 +4,9 @@ import type { Logger } from './logger.js';
 
 /**
  * Writes the leader's explanation of a load-aware assignment (DESIGN.md §2): a summary line, one
- * line per instance, the skew against an even split and the unevenness factors at INFO; the
- * member-by-member table at DEBUG. Returns the skew ratio for the metrics.
+ * line per instance, the skew against an even split, the max load against the lower bound, what
+ * stickiness moved, and the unevenness factors at INFO; the member-by-member table at DEBUG.
+ * Returns the skew ratio for the metrics.
  */
 export function logAssignment(
   logger: Logger,
@@ -45,6 +46,24 @@ export function logAssignment(
     { groupId, maxInstanceLoad: result.maxInstanceLoad, idealLoad: result.idealLoad, skewRatio: e.skewRatio },
     e.skew,
   );
+  logger.info(
+    {
+      groupId,
+      maxInstanceLoad: result.maxInstanceLoad,
+      lowerBound: result.lowerBound,
+      optimalityRatio: result.optimalityRatio,
+    },
+    e.optimality,
+  );
+  logger.info(
+    {
+      groupId,
+      moved: result.movedCount,
+      forcedMoves: result.forcedMoveCount,
+      previouslyOwned: result.previouslyOwnedCount,
+    },
+    e.moves,
+  );
   if (e.factors.length > 0) {
     logger.info(
       { groupId, factors: e.factors.map((f) => f.code) },
@@ -63,7 +82,8 @@ export function logFallback(
   instanceOf: ReadonlyMap<string, string>,
   durationMs: number,
 ): void {
-  const perInstance: Record<string, number> = {};
+  // No prototype: instance ids are arbitrary strings from other members ("constructor" included).
+  const perInstance = Object.create(null) as Record<string, number>;
   for (const [memberId, partitions] of assignments) {
     const instance = instanceOf.get(memberId) ?? memberId;
     perInstance[instance] = (perInstance[instance] ?? 0) + partitions.length;

@@ -23,10 +23,13 @@ export {
 export { processInstanceId } from './instance-id.js';
 export {
   balance,
+  referenceBalance,
   roundRobin,
   explain,
   isUsableWeight,
   DEFAULT_PARTITION_WEIGHT,
+  DEFAULT_MOVE_TOLERANCE,
+  DEFAULT_SEARCH_BUDGET,
   type AssignmentExplanation,
   type UnevennessFactor,
   type BalanceInput,

@@ -6,10 +6,16 @@ export interface AssignorMetrics {
   assignment(groupId: string, result: 'load_aware' | 'fallback', durationSeconds: number): void;
   /** Records the shape of a load-aware assignment. */
   quality(groupId: string, defaultedWeights: number, maxLoadToIdeal: number): void;
+  /** Records how close a load-aware assignment is to optimal and how many partitions it moved. */
+  placement(groupId: string, optimalityRatio: number, movedPartitions: number): void;
 }
 
 /** Metrics that go nowhere, for when no registry is given. */
-const noopMetrics: AssignorMetrics = { assignment: () => undefined, quality: () => undefined };
+const noopMetrics: AssignorMetrics = {
+  assignment: () => undefined,
+  quality: () => undefined,
+  placement: () => undefined,
+};
 
 /**
  * Creates the assignor's metrics on `registry`, or reuses them when another assignor already
@@ -63,6 +69,39 @@ export function createAssignorMetrics(registry: Registry | undefined): AssignorM
         registers: [registry],
       }),
   );
+  const optimality = reuse(
+    registry,
+    'load_aware_optimality_ratio',
+    (name) =>
+      new Gauge({
+        name,
+        help: 'Max instance load (per unit of capacity) divided by a lower bound no placement can beat, last assignment; 1 is provably optimal.',
+        labelNames: ['group'],
+        registers: [registry],
+      }),
+  );
+  const moved = reuse(
+    registry,
+    'load_aware_partitions_moved',
+    (name) =>
+      new Gauge({
+        name,
+        help: 'Partitions that changed owner in the last assignment, compared with the previous assignment this leader computed.',
+        labelNames: ['group'],
+        registers: [registry],
+      }),
+  );
+  const movedTotal = reuse(
+    registry,
+    'load_aware_partitions_moved_total',
+    (name) =>
+      new Counter({
+        name,
+        help: 'Partitions that changed owner, summed over the assignments this member computed as leader.',
+        labelNames: ['group'],
+        registers: [registry],
+      }),
+  );
   return {
     assignment(group, result, durationSeconds) {
       assignments.inc({ group, result });
@@ -71,6 +110,11 @@ export function createAssignorMetrics(registry: Registry | undefined): AssignorM
     quality(group, defaultedWeights, maxLoadToIdeal) {
       defaulted.set({ group }, defaultedWeights);
       maxLoad.set({ group }, maxLoadToIdeal);
+    },
+    placement(group, optimalityRatio, movedPartitions) {
+      optimality.set({ group }, optimalityRatio);
+      moved.set({ group }, movedPartitions);
+      movedTotal.inc({ group }, movedPartitions);
     },
   };
 }

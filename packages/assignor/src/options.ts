@@ -5,6 +5,7 @@ import { isLogger, noopLogger, type Logger } from './logger.js';
 import { MAX_INSTANCE_ID_BYTES } from './user-data.js';
 import { createUniformWeightSource, isWeightSource, type WeightSource } from './weight-source.js';
 import { processInstanceId } from './instance-id.js';
+import { DEFAULT_MOVE_TOLERANCE } from './core/tuning.js';
 
 /** True for anything usable as a prom-client `Registry`. */
 export function isRegistry(value: unknown): value is Registry {
@@ -31,6 +32,8 @@ const schema = z.strictObject({
   registry: z.custom<Registry>(isRegistry, { message: 'expected a prom-client Registry' }).optional(),
   weightsTimeoutMs: z.number().int().positive().max(600_000).default(5000),
   defaultWeight: z.number().min(0).max(Number.MAX_SAFE_INTEGER).default(1),
+  moveTolerance: z.number().min(0).max(1).default(DEFAULT_MOVE_TOLERANCE),
+  maxMovesPerRebalance: z.number().int().min(0).optional(),
 });
 
 /**
@@ -51,6 +54,17 @@ export interface LoadAwareAssignerOptions {
   weightsTimeoutMs?: number;
   /** Weight given to partitions the source does not know (counted as defaulted). Default 1. */
   defaultWeight?: number;
+  /**
+   * How much better a new placement must be before partitions leave their current owner, as a
+   * fraction of the max instance load (0–1). The leader keeps the assignment it computed last
+   * while that stays within this of the best placement it finds. Default 0.05.
+   */
+  moveTolerance?: number;
+  /**
+   * Most partitions that may leave a still-present owner in one rebalance; partitions whose owner
+   * left always move and do not count. Default: unbounded.
+   */
+  maxMovesPerRebalance?: number;
 }
 
 /** Options after validation and defaults; frozen. */
@@ -62,6 +76,9 @@ export interface ResolvedLoadAwareAssignerOptions {
   readonly registry: Registry | undefined;
   readonly weightsTimeoutMs: number;
   readonly defaultWeight: number;
+  readonly moveTolerance: number;
+  /** Undefined: unbounded. */
+  readonly maxMovesPerRebalance: number | undefined;
 }
 
 /** Validates options once, at construction; throws {@link ConfigError} naming every bad key. */
@@ -75,5 +92,7 @@ export function resolveOptions(options: unknown): ResolvedLoadAwareAssignerOptio
     registry: o.registry,
     weightsTimeoutMs: o.weightsTimeoutMs,
     defaultWeight: o.defaultWeight,
+    moveTolerance: o.moveTolerance,
+    maxMovesPerRebalance: o.maxMovesPerRebalance,
   });
 }

@@ -1,22 +1,34 @@
-import type { BalanceInput, BalanceOptions, BalanceResult, InstanceLoad, MemberLoad, TopicPartition } from './types.js';
-import { buildModel, type BalanceModel } from './model.js';
-import { comparePartitions, compareStrings } from './order.js';
-import { emptyTallies, placeGreedy, type Tallies } from './greedy.js';
+import type { BalanceInput, BalanceOptions, BalanceResult } from './types.js';
+import { buildModel } from './model.js';
+import { emptyTallies, placeGreedy } from './greedy.js';
+import { placeOnInstances, placeOnMembers } from './levels.js';
+import { buildProblem } from './problem.js';
+import { lowerBound } from './lower-bound.js';
+import { resolvePrevious } from './previous.js';
+import { summarize } from './summarize.js';
+import { resolveBalanceOptions } from './tuning.js';
 
 /**
  * Places every partition on exactly one subscribed member so that instance loads (per unit of
- * capacity) come out even: heaviest partition first onto the least-loaded eligible instance, then
- * onto that instance's least-loaded subscribed member.
+ * capacity) come out even, then member loads inside each instance.
+ *
+ * Starts from the reference greedy (heaviest partition first onto the least-loaded eligible
+ * instance) and improves it by moves and swaps off the busiest instance while its load drops,
+ * down to a lower bound when it can: `lowerBound` and `optimalityRatio` say how close it got.
+ * With `previous` (the current owners) it is sticky: partitions stay put unless moving them
+ * buys more than `options.moveTolerance`, and at most `options.maxMovesPerRebalance` leave a
+ * still-valid owner.
  *
  * Pure and deterministic: no I/O, clock or randomness, and the same input in any order gives the
  * same result. Unusable weights (missing, NaN, ±Infinity, negative) count as
  * `options.defaultWeight` (1) and are reported in `defaultedCount`.
  *
- * @throws {@link InvalidBalanceInputError} when member ids are empty or duplicated.
+ * @throws {@link InvalidBalanceInputError} when member ids are empty or duplicated, or an option
+ * is out of range.
  *
  * @example
  * ```ts
- * const { assignments } = balance({
+ * const input = {
  *   members: [
  *     { memberId: 'a-1', instanceId: 'pod-a', topics: ['orders'] },
  *     { memberId: 'b-1', instanceId: 'pod-b', topics: ['orders'] },
@@ -26,83 +38,46 @@ import { emptyTallies, placeGreedy, type Tallies } from './greedy.js';
  *     { topic: 'orders', partition: 1, weight: 50 },
  *     { topic: 'orders', partition: 2, weight: 40 },
  *   ],
- * });
+ * };
+ * const first = balance(input);
  * // pod-a gets partition 0 alone; pod-b gets partitions 1 and 2.
+ * const next = balance({ ...input, previous: first.assignments });
+ * // Same weights: nothing moves (next.movedCount === 0).
  * ```
  */
 export function balance(input: BalanceInput, options: BalanceOptions = {}): BalanceResult {
+  const settings = resolveBalanceOptions(options);
+  const model = buildModel(input, options);
+  const previous = resolvePrevious(model, input);
+  const level = {
+    tolerance: settings.moveTolerance,
+    budget: { remaining: settings.searchBudget },
+    moves: { limit: settings.maxMoves, used: 0 },
+  };
+  const instances = placeOnInstances(model, previous, level);
+  const owner = placeOnMembers(model, instances.instance, previous, level);
+  return summarize(model, owner, instances.lowerBound, previous);
+}
+
+/**
+ * The reference library's placement, kept for comparison (benchmarks, tests): heaviest first
+ * onto the least-loaded eligible instance, then its least-loaded subscribed member, nothing
+ * improved and `previous` ignored. `lowerBound` and `optimalityRatio` are filled in the same way
+ * as by {@link balance}, so the two can be compared directly.
+ */
+export function referenceBalance(input: BalanceInput, options: BalanceOptions = {}): BalanceResult {
   const model = buildModel(input, options);
   const tallies = emptyTallies(model);
   const owner = placeGreedy(model, tallies);
-  return summarize(model, owner, tallies);
-}
-
-/** Builds the public result from the owner array and the tallies that produced it. */
-function summarize(model: BalanceModel, owner: Int32Array, tallies: Tallies): BalanceResult {
-  const lists: TopicPartition[][] = model.memberIds.map(() => []);
-  let totalWeight = 0;
-  let defaultedCount = 0;
-  let zeroWeightCount = 0;
-  let heaviestWeight = 0;
-  model.partitions.forEach((p, index) => {
-    lists[owner[index]!]!.push({ topic: p.topic, partition: p.partition });
-    totalWeight += p.weight;
-    if (p.defaulted) defaultedCount++;
-    if (p.weight === 0) zeroWeightCount++;
-    heaviestWeight = Math.max(heaviestWeight, p.weight);
-  });
-
-  const assignments = new Map<string, TopicPartition[]>();
-  model.memberIds.forEach((id, m) => {
-    // Sorted lists make the assignment bytes identical for identical placements.
-    assignments.set(id, lists[m]!.sort(comparePartitions));
-  });
-
-  const instances: InstanceLoad[] = model.instanceIds.map((instanceId, i) => ({
-    instanceId,
-    capacity: model.instanceCapacity[i]!,
-    load: tallies.instanceLoad[i]!,
-    partitionCount: tallies.instanceCount[i]!,
-    memberIds: Array.from(model.instanceMembers[i]!, (m) => model.memberIds[m]!),
-  }));
-  const members: MemberLoad[] = model.memberIds.map((memberId, m) => ({
-    memberId,
-    instanceId: model.instanceIds[model.memberInstance[m]!]!,
-    load: tallies.memberLoad[m]!,
-    partitionCount: tallies.memberCount[m]!,
-  }));
-  const totalCapacity = model.instanceCapacity.reduce((sum, c) => sum + c, 0);
-  const maxInstanceLoad = instances.reduce((max, i) => Math.max(max, i.load / i.capacity), 0);
-  return {
-    assignments,
-    instances,
-    members,
-    partitionCount: model.partitions.length,
-    totalWeight,
-    defaultedCount,
-    zeroWeightCount,
-    unassignable: model.unassignable.map((p) => ({ topic: p.topic, partition: p.partition })),
-    heaviestWeight,
-    maxInstanceLoad,
-    idealLoad: totalCapacity > 0 ? totalWeight / totalCapacity : 0,
-    medianMeasuredWeight: median(model.partitions.filter((p) => !p.defaulted).map((p) => p.weight)),
-    restrictedTopics: restrictedTopics(model),
-  };
-}
-
-/** Median of a list of numbers, undefined for an empty list. */
-function median(values: number[]): number | undefined {
-  if (values.length === 0) return undefined;
-  const sorted = values.sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
-
-/** Topics whose subscribers live on fewer than all instances. */
-function restrictedTopics(model: BalanceModel): string[] {
-  const topics = new Set<string>();
-  model.partitions.forEach((p, index) => {
-    if (model.subscribers[index]!.instances.length < model.instanceIds.length) topics.add(p.topic);
-  });
-  return [...topics].sort(compareStrings);
+  const weighted = model.partitions.flatMap((p, index) => (p.weight > 0 ? [index] : []));
+  const bound = lowerBound(
+    buildProblem({
+      capacity: model.instanceCapacity,
+      weight: Float64Array.from(weighted, (p) => model.partitions[p]!.weight),
+      tieWeight: 1,
+      keyOf: (k) => model.subscribers[weighted[k]!]!,
+      binsOf: (subs) => subs.instances,
+    }),
+  );
+  return summarize(model, owner, bound, undefined);
 }

@@ -24,6 +24,10 @@ export interface AssignmentExplanation {
   readonly skew: string;
   /** max instance load (per capacity) ÷ ideal even share; 1 when there is no load. */
   readonly skewRatio: number;
+  /** The max instance load against the lower bound no placement can beat. */
+  readonly optimality: string;
+  /** What stickiness did: how many previously owned partitions changed owner. */
+  readonly moves: string;
   readonly factors: ReadonlyArray<UnevennessFactor>;
   /** One line per member, for DEBUG. */
   readonly memberLines: ReadonlyArray<string>;
@@ -41,7 +45,8 @@ export function explain(result: BalanceResult, defaultWeight: number): Assignmen
     `${count(partitionCount, 'partition')}, total weight ${fmt(totalWeight)}, ${String(defaultedCount)} defaulted`;
   const instanceLines = instances.map((i) => {
     const share = totalWeight > 0 ? (100 * i.load) / totalWeight : 0;
-    const cap = i.capacity === 1 ? '' : `, capacity ${fmt(i.capacity)}`;
+    // Loads are balanced per unit of capacity: show that figure, which is what skew compares.
+    const cap = i.capacity === 1 ? '' : `, capacity ${fmt(i.capacity)} (${fmt(i.load / i.capacity)} per unit)`;
     return (
       `instance ${i.instanceId}: load ${fmt(i.load)} (${share.toFixed(1)}%), ` +
       `${count(i.partitionCount, 'partition')}, ${count(i.memberIds.length, 'member')}${cap}`
@@ -52,7 +57,33 @@ export function explain(result: BalanceResult, defaultWeight: number): Assignmen
   const memberLines = members.map(
     (m) => `member ${m.memberId} @ ${m.instanceId}: load ${fmt(m.load)}, ${count(m.partitionCount, 'partition')}`,
   );
-  return { summary, instanceLines, skew, skewRatio, factors: unevennessFactors(result, defaultWeight), memberLines };
+  return {
+    summary,
+    instanceLines,
+    skew,
+    skewRatio,
+    optimality: optimalityLine(result),
+    moves: movesLine(result),
+    factors: unevennessFactors(result, defaultWeight),
+    memberLines,
+  };
+}
+
+function optimalityLine(result: BalanceResult): string {
+  const ratio = result.optimalityRatio;
+  const verdict = result.lowerBound > 0 && ratio === 1 ? ': optimal' : '';
+  return (
+    `optimality: max instance load ${fmt(result.maxInstanceLoad)} vs lower bound ${fmt(result.lowerBound)} ` +
+    `(${ratio.toFixed(2)}x${verdict})`
+  );
+}
+
+function movesLine(result: BalanceResult): string {
+  const owned = result.previouslyOwnedCount;
+  if (owned === 0) return 'moves: no previous owner known for any partition';
+  const forced = result.forcedMoveCount;
+  const because = forced > 0 ? ` (${String(forced)} because their owner left or unsubscribed)` : '';
+  return `moves: ${String(result.movedCount)} of ${count(owned, 'previously owned partition')} changed owner${because}`;
 }
 
 function unevennessFactors(result: BalanceResult, defaultWeight: number): UnevennessFactor[] {

@@ -30,14 +30,46 @@ export interface BalanceMember {
 export interface BalanceInput {
   readonly members: ReadonlyArray<BalanceMember>;
   readonly partitions: ReadonlyArray<WeightedPartition>;
-  /** The current owners, keyed by member id (used by the stickiness logic when present). */
+  /**
+   * The current owners, keyed by member id. When present, partitions stay with their owner
+   * unless moving them improves the balance by more than `moveTolerance`. Entries that no longer
+   * make sense (unknown members, partitions that no longer exist, topics the member stopped
+   * subscribing to, a partition listed under two members) are ignored, never an error.
+   */
   readonly previous?: ReadonlyMap<string, ReadonlyArray<TopicPartition>> | undefined;
+  /**
+   * The instance of each previous owner, keyed by member id. Only consulted for owners that are
+   * no longer members: their partitions then prefer to stay on that instance if it is still
+   * present (a consumer restarted inside a pod comes back with a new member id).
+   */
+  readonly previousInstances?: ReadonlyMap<string, string> | undefined;
 }
 
 /** Tuning of `balance()`. */
 export interface BalanceOptions {
   /** Weight given to partitions without a usable weight. Default 1. */
   readonly defaultWeight?: number;
+  /**
+   * How much better than the previous placement a new one must be before partitions move, as a
+   * fraction: with 0.05, the previous owners are kept while the busiest instance (per unit of
+   * capacity) is within 5% of the best placement found from scratch and the least busy one is
+   * within 5% of that placement's least busy one. When something is beyond it, partitions move
+   * until it is within half of it, so the next small drift does not trigger moves again. Members
+   * inside an instance use twice this tolerance: they share their instance's process, so their
+   * balance is secondary. Default `DEFAULT_MOVE_TOLERANCE` (0.05). Ignored without `previous`.
+   */
+  readonly moveTolerance?: number;
+  /**
+   * Most partitions that may leave a still-valid owner in one call. Partitions whose owner left
+   * or stopped subscribing always move and do not count. Default: unbounded.
+   */
+  readonly maxMovesPerRebalance?: number;
+  /**
+   * Work budget of the improvement search, in elementary steps (roughly one partition looked at
+   * once). Bounds the time a pathological input can take without a clock; when it runs out the
+   * best placement found so far is returned. Default `DEFAULT_SEARCH_BUDGET` (5 million).
+   */
+  readonly searchBudget?: number;
 }
 
 /** Load of one instance after balancing. */
@@ -86,4 +118,22 @@ export interface BalanceResult {
   readonly medianMeasuredWeight: number | undefined;
   /** Topics that only some instances subscribe to, sorted: their load cannot go everywhere. */
   readonly restrictedTopics: ReadonlyArray<string>;
+  /**
+   * No placement can have a max instance load (per unit of capacity) below this: the largest of
+   * the even share, the heaviest partition on the largest instance that may take it, the
+   * pigeonhole bounds on the heaviest partitions, and the same bounds restricted to each set of
+   * instances a topic can go to. 0 when there is no load.
+   */
+  readonly lowerBound: number;
+  /** `maxInstanceLoad ÷ lowerBound`: 1 means provably optimal; 1 when there is no load. */
+  readonly optimalityRatio: number;
+  /**
+   * Partitions that `previous` gave to a member and that now belong to another member, forced
+   * moves included. 0 without `previous`.
+   */
+  readonly movedCount: number;
+  /** Of `movedCount`, those whose previous owner left or no longer subscribes to their topic. */
+  readonly forcedMoveCount: number;
+  /** Partitions placed here that `previous` named an owner for; 0 without `previous`. */
+  readonly previouslyOwnedCount: number;
 }

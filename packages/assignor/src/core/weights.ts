@@ -17,41 +17,39 @@ export function isUsableWeight(weight: unknown): weight is number {
 /**
  * Resolves every partition's effective weight and orders them heaviest first, ties by topic then
  * partition, so the placement never depends on the caller's input order. A partition listed twice
- * keeps its first usable weight (in a canonical order), so duplicates cannot double-count load.
+ * keeps its largest usable weight (a rule with no order in it), so duplicates cannot double-count
+ * load; it is defaulted only when no entry has a usable weight.
  */
 export function resolvePartitions(
   partitions: ReadonlyArray<WeightedPartition>,
   defaultWeight: number,
 ): ResolvedPartition[] {
-  const byKey = new Map<string, ResolvedPartition>();
-  // Canonical order first, so which duplicate "wins" is independent of input order.
-  const canonical = [...partitions].sort((a, b) => comparePartitions(a, b) || compareRawWeights(a.weight, b.weight));
-  for (const p of canonical) {
-    const key = partitionKey(p.topic, p.partition);
-    const usable = isUsableWeight(p.weight);
-    const existing = byKey.get(key);
-    if (existing !== undefined && (!existing.defaulted || !usable)) continue;
-    byKey.set(key, {
-      topic: p.topic,
-      partition: p.partition,
-      // -0 is usable but must not leak: a partition listed as 0 and as -0 would otherwise report
-      // an input-order-dependent sign (e.g. in the median), breaking determinism under Object.is.
-      weight: usable ? (p.weight === 0 ? 0 : p.weight) : defaultWeight,
-      defaulted: !usable,
-    });
+  // Nested maps rather than string keys: this runs on every partition of the group.
+  const byTopic = new Map<string, Map<number, number>>();
+  for (const p of partitions) {
+    let byPartition = byTopic.get(p.topic);
+    if (byPartition === undefined) byTopic.set(p.topic, (byPartition = new Map<number, number>()));
+    // -1 stands for "no usable weight"; -0 is usable but must not leak (it would make a partition
+    // listed as 0 and as -0 report an input-order-dependent sign).
+    const weight = isUsableWeight(p.weight) ? (p.weight === 0 ? 0 : p.weight) : -1;
+    const existing = byPartition.get(p.partition);
+    if (existing === undefined || weight > existing) byPartition.set(p.partition, weight);
   }
-  return [...byKey.values()].sort((a, b) => b.weight - a.weight || comparePartitions(a, b));
+  const resolved: ResolvedPartition[] = [];
+  for (const [topic, byPartition] of byTopic) {
+    for (const [partition, weight] of byPartition) {
+      resolved.push({
+        topic,
+        partition: partition === 0 ? 0 : partition,
+        weight: weight >= 0 ? weight : defaultWeight,
+        defaulted: weight < 0,
+      });
+    }
+  }
+  return resolved.sort((a, b) => b.weight - a.weight || comparePartitions(a, b));
 }
 
 /** A map key for one partition; `\u0000` cannot appear in a Kafka topic name. */
 export function partitionKey(topic: string, partition: number): string {
   return `${topic}\u0000${String(partition)}`;
-}
-
-/** Orders raw weight values deterministically (usable ones first, larger first). */
-function compareRawWeights(a: unknown, b: unknown): number {
-  const ua = isUsableWeight(a);
-  const ub = isUsableWeight(b);
-  if (ua && ub) return b - a;
-  return Number(ub) - Number(ua);
 }

@@ -1,5 +1,6 @@
 import {
   balance,
+  referenceBalance,
   ErrorCodes,
   InvalidBalanceInputError,
   type BalanceInput,
@@ -366,6 +367,9 @@ describe('balance input validation', () => {
       idealLoad: 0,
       medianMeasuredWeight: undefined,
       restrictedTopics: [],
+      lowerBound: 0,
+      optimalityRatio: 1,
+      movedCount: 0,
     });
   });
 
@@ -414,21 +418,23 @@ describe('balance result', () => {
         { topic: 'ghost', partition: 0, weight: 9 },
       ],
     });
-    // 8 -> A/a1, 5 -> B, 4 -> B (5 < 8), 3 -> A/a2 (8 < 9), audit 2 and 1 -> A/a1 (its only subscriber).
+    // The greedy gives A 8+3+2+1 = 14 and B 5+4 = 9. Audit (3) can only go to A, so the best is
+    // A 8+3 = 11 and B 5+4+3 = 12: the search moves orders-3 over. Inside A, a1 (the only audit
+    // subscriber) holds audit, and orders-0 goes to the idle a2.
     expect(labels(result.assignments)).toEqual({
-      a1: ['audit-0', 'audit-1', 'orders-0'],
-      a2: ['orders-3'],
-      b1: ['orders-1', 'orders-2'],
+      a1: ['audit-0', 'audit-1'],
+      a2: ['orders-0'],
+      b1: ['orders-1', 'orders-2', 'orders-3'],
     });
     expect([...result.assignments.keys()]).toEqual(['a1', 'a2', 'b1']);
     expect(result.instances).toEqual([
-      { instanceId: 'A', capacity: 1, load: 14, partitionCount: 4, memberIds: ['a1', 'a2'] },
-      { instanceId: 'B', capacity: 1, load: 9, partitionCount: 2, memberIds: ['b1'] },
+      { instanceId: 'A', capacity: 1, load: 11, partitionCount: 3, memberIds: ['a1', 'a2'] },
+      { instanceId: 'B', capacity: 1, load: 12, partitionCount: 3, memberIds: ['b1'] },
     ]);
     expect(result.members).toEqual([
-      { memberId: 'a1', instanceId: 'A', load: 11, partitionCount: 3 },
-      { memberId: 'a2', instanceId: 'A', load: 3, partitionCount: 1 },
-      { memberId: 'b1', instanceId: 'B', load: 9, partitionCount: 2 },
+      { memberId: 'a1', instanceId: 'A', load: 3, partitionCount: 2 },
+      { memberId: 'a2', instanceId: 'A', load: 8, partitionCount: 1 },
+      { memberId: 'b1', instanceId: 'B', load: 12, partitionCount: 3 },
     ]);
     expect(result.partitionCount).toBe(6);
     expect(result.totalWeight).toBe(23);
@@ -436,8 +442,14 @@ describe('balance result', () => {
     expect(result.zeroWeightCount).toBe(0);
     expect(result.unassignable).toEqual([{ topic: 'ghost', partition: 0 }]);
     expect(result.heaviestWeight).toBe(8);
-    expect(result.maxInstanceLoad).toBe(14);
+    expect(result.maxInstanceLoad).toBe(12);
     expect(result.idealLoad).toBe(11.5);
+    // The even share is 11.5, but integer weights cannot split 23 evenly: 12 is provably optimal.
+    expect(result.lowerBound).toBe(12);
+    expect(result.optimalityRatio).toBe(1);
+    expect(result.movedCount).toBe(0);
+    expect(result.forcedMoveCount).toBe(0);
+    expect(result.previouslyOwnedCount).toBe(0);
     // Measured weights 8, 5, 4, 3, 2 (the defaulted audit-0 and the unassignable ghost-0 excluded).
     expect(result.medianMeasuredWeight).toBe(4);
     expect(result.restrictedTopics).toEqual(['audit']);
@@ -456,15 +468,18 @@ describe('balance result', () => {
     expect(result.instances.map((i) => i.instanceId)).toEqual(['pod-a', 'pod-b', 'pod-c']);
   });
 
-  it('reproduces the reference greedy on 9,9,8,8,7,7,6,6,5,5,5 over five instances: max 19 against an ideal of 15', () => {
-    const result = balance({
+  it('reaches the optimum 15 on 9,9,8,8,7,7,6,6,5,5,5 over five instances, where the reference greedy stops at 19', () => {
+    const input = {
       members: ['a', 'b', 'c', 'd', 'e'].map((id) => member(`m-${id}`, id, ['t'])),
       partitions: weighted('t', [9, 9, 8, 8, 7, 7, 6, 6, 5, 5, 5]),
-    });
-    // Greedy LPT: a 9+5+5, b 9+5, c 8+6, d 8+6, e 7+7. The optimum is 15 (9+6, 9+6, 8+7, 8+7, 5+5+5);
-    // a later improvement pass is expected to find it.
-    expect(instanceLoads(result)).toEqual({ a: 19, b: 14, c: 14, d: 14, e: 14 });
-    expect(result.maxInstanceLoad).toBe(19);
+    };
+    // Greedy LPT: a 9+5+5, b 9+5, c 8+6, d 8+6, e 7+7. The optimum is 9+6, 9+6, 8+7, 8+7, 5+5+5.
+    expect(referenceBalance(input).maxInstanceLoad).toBe(19);
+    const result = balance(input);
+    expect(Object.values(instanceLoads(result))).toEqual([15, 15, 15, 15, 15]);
+    expect(result.maxInstanceLoad).toBe(15);
     expect(result.idealLoad).toBe(15);
+    expect(result.lowerBound).toBe(15);
+    expect(result.optimalityRatio).toBe(1);
   });
 });

@@ -195,26 +195,52 @@ describe('explain lines', () => {
 
   it('writes one line per instance with its load, share of the total, partitions and members', () => {
     expect(explain(balance(example), 1).instanceLines).toEqual([
-      'instance A: load 14 (60.9%), 4 partitions, 2 members',
-      'instance B: load 9 (39.1%), 2 partitions, 1 member',
+      'instance A: load 11 (47.8%), 3 partitions, 2 members',
+      'instance B: load 12 (52.2%), 3 partitions, 1 member',
     ]);
   });
 
-  it('adds the capacity to the line of an instance whose capacity is not 1', () => {
+  it('adds the capacity and the load per unit of capacity to the line of an instance whose capacity is not 1', () => {
     const result = balance({
       members: [member('a1', 'A', ['t'], 2), member('b1', 'B', ['t'])],
       partitions: uniform('t', 3, 1),
     });
     expect(explain(result, 1).instanceLines).toEqual([
-      'instance A: load 2 (66.7%), 2 partitions, 1 member, capacity 2',
+      'instance A: load 2 (66.7%), 2 partitions, 1 member, capacity 2 (1 per unit)',
       'instance B: load 1 (33.3%), 1 partition, 1 member',
     ]);
   });
 
   it('writes the skew line as max instance load against the ideal share and their ratio', () => {
     const e = explain(balance(example), 1);
-    expect(e.skew).toBe('skew: max instance load 14 vs ideal 11.50 (1.22x)');
-    expect(e.skewRatio).toBeCloseTo(14 / 11.5, 12);
+    expect(e.skew).toBe('skew: max instance load 12 vs ideal 11.50 (1.04x)');
+    expect(e.skewRatio).toBeCloseTo(12 / 11.5, 12);
+  });
+
+  it('writes the optimality line as max instance load against the lower bound, saying when it is provably optimal', () => {
+    expect(explain(balance(example), 1).optimality).toBe(
+      'optimality: max instance load 12 vs lower bound 12 (1.00x: optimal)',
+    );
+    // Three instances, 2.5, 2.5, 2, 1.5, 1.5: the third and fourth heaviest make 3.5, but every
+    // split has an instance at 4.
+    const trio = [member('a1', 'A', ['t']), member('b1', 'B', ['t']), member('c1', 'C', ['t'])];
+    const fractional = balance({ members: trio, partitions: weighted('t', [2.5, 2.5, 2, 1.5, 1.5]) });
+    expect(explain(fractional, 1).optimality).toBe('optimality: max instance load 4 vs lower bound 3.50 (1.14x)');
+    expect(explain(balance({ members: pair, partitions: [] }), 1).optimality).toBe(
+      'optimality: max instance load 0 vs lower bound 0 (1.00x)',
+    );
+  });
+
+  it('writes the moves line from the previous owners, counting moves forced by a departed owner', () => {
+    expect(explain(balance(example), 1).moves).toBe('moves: no previous owner known for any partition');
+    const first = balance(example);
+    expect(explain(balance({ ...example, previous: first.assignments }), 1).moves).toBe(
+      'moves: 0 of 6 previously owned partitions changed owner',
+    );
+    const withoutB = { ...example, members: example.members.filter((m) => m.memberId !== 'b1') };
+    expect(explain(balance({ ...withoutB, previous: first.assignments }), 1).moves).toBe(
+      'moves: 3 of 6 previously owned partitions changed owner (3 because their owner left or unsubscribed)',
+    );
   });
 
   it('reports a skew ratio of 1 when there is no load at all', () => {
@@ -229,9 +255,9 @@ describe('explain lines', () => {
 
   it('writes one member line per member with its instance, load and partitions', () => {
     expect(explain(balance(example), 1).memberLines).toEqual([
-      'member a1 @ A: load 11, 3 partitions',
-      'member a2 @ A: load 3, 1 partition',
-      'member b1 @ B: load 9, 2 partitions',
+      'member a1 @ A: load 3, 2 partitions',
+      'member a2 @ A: load 8, 1 partition',
+      'member b1 @ B: load 12, 3 partitions',
     ]);
   });
 

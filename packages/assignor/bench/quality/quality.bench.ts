@@ -1,0 +1,237 @@
+/**
+ * `pnpm bench:quality`: how good are balance()'s placements, and how few partitions move?
+ *
+ * A seeded suite (see suite.ts) scored for three contenders: our balance(), the reference
+ * greedy it starts from (referenceBalance()) and KafkaJS's own round-robin. For each case:
+ * max instance load ÷ lower bound and ÷ the best known result (a proven optimum on the small
+ * cases), compute time, and, for balance() given the previous assignment, the partitions that
+ * move under ±10% weight noise and when one instance leaves. Prints Markdown tables for
+ * BENCHMARKS.md and checks the targets. Informational: it always exits 0.
+ *
+ * Usage: node packages/assignor/.build/bench/quality/quality.bench.js [case-id ...]
+ */
+import { availableParallelism, cpus, loadavg } from 'node:os';
+import { balance, referenceBalance } from '@load-aware/assignor';
+import { optimum } from './exact.js';
+import { moved, score, weightMap, type Assignment } from './judge.js';
+import { createKafkaJsRoundRobin } from './kafkajs-round-robin.js';
+import { createRng } from './rng.js';
+import { buildCase, CASE_IDS, type QualityCase } from './suite.js';
+import { markdown } from './markdown.js';
+import { runTimed } from './timing.js';
+
+/** Noise draws per case: each scales every weight by an independent factor in [0.9, 1.1). */
+const NOISE_DRAWS = 3;
+
+interface CaseReport {
+  readonly c: QualityCase;
+  readonly lowerBound: number;
+  readonly best: number;
+  readonly exact: number | undefined;
+  readonly ours: number;
+  readonly greedy: number;
+  readonly roundRobin: number;
+  readonly roundRobinInvalid: number;
+  readonly oursMs: number;
+  readonly greedyMs: number;
+  readonly roundRobinMs: number;
+  readonly noise: {
+    readonly oursMoved: number;
+    readonly oursRatio: number;
+    readonly greedyMoved: number;
+    readonly stickyMs: number;
+  };
+  readonly leave: {
+    readonly departedShare: number;
+    readonly oursMoved: number;
+    readonly oursRatio: number;
+    readonly greedyMoved: number;
+    readonly roundRobinMoved: number;
+  };
+}
+
+async function runCase(c: QualityCase): Promise<CaseReport> {
+  const input = { members: c.members, partitions: c.partitions };
+  const ours = runTimed(() => balance(input));
+  const greedy = runTimed(() => referenceBalance(input));
+  const rr = createKafkaJsRoundRobin(c);
+  const rrResult = await runTimedAsync(rr);
+  const exact = optimum(c);
+  const oursMax = score(c, ours.value.assignments).maxLoad;
+  const greedyMax = score(c, greedy.value.assignments).maxLoad;
+  const rrScore = score(c, rrResult.value);
+  const best = Math.min(oursMax, greedyMax, rrScore.invalid === 0 ? rrScore.maxLoad : Infinity, exact ?? Infinity);
+  const P = c.partitions.length;
+
+  const rng = createRng(7);
+  let oursMovedNoise = 0;
+  let oursRatioNoise = 0;
+  let greedyMovedNoise = 0;
+  let stickyMs = 0;
+  for (let draw = 0; draw < NOISE_DRAWS; draw++) {
+    const factors = c.partitions.map(() => 0.9 + 0.2 * rng.next());
+    const noisy = {
+      members: c.members,
+      partitions: c.partitions.map((p, i) => ({ ...p, weight: p.weight * factors[i]! })),
+    };
+    const sticky = runTimed(() => balance({ ...noisy, previous: ours.value.assignments }));
+    const weights = weightMap(c, (i) => factors[i]!);
+    oursMovedNoise = Math.max(oursMovedNoise, moved(ours.value.assignments, sticky.value.assignments) / P);
+    oursRatioNoise = Math.max(
+      oursRatioNoise,
+      score(c, sticky.value.assignments, weights).maxLoad / sticky.value.lowerBound,
+    );
+    greedyMovedNoise = Math.max(
+      greedyMovedNoise,
+      moved(greedy.value.assignments, referenceBalance(noisy).assignments) / P,
+    );
+    stickyMs = Math.max(stickyMs, sticky.ms);
+  }
+
+  const instances = [...new Set(c.members.map((m) => m.instanceId))].sort();
+  const departed = instances[Math.floor(instances.length / 2)]!;
+  const stayed = c.members.filter((m) => m.instanceId !== departed);
+  const departedMembers = new Set(c.members.filter((m) => m.instanceId === departed).map((m) => m.memberId));
+  const departedShare = countOf(ours.value.assignments, departedMembers) / P;
+  const left = { members: stayed, partitions: c.partitions };
+  const oursLeft = balance({ ...left, previous: ours.value.assignments });
+  const reduced = { ...c, members: stayed };
+  return {
+    c,
+    lowerBound: ours.value.lowerBound,
+    best,
+    exact,
+    ours: oursMax,
+    greedy: greedyMax,
+    roundRobin: rrScore.maxLoad,
+    roundRobinInvalid: rrScore.invalid,
+    oursMs: ours.ms,
+    greedyMs: greedy.ms,
+    roundRobinMs: rrResult.ms,
+    noise: { oursMoved: oursMovedNoise, oursRatio: oursRatioNoise, greedyMoved: greedyMovedNoise, stickyMs },
+    leave: {
+      departedShare,
+      oursMoved: moved(ours.value.assignments, oursLeft.assignments) / P,
+      oursRatio: score(reduced, oursLeft.assignments).maxLoad / oursLeft.lowerBound,
+      greedyMoved: moved(greedy.value.assignments, referenceBalance(left).assignments) / P,
+      roundRobinMoved: moved(rrResult.value, await createKafkaJsRoundRobin(reduced)()) / P,
+    },
+  };
+}
+
+async function runTimedAsync(run: () => Promise<Assignment>): Promise<{ value: Assignment; ms: number }> {
+  await run();
+  const times: number[] = [];
+  let value: Assignment = new Map();
+  for (let i = 0; i < 3; i++) {
+    const started = performance.now();
+    value = await run();
+    times.push(performance.now() - started);
+  }
+  return { value, ms: times.sort((a, b) => a - b)[1]! };
+}
+
+function countOf(assignment: Assignment, members: ReadonlySet<string>): number {
+  let n = 0;
+  for (const [memberId, partitions] of assignment) if (members.has(memberId)) n += partitions.length;
+  return n;
+}
+
+const ratio = (x: number): string => x.toFixed(3);
+const pct = (x: number): string => `${(100 * x).toFixed(1)}%`;
+const ms = (x: number): string => (x < 10 ? x.toFixed(2) : x.toFixed(0));
+
+function report(rows: ReadonlyArray<CaseReport>): string {
+  const quality = markdown(
+    [
+      'case',
+      'P',
+      'inst / members',
+      'ours ÷ LB',
+      'greedy ÷ LB',
+      'RR ÷ LB',
+      'ours ÷ best',
+      'ours ms',
+      'greedy ms',
+      'RR ms',
+    ],
+    rows.map((r) => [
+      `${r.c.id}: ${r.c.label}`,
+      String(r.c.partitions.length),
+      `${String(new Set(r.c.members.map((m) => m.instanceId)).size)} / ${String(r.c.members.length)}`,
+      ratio(r.ours / r.lowerBound),
+      ratio(r.greedy / r.lowerBound),
+      r.roundRobinInvalid > 0
+        ? `${ratio(r.roundRobin / r.lowerBound)} (${String(r.roundRobinInvalid)} invalid)`
+        : ratio(r.roundRobin / r.lowerBound),
+      `${ratio(r.ours / r.best)}${r.exact !== undefined ? ' (proven)' : ''}`,
+      ms(r.oursMs),
+      ms(r.greedyMs),
+      ms(r.roundRobinMs),
+    ]),
+    new Set([1, 3, 4, 5, 6, 7, 8, 9]),
+  );
+  const moves = markdown(
+    [
+      'case',
+      'noise: ours moved',
+      'ours ÷ LB after',
+      'greedy moved',
+      'sticky ms',
+      'leave: its share',
+      'ours moved',
+      'ours ÷ LB after',
+      'greedy moved',
+      'RR moved',
+    ],
+    rows.map((r) => [
+      r.c.id,
+      pct(r.noise.oursMoved),
+      ratio(r.noise.oursRatio),
+      pct(r.noise.greedyMoved),
+      ms(r.noise.stickyMs),
+      pct(r.leave.departedShare),
+      pct(r.leave.oursMoved),
+      ratio(r.leave.oursRatio),
+      pct(r.leave.greedyMoved),
+      pct(r.leave.roundRobinMoved),
+    ]),
+    new Set([1, 2, 3, 4, 5, 6, 7, 8, 9]),
+  );
+  return `${quality}\n\n${moves}`;
+}
+
+function targets(rows: ReadonlyArray<CaseReport>): string {
+  const check = (ok: boolean): string => (ok ? 'met' : 'MISSED');
+  const worstBest = Math.max(...rows.map((r) => r.ours / r.best));
+  const worseThanGreedy = rows.filter((r) => r.ours > r.greedy * (1 + 1e-9)).map((r) => r.c.id);
+  const worstNoise = Math.max(...rows.map((r) => r.noise.oursMoved));
+  const big = rows.filter((r) => r.c.partitions.length >= 100_000);
+  const slowest = Math.max(0, ...big.map((r) => r.oursMs));
+  return [
+    `- within 2% of the best known on every case: worst ${ratio(worstBest)} → ${check(worstBest <= 1.02)}`,
+    `- never worse than the greedy: ${worseThanGreedy.length === 0 ? 'no case' : worseThanGreedy.join(', ')} → ${check(worseThanGreedy.length === 0)}`,
+    `- at most 5% of partitions moved under ±10% noise: worst ${pct(worstNoise)} → ${check(worstNoise <= 0.05)}`,
+    `- 100k partitions in under 1 s: slowest ${ms(slowest)} ms → ${check(slowest < 1000)}`,
+  ].join('\n');
+}
+
+async function main(): Promise<void> {
+  const wanted = process.argv.slice(2);
+  const ids = wanted.length > 0 ? wanted : CASE_IDS;
+  const started = performance.now();
+  const rows: CaseReport[] = [];
+  for (const id of ids) {
+    process.stderr.write(`${id}…\n`);
+    rows.push(await runCase(buildCase(id)));
+  }
+  const [one, five, fifteen] = loadavg();
+  const cpu = cpus()[0]?.model ?? 'unknown CPU';
+  process.stdout.write(`${report(rows)}\n\nTargets:\n${targets(rows)}\n\n`);
+  process.stdout.write(
+    `Node ${process.version}, ${String(availableParallelism())} × ${cpu}, load average ` +
+      `${[one, five, fifteen].map((x) => x!.toFixed(2)).join(' ')}; ${((performance.now() - started) / 1000).toFixed(0)} s in all.\n`,
+  );
+}
+
+void main();

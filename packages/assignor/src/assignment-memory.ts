@@ -1,0 +1,43 @@
+import type { TopicPartition } from './core/types.js';
+
+/** The assignment a leader computed last for one group, as `balance()` takes it back. */
+export interface RememberedAssignment {
+  /** Member id → the partitions it was given. */
+  readonly assignments: ReadonlyMap<string, ReadonlyArray<TopicPartition>>;
+  /** Member id → its instance id, so partitions of a member that left can stay on its instance. */
+  readonly instanceOf: ReadonlyMap<string, string>;
+}
+
+/**
+ * The leader's memory of its last assignment per group: KafkaJS members do not report the
+ * partitions they own (metadata version 0 has no field for them) and userData must stay stable,
+ * so this memory is the only source of `previous`. It lives in the `LoadAwareAssigner` object,
+ * which every consumer of the process shares: leadership moving between consumers of one process
+ * keeps it; leadership moving to another process does not (see the README, "What survives a
+ * leader change").
+ */
+export interface AssignmentMemory {
+  recall(groupId: string): RememberedAssignment | undefined;
+  remember(groupId: string, assignment: RememberedAssignment): void;
+  forget(groupId: string): void;
+}
+
+/** How many groups one memory holds; a process rarely leads more than a few. */
+const MAX_GROUPS = 64;
+
+/** Creates an empty memory; the least recently written group is dropped beyond 64 groups. */
+export function createAssignmentMemory(): AssignmentMemory {
+  const byGroup = new Map<string, RememberedAssignment>();
+  return {
+    recall: (groupId) => byGroup.get(groupId),
+    remember(groupId, assignment) {
+      // Re-inserting moves the group to the end, so the first key is the least recently written.
+      byGroup.delete(groupId);
+      byGroup.set(groupId, assignment);
+      if (byGroup.size > MAX_GROUPS) byGroup.delete(byGroup.keys().next().value!);
+    },
+    forget: (groupId) => {
+      byGroup.delete(groupId);
+    },
+  };
+}

@@ -1,0 +1,51 @@
+/**
+ * Bookkeeping for stickiness: where each item started and how many items have left a
+ * still-valid owner, so the search can respect `maxMovesPerRebalance`.
+ */
+export interface MoveLedger {
+  /** Bin each item starts in (its previous owner's), -1 for items without one. */
+  readonly home: Int32Array;
+  /** 1 when leaving `home` counts as a move (the previous owner is still valid). */
+  readonly counted: Uint8Array;
+  /** Moves allowed in total for this placement. */
+  readonly limit: number;
+  /** Moves made so far (items currently away from a counted home). */
+  used: number;
+}
+
+/** A ledger that counts nothing and never refuses: for placements without a previous owner. */
+export function freeLedger(itemCount: number): MoveLedger {
+  return {
+    home: new Int32Array(itemCount).fill(-1),
+    counted: new Uint8Array(itemCount),
+    limit: Number.POSITIVE_INFINITY,
+    used: 0,
+  };
+}
+
+/** How the number of moves changes if `item` goes from bin `from` to bin `to` (-1, 0 or 1). */
+export function moveDelta(ledger: MoveLedger, item: number, from: number, to: number): number {
+  if (ledger.counted[item] === 0) return 0;
+  const home = ledger.home[item]!;
+  return (to !== home ? 1 : 0) - (from !== home ? 1 : 0);
+}
+
+/** Moves of a complete placement: counted items that are not in their home bin. */
+export function countMoves(ledger: MoveLedger, bin: Int32Array): number {
+  let moves = 0;
+  for (let item = 0; item < bin.length; item++) {
+    if (ledger.counted[item] === 1 && bin[item] !== ledger.home[item]) moves++;
+  }
+  return moves;
+}
+
+/**
+ * Remaining work of the improvement search, shared by every level of one `balance()` call. One
+ * unit is roughly one partition looked at by a move or swap search.
+ */
+export interface WorkBudget {
+  remaining: number;
+}
+
+/** Work units charged per branch-and-bound node: a node costs about ten partition looks. */
+export const NODE_COST = 10;

@@ -1,0 +1,126 @@
+import { meanLoad, type Problem } from './problem.js';
+
+/** Above this many (set × item) steps, the per-set pigeonhole bounds are skipped (sums stay). */
+const SET_PIGEONHOLE_WORK = 4_000_000;
+/** Above this many (set × set × bin) steps, each set only counts its own items (still a bound). */
+const SUBSET_WORK = 4_000_000;
+
+/**
+ * A lower bound on the busiest bin's load per unit of capacity over every possible placement:
+ * the largest of
+ * - the mean (everything spread perfectly) and any bin's fixed base load;
+ * - each group's heaviest item on the eligible bin where it would weigh least;
+ * - the pigeonhole bounds: among the j·k+1 heaviest items on k bins some bin holds j+1 of them,
+ *   so it carries at least the j+1 lightest of those (j = 1 is the classic m-th plus (m+1)-th
+ *   heaviest), divided by the largest capacity;
+ * - the same mean and pigeonhole bounds restricted to each group's eligible bins, counting every
+ *   item that can only go there: a topic only two instances subscribe to must fit on those two.
+ */
+export function lowerBound(problem: Problem): number {
+  const { binCount, capacity, baseLoad, weight, group, groupBins } = problem;
+  if (binCount === 0) return 0;
+  let bound = meanLoad(problem);
+  let largest = 0;
+  for (let b = 0; b < binCount; b++) {
+    bound = Math.max(bound, baseLoad[b]! / capacity[b]!);
+    largest = Math.max(largest, capacity[b]!);
+  }
+  bound = Math.max(bound, pigeonhole(weight, binCount, largest));
+
+  const groupCount = groupBins.length;
+  const groupWeight = new Float64Array(groupCount);
+  const heaviest = new Float64Array(groupCount).fill(-1);
+  for (let item = 0; item < weight.length; item++) {
+    const g = group[item]!;
+    groupWeight[g] = groupWeight[g]! + weight[item]!;
+    if (heaviest[g]! < 0) heaviest[g] = weight[item]!;
+  }
+  for (let g = 0; g < groupCount; g++) {
+    let lightest = Infinity;
+    for (const b of groupBins[g]!) lightest = Math.min(lightest, (baseLoad[b]! + heaviest[g]!) / capacity[b]!);
+    if (heaviest[g]! >= 0) bound = Math.max(bound, lightest);
+  }
+
+  const within = subsets(problem);
+  const pigeonholePerSet = groupCount * weight.length <= SET_PIGEONHOLE_WORK;
+  for (let g = 0; g < groupCount; g++) {
+    const bins = groupBins[g]!;
+    let load = 0;
+    let cap = 0;
+    let setLargest = 0;
+    for (const b of bins) {
+      load += baseLoad[b]!;
+      cap += capacity[b]!;
+      setLargest = Math.max(setLargest, capacity[b]!);
+    }
+    const inside = within[g]!;
+    for (const h of inside) load += groupWeight[h]!;
+    bound = Math.max(bound, load / cap);
+    if (pigeonholePerSet && bins.length < binCount) {
+      const member = new Uint8Array(groupCount);
+      for (const h of inside) member[h] = 1;
+      const weights = weight.filter((_, item) => member[group[item]!] === 1);
+      bound = Math.max(bound, pigeonhole(weights, bins.length, setLargest));
+    }
+  }
+  return roundUpForIntegers(problem, bound);
+}
+
+/**
+ * With integer weights and equal capacities every bin's load is an integer, so the busiest load
+ * is at least the bound rounded up: 755 on two instances cannot beat 378. This is what lets the
+ * search stop at a proven optimum on integer weights (counts, the classic examples) instead of
+ * spending its node budget failing to reach 377.5.
+ */
+function roundUpForIntegers(problem: Problem, bound: number): number {
+  const { capacity, baseLoad, weight } = problem;
+  const cap = capacity[0]!;
+  if (!(bound > 0) || !capacity.every((c) => c === cap)) return bound;
+  if (!weight.every(Number.isInteger) || !baseLoad.every(Number.isInteger)) return bound;
+  // Sums are exact only below 2^53; beyond, a rounded-up total could overstate the bound.
+  let total = 0;
+  for (const w of weight) total += w;
+  for (const b of baseLoad) total += b;
+  if (total > Number.MAX_SAFE_INTEGER) return bound;
+  // The tolerance keeps float noise in the mean (e.g. 15.000000000000002) from rounding up a whole unit.
+  return Math.ceil(bound * cap - 1e-9 * Math.max(1, bound * cap)) / cap;
+}
+
+/**
+ * Pigeonhole bounds for items (heaviest first) that must share `binCount` bins: for every j,
+ * the j+1 lightest of the j·binCount+1 heaviest items end up together somewhere.
+ */
+function pigeonhole(weights: Float64Array, binCount: number, largestCapacity: number): number {
+  const n = weights.length;
+  const last = Math.floor((n - 1) / binCount);
+  if (last < 1) return 0;
+  // Ranks j·k−j .. j·k (0-based) are the j+1 lightest of the j·k+1 heaviest. Each window is
+  // summed directly (prefix-sum differences lose precision on long lists), so not every j is
+  // tried: the small ones (where a few heavy items dominate) up to a linear amount of work, and
+  // the largest ones at halving steps (equal weights make the very last one the tightest).
+  const tried = new Set<number>();
+  for (let j = 1, work = 0; j <= last && work <= n; j++, work += j + 1) tried.add(j);
+  for (let j = last; j >= 1; j = Math.floor(j / 2)) tried.add(j);
+  let bound = 0;
+  for (const j of tried) {
+    let sum = 0;
+    for (let r = j * binCount - j; r <= j * binCount; r++) sum += weights[r]!;
+    bound = Math.max(bound, sum / largestCapacity);
+  }
+  return bound;
+}
+
+/** For each group, the groups whose eligible bins are a subset of its own (itself included). */
+function subsets(problem: Problem): number[][] {
+  const { groupBins, eligible, binCount } = problem;
+  const count = groupBins.length;
+  const work = count * count * binCount;
+  return groupBins.map((_, g) => {
+    if (work > SUBSET_WORK) return [g];
+    const inside: number[] = [];
+    for (let h = 0; h < count; h++) {
+      if (groupBins[h]!.every((b) => eligible[g * binCount + b] === 1)) inside.push(h);
+    }
+    return inside;
+  });
+}

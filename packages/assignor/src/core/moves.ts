@@ -1,0 +1,155 @@
+import type { Problem } from './problem.js';
+import type { Placement } from './placement.js';
+import { moveDelta, type MoveLedger, type WorkBudget } from './ledger.js';
+
+/** Everything a neighbourhood search looks at. */
+export interface SearchContext {
+  readonly problem: Problem;
+  readonly placement: Placement;
+  /** Items of each bin, ascending index (heaviest first). */
+  readonly items: number[][];
+  readonly ledger: MoveLedger;
+  readonly budget: WorkBudget;
+  /** Smallest improvement worth a step, so float noise never counts as progress. */
+  readonly eps: number;
+}
+
+/** One step: `item` goes to bin `to`; for a swap, `other` (else -1) goes to `item`'s bin. */
+export interface Step {
+  readonly item: number;
+  readonly to: number;
+  readonly other: number;
+}
+
+/** Load per unit of capacity of bin `b`. */
+export function levelOf(ctx: SearchContext, b: number): number {
+  return ctx.placement.load[b]! / ctx.problem.capacity[b]!;
+}
+
+/** True when the move ledger allows the step. */
+export function affordable(ctx: SearchContext, item: number, from: number, to: number, other = -1): boolean {
+  const { ledger } = ctx;
+  let delta = moveDelta(ledger, item, from, to);
+  if (other >= 0) delta += moveDelta(ledger, other, to, from);
+  return ledger.used + delta <= ledger.limit;
+}
+
+/** Bins other than `exclude`, by load per unit of capacity (ascending or descending), ties by index. */
+export function binsByLevel(ctx: SearchContext, exclude: number, descending: boolean): number[] {
+  const order: number[] = [];
+  for (let b = 0; b < ctx.problem.binCount; b++) if (b !== exclude) order.push(b);
+  const sign = descending ? -1 : 1;
+  order.sort((a, b) => sign * (levelOf(ctx, a) - levelOf(ctx, b)) || a - b);
+  ctx.budget.remaining -= order.length;
+  return order;
+}
+
+/** First position in a bin's item list whose weight is below `limit` (weights are non-increasing). */
+export function firstLighterThan(ctx: SearchContext, list: ReadonlyArray<number>, limit: number): number {
+  const weight = ctx.problem.weight;
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (weight[list[mid]!]! >= limit) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * The best single move off the busiest bin `top`: the item and destination that leave the
+ * pair's larger load per unit of capacity smallest, if that is below `top`'s current level.
+ *
+ * For each item only the bins on its group's frontier can be best: for a given capacity the
+ * least loaded eligible bin, and a bigger bin only if it is also less loaded. So the cost is
+ * one pass over the group's bins plus one look per item, and items too heavy to fit anywhere
+ * are skipped by binary search.
+ */
+export function bestMoveOffTop(ctx: SearchContext, top: number): Step | undefined {
+  const { problem, placement, budget } = ctx;
+  const capTop = problem.capacity[top]!;
+  const loadTop = placement.load[top]!;
+  let best = loadTop / capTop - ctx.eps;
+  let lowest = Infinity;
+  let largest = 0;
+  for (let b = 0; b < problem.binCount; b++) {
+    if (b === top) continue;
+    lowest = Math.min(lowest, levelOf(ctx, b));
+    largest = Math.max(largest, problem.capacity[b]!);
+  }
+  if (lowest >= best) return undefined;
+  const list = ctx.items[top]!;
+  const frontiers: Array<number[] | undefined> = new Array<number[] | undefined>(problem.groupBins.length);
+  let step: Step | undefined;
+  for (let k = firstLighterThan(ctx, list, (best - lowest) * largest); k < list.length; k++) {
+    const item = list[k]!;
+    const w = problem.weight[item]!;
+    const levelTop = (loadTop - w) / capTop;
+    if (levelTop >= best) break; // lighter items leave `top` even higher
+    const g = problem.group[item]!;
+    const frontier = (frontiers[g] ??= frontierOf(ctx, g, top));
+    budget.remaining -= 1 + frontier.length;
+    for (const to of frontier) {
+      const levelTo = (placement.load[to]! + w) / problem.capacity[to]!;
+      if (levelTo >= best || !affordable(ctx, item, top, to)) continue;
+      best = Math.max(levelTop, levelTo);
+      step = { item, to, other: -1 };
+    }
+  }
+  return step;
+}
+
+/** Eligible bins of group `g` (except `exclude`) not beaten by a bin at least as big and as light. */
+function frontierOf(ctx: SearchContext, g: number, exclude: number): number[] {
+  const capacity = ctx.problem.capacity;
+  const bins = ctx.problem.groupBins[g]!;
+  ctx.budget.remaining -= bins.length;
+  const frontier: number[] = [];
+  for (const b of bins) {
+    if (b === exclude) continue;
+    const level = levelOf(ctx, b);
+    const cap = capacity[b]!;
+    if (frontier.some((f) => capacity[f]! >= cap && levelOf(ctx, f) <= level)) continue;
+    for (let i = frontier.length - 1; i >= 0; i--) {
+      const f = frontier[i]!;
+      if (capacity[f]! <= cap && levelOf(ctx, f) >= level) frontier.splice(i, 1);
+    }
+    frontier.push(b);
+  }
+  return frontier;
+}
+
+/**
+ * The best single move onto the least busy bin `bottom`: from the busiest bins down, the item
+ * whose move leaves the pair's smaller level largest. Both new levels must stay strictly between
+ * the pair's old ones, so the move never creates a new maximum and always evens the pair out.
+ */
+export function bestMoveOntoBottom(ctx: SearchContext, bottom: number): Step | undefined {
+  const { problem, budget } = ctx;
+  const capBottom = problem.capacity[bottom]!;
+  const levelBottom = levelOf(ctx, bottom);
+  let best = levelBottom + ctx.eps;
+  let step: Step | undefined;
+  const row = problem.binCount;
+  for (const from of binsByLevel(ctx, bottom, true)) {
+    const levelFrom = levelOf(ctx, from);
+    if (levelFrom <= best) break; // every later source is lighter still
+    const capFrom = problem.capacity[from]!;
+    const gap = levelFrom - levelBottom;
+    const list = ctx.items[from]!;
+    for (let k = firstLighterThan(ctx, list, gap * Math.min(capBottom, capFrom)); k < list.length; k++) {
+      const item = list[k]!;
+      budget.remaining--;
+      const w = problem.weight[item]!;
+      const newBottom = levelBottom + w / capBottom;
+      if (newBottom <= best) break;
+      if (problem.eligible[problem.group[item]! * row + bottom] === 0) continue;
+      const value = Math.min(newBottom, levelFrom - w / capFrom);
+      if (value <= best || !affordable(ctx, item, from, bottom)) continue;
+      best = value;
+      step = { item, to: bottom, other: -1 };
+    }
+  }
+  return step;
+}

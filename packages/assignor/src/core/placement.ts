@@ -1,0 +1,161 @@
+import type { Problem } from './problem.js';
+import { createTournament } from './tournament.js';
+
+/** Below this many item × bin steps, the greedy scans every eligible bin for every item. */
+const SCAN_WORK = 1_000_000;
+
+/** A (partial) placement of a {@link Problem}'s items, with the tallies it implies. */
+export interface Placement {
+  /** Bin of each item, -1 while unplaced. */
+  readonly bin: Int32Array;
+  /** Load of each bin, base load included. */
+  readonly load: Float64Array;
+  /** Secondary tally of each bin, base included. */
+  readonly tie: Float64Array;
+  /**
+   * Items of each bin in ascending index order (heaviest first), for the search. Built once by
+   * {@link indexItems} and kept up to date by {@link moveItem}.
+   */
+  items: number[][] | undefined;
+}
+
+/** A placement with nothing placed: every bin carries its base load only. */
+export function emptyPlacement(problem: Problem): Placement {
+  return {
+    bin: new Int32Array(problem.weight.length).fill(-1),
+    load: Float64Array.from(problem.baseLoad),
+    tie: Float64Array.from(problem.baseTie),
+    items: undefined,
+  };
+}
+
+/** Puts an unplaced item on a bin. */
+export function place(problem: Problem, placement: Placement, item: number, bin: number): void {
+  placement.bin[item] = bin;
+  placement.load[bin] = placement.load[bin]! + problem.weight[item]!;
+  placement.tie[bin] = placement.tie[bin]! + problem.tieWeight;
+  placement.items = undefined;
+}
+
+/**
+ * The reference placement rule (DESIGN.md §2) for every item still unplaced, heaviest first:
+ * onto the eligible bin whose load per unit of capacity would be smallest after taking it, then
+ * the smallest secondary tally, then the lowest index (the smallest id).
+ */
+export function placeGreedily(problem: Problem, placement: Placement): void {
+  if (tournamentsPay(problem)) placeByTournament(problem, placement);
+  else placeByScan(problem, placement);
+  placement.items = undefined;
+}
+
+/**
+ * With equal capacities the best bin does not depend on the item's weight, so a tournament per
+ * group finds it in log time. It ranks bins by load where the scan ranks them by load after
+ * taking the item, and the two can disagree on a float rounding tie, so small problems, where the
+ * scan is cheap anyway, keep the scan and match the reference exactly. Not worth it either when
+ * there are so many groups that keeping every tree up to date costs more than scanning.
+ */
+function tournamentsPay(problem: Problem): boolean {
+  const { capacity, groupBins, binCount, weight } = problem;
+  if (weight.length * binCount < SCAN_WORK || !capacity.every((c) => c === capacity[0])) return false;
+  let treeSize = 0;
+  for (const bins of groupBins) treeSize += bins.length;
+  return treeSize <= 4 * binCount + 64;
+}
+
+function placeByTournament(problem: Problem, placement: Placement): void {
+  const { weight, tieWeight, group, groupBins, binCount } = problem;
+  const { bin, load, tie } = placement;
+  const trees = groupBins.map((bins) => createTournament(bins, load, tie));
+  const treesOfBin: number[][] = Array.from({ length: binCount }, () => []);
+  groupBins.forEach((bins, g) => {
+    for (const b of bins) treesOfBin[b]!.push(g);
+  });
+  for (let item = 0; item < weight.length; item++) {
+    if (bin[item] !== -1) continue;
+    const best = trees[group[item]!]!.winner();
+    bin[item] = best;
+    load[best] = load[best]! + weight[item]!;
+    tie[best] = tie[best]! + tieWeight;
+    for (const g of treesOfBin[best]!) trees[g]!.update(best);
+  }
+}
+
+function placeByScan(problem: Problem, placement: Placement): void {
+  const { weight, tieWeight, capacity, group, groupBins } = problem;
+  const { bin, load, tie } = placement;
+  for (let item = 0; item < weight.length; item++) {
+    if (bin[item] !== -1) continue;
+    const w = weight[item]!;
+    const bins = groupBins[group[item]!]!;
+    let best = bins[0]!;
+    let bestPrimary = Infinity;
+    let bestSecondary = Infinity;
+    for (let k = 0; k < bins.length; k++) {
+      const b = bins[k]!;
+      const cap = capacity[b]!;
+      const primary = (load[b]! + w) / cap;
+      const secondary = (tie[b]! + tieWeight) / cap;
+      if (primary < bestPrimary || (primary === bestPrimary && secondary < bestSecondary)) {
+        best = b;
+        bestPrimary = primary;
+        bestSecondary = secondary;
+      }
+    }
+    bin[item] = best;
+    load[best] = load[best]! + w;
+    tie[best] = tie[best]! + tieWeight;
+  }
+}
+
+/** Builds the per-bin item lists the search needs. */
+export function indexItems(problem: Problem, placement: Placement): number[][] {
+  const items: number[][] = Array.from({ length: problem.binCount }, () => []);
+  placement.bin.forEach((b, item) => {
+    if (b >= 0) items[b]!.push(item);
+  });
+  placement.items = items;
+  return items;
+}
+
+/** Moves a placed item to another bin, keeping tallies and item lists in step. */
+export function moveItem(problem: Problem, placement: Placement, item: number, to: number): void {
+  const from = placement.bin[item]!;
+  const w = problem.weight[item]!;
+  placement.bin[item] = to;
+  placement.load[from] = placement.load[from]! - w;
+  placement.load[to] = placement.load[to]! + w;
+  placement.tie[from] = placement.tie[from]! - problem.tieWeight;
+  placement.tie[to] = placement.tie[to]! + problem.tieWeight;
+  const items = placement.items;
+  if (items === undefined) return;
+  const source = items[from]!;
+  source.splice(firstNotBelow(source, item), 1);
+  const target = items[to]!;
+  target.splice(firstNotBelow(target, item), 0, item);
+}
+
+/** First position in an ascending list whose value is not below `value`. */
+export function firstNotBelow(list: ReadonlyArray<number>, value: number): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (list[mid]! < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Largest and smallest load per unit of capacity over all bins (0 and 0 without bins). */
+export function extremes(problem: Problem, placement: Placement): { max: number; min: number } {
+  if (problem.binCount === 0) return { max: 0, min: 0 };
+  let max = -Infinity;
+  let min = Infinity;
+  for (let b = 0; b < problem.binCount; b++) {
+    const l = placement.load[b]! / problem.capacity[b]!;
+    if (l > max) max = l;
+    if (l < min) min = l;
+  }
+  return { max, min };
+}

@@ -1,0 +1,87 @@
+import type { BalanceInput } from './types.js';
+import type { BalanceModel } from './model.js';
+import { compareStrings } from './order.js';
+
+/** The usable part of `BalanceInput.previous`, per partition of the model. */
+export interface PreviousOwners {
+  /** Member index of the previous owner when it is still a member subscribed to the topic, else -1. */
+  readonly member: Int32Array;
+  /**
+   * Instance the partition would rather stay on: its valid owner's, or the recorded instance of
+   * an owner that left when that instance is still present and may take the topic; else -1.
+   */
+  readonly instance: Int32Array;
+  /** 1 when `previous` names an owner for the partition (valid or not). */
+  readonly listed: Uint8Array;
+}
+
+/**
+ * Reads `previous` defensively: it usually comes from memory of an earlier rebalance, so members
+ * may have left, topics may have been unsubscribed or deleted, and a partition may even be listed
+ * under two members. Such entries are dropped, never an error. When two members claim one
+ * partition, a still-valid owner beats one that left, then the smaller member id wins, so the
+ * outcome does not depend on the map's order.
+ */
+export function resolvePrevious(model: BalanceModel, input: BalanceInput): PreviousOwners {
+  const count = model.partitions.length;
+  const member = new Int32Array(count).fill(-1);
+  const instance = new Int32Array(count).fill(-1);
+  const listed = new Uint8Array(count);
+  const previous = input.previous;
+  if (previous === undefined || previous.size === 0) return { member, instance, listed };
+
+  // Nested maps rather than string keys: this runs over every partition of the group.
+  const partitionIndex = new Map<string, Map<number, number>>();
+  model.partitions.forEach((p, i) => {
+    let byPartition = partitionIndex.get(p.topic);
+    if (byPartition === undefined) partitionIndex.set(p.topic, (byPartition = new Map<number, number>()));
+    byPartition.set(p.partition, i);
+  });
+  const memberIndex = new Map(model.memberIds.map((id, m) => [id, m]));
+  const instanceIndex = new Map(model.instanceIds.map((id, i) => [id, i]));
+  const owners = [...previous.keys()].sort(compareStrings);
+  for (const owner of owners) {
+    const m = memberIndex.get(owner);
+    const recorded = m === undefined ? input.previousInstances?.get(owner) : undefined;
+    const departedInstance = recorded === undefined ? -1 : (instanceIndex.get(recorded) ?? -1);
+    for (const tp of previous.get(owner) ?? []) {
+      const p = partitionIndex.get(tp.topic)?.get(tp.partition);
+      if (p === undefined) continue;
+      listed[p] = 1;
+      if (member[p]! >= 0) continue; // an earlier valid claim wins
+      if (m !== undefined && isSubscribed(model, m, p)) {
+        member[p] = m;
+        instance[p] = model.memberInstance[m]!;
+      } else if (instance[p]! < 0 && departedInstance >= 0 && mayTake(model, departedInstance, p)) {
+        instance[p] = departedInstance;
+      }
+    }
+  }
+  return { member, instance, listed };
+}
+
+/** True when member `m` subscribes to partition `p`'s topic. */
+function isSubscribed(model: BalanceModel, m: number, p: number): boolean {
+  const subs = model.subscribers[p]!;
+  const slot = indexOf(subs.instances, model.memberInstance[m]!);
+  return slot >= 0 && indexOf(subs.membersByInstance[slot]!, m) >= 0;
+}
+
+/** True when some member of instance `i` subscribes to partition `p`'s topic. */
+function mayTake(model: BalanceModel, i: number, p: number): boolean {
+  return indexOf(model.subscribers[p]!.instances, i) >= 0;
+}
+
+/** Position of `value` in an ascending array, or -1. */
+function indexOf(sorted: Int32Array, value: number): number {
+  let lo = 0;
+  let hi = sorted.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const v = sorted[mid]!;
+    if (v === value) return mid;
+    if (v < value) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}

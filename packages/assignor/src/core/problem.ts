@@ -1,0 +1,95 @@
+/**
+ * One level of placement in index form: items (partitions) onto bins (the instances of the
+ * group, or the members of one instance). The same search runs on both levels and on both
+ * phases (weighted partitions by load, then zero-weight partitions by count), so it only ever
+ * sees this shape.
+ */
+export interface Problem {
+  readonly binCount: number;
+  /** Capacity of each bin (positive); loads are compared per unit of capacity. */
+  readonly capacity: Float64Array;
+  /** Load each bin carries before any item is placed, which no step may move. */
+  readonly baseLoad: Float64Array;
+  /** Secondary tally each bin starts with (ties of the greedy placement are broken on it). */
+  readonly baseTie: Float64Array;
+  /** Weight of each item; non-increasing, so index order is heaviest first. */
+  readonly weight: Float64Array;
+  /** What one item adds to a bin's secondary tally. */
+  readonly tieWeight: number;
+  /** Eligibility group of each item: items of one group may go to the same bins. */
+  readonly group: Int32Array;
+  /** Bins each group may go to, ascending. */
+  readonly groupBins: ReadonlyArray<Int32Array>;
+  /** `eligible[group * binCount + bin]` is 1 when the group may go to the bin. */
+  readonly eligible: Uint8Array;
+}
+
+/** How to phrase one level: its bins, and for each item its weight and its eligible bins. */
+export interface ProblemSpec<K> {
+  readonly capacity: Float64Array;
+  readonly weight: Float64Array;
+  readonly tieWeight: number;
+  readonly baseLoad?: Float64Array;
+  readonly baseTie?: Float64Array;
+  /** A key shared by items known to have the same eligible bins (e.g. their topic's subscribers). */
+  readonly keyOf: (item: number) => K;
+  /** The eligible bins of items with this key, ascending. */
+  readonly binsOf: (key: K) => Int32Array;
+}
+
+/**
+ * Builds a {@link Problem}. Items whose keys differ but whose eligible bins are equal share one
+ * group, so a group where everyone subscribes to everything is a single group however many
+ * topics it has: the search then works per group rather than per topic.
+ */
+export function buildProblem<K>(spec: ProblemSpec<K>): Problem {
+  const binCount = spec.capacity.length;
+  const itemCount = spec.weight.length;
+  const groupOfKey = new Map<K, number>();
+  const groupOfBins = new Map<string, number>();
+  const groupBins: Int32Array[] = [];
+  const group = new Int32Array(itemCount);
+  for (let item = 0; item < itemCount; item++) {
+    const key = spec.keyOf(item);
+    let g = groupOfKey.get(key);
+    if (g === undefined) {
+      const bins = spec.binsOf(key);
+      const signature = bins.join(',');
+      g = groupOfBins.get(signature);
+      if (g === undefined) {
+        g = groupBins.length;
+        groupBins.push(bins);
+        groupOfBins.set(signature, g);
+      }
+      groupOfKey.set(key, g);
+    }
+    group[item] = g;
+  }
+  const eligible = new Uint8Array(groupBins.length * binCount);
+  groupBins.forEach((bins, g) => {
+    for (const b of bins) eligible[g * binCount + b] = 1;
+  });
+  return {
+    binCount,
+    capacity: spec.capacity,
+    baseLoad: spec.baseLoad ?? new Float64Array(binCount),
+    baseTie: spec.baseTie ?? new Float64Array(binCount),
+    weight: spec.weight,
+    tieWeight: spec.tieWeight,
+    group,
+    groupBins,
+    eligible,
+  };
+}
+
+/** Sum of base loads and item weights over sum of capacities: the mean load per unit of capacity. */
+export function meanLoad(problem: Problem): number {
+  let load = 0;
+  let capacity = 0;
+  for (let b = 0; b < problem.binCount; b++) {
+    load += problem.baseLoad[b]!;
+    capacity += problem.capacity[b]!;
+  }
+  for (let i = 0; i < problem.weight.length; i++) load += problem.weight[i]!;
+  return capacity > 0 ? load / capacity : 0;
+}

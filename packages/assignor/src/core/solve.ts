@@ -1,0 +1,173 @@
+import { meanLoad, type Problem } from './problem.js';
+import { emptyPlacement, extremes, place, placeGreedily, type Placement } from './placement.js';
+import { countMoves, freeLedger, type MoveLedger, type WorkBudget } from './ledger.js';
+import { improve, type SearchGoal } from './search.js';
+import { lowerBound } from './lower-bound.js';
+import { relabel } from './relabel.js';
+import { searchExactly } from './exact.js';
+
+/** Comparisons of levels ignore differences below this fraction (float noise). */
+const RELATIVE_EPS = 1e-9;
+
+/**
+ * Searches stop once the busiest level is this close to the lower bound (and the least busy this
+ * close to the mean): 0.01% is far below what weights can measure, and chasing it costs most of
+ * the time on large groups.
+ */
+const GOOD_ENOUGH = 1e-4;
+
+/** A solved level: the bin of every item and the lower bound it was judged against. */
+export interface Solution {
+  readonly bin: Int32Array;
+  readonly lowerBound: number;
+}
+
+/** How sticky one level is. */
+export interface StickyPolicy {
+  /** See `BalanceOptions.moveTolerance`. */
+  readonly tolerance: number;
+  /**
+   * Counted moves allowed per homeless item (owner left, or new) to place the homeless well: a
+   * heavy orphan dropped on a balanced group otherwise sticks out by its whole weight.
+   */
+  readonly homelessAllowance: number;
+  /**
+   * Also use the expensive neighbourhoods when moves and swaps are stuck: optimal re-splits of
+   * pairs of bins, and the exact search on small problems.
+   */
+  readonly thorough: boolean;
+}
+
+/** Levels of a placement that the tolerance is judged on. */
+interface Extremes {
+  readonly max: number;
+  readonly min: number;
+}
+
+/**
+ * Places every item of one level. Without homes in the ledger this is the from-scratch
+ * placement ({@link fromScratch}). With homes:
+ *
+ * 1. Start from the homes, place the homeless greedily and improve their placement: first by
+ *    moving only them, then with the policy's small allowance of other moves.
+ * 2. Keep that if it is provably within `tolerance` of anything possible: its busiest level
+ *    within tolerance of the lower bound and its least busy one within tolerance of the mean.
+ * 3. Otherwise solve from scratch and keep the sticky start if it is within tolerance of that.
+ * 4. Otherwise improve the sticky start (moves counted by the ledger) towards half the
+ *    tolerance, so the next rebalance does not start right at the edge.
+ * 5. If even that cannot get within tolerance, adopt the from-scratch placement with its bins
+ *    renamed to keep as many items home as possible, if the ledger's limit allows.
+ *
+ * The least busy level matters as well as the busiest: in a large group a new instance lowers
+ * the maximum by less than the tolerance, yet must not be left idle.
+ */
+export function solve(problem: Problem, ledger: MoveLedger, policy: StickyPolicy, budget: WorkBudget): Solution {
+  const { tolerance } = policy;
+  const bound = lowerBound(problem);
+  const mean = meanLoad(problem);
+  const tight: SearchGoal = {
+    maxTarget: bound * (1 + GOOD_ENOUGH),
+    minTarget: mean * (1 - GOOD_ENOUGH),
+    resplit: policy.thorough,
+  };
+  if (!ledger.home.some((h) => h >= 0)) {
+    return { bin: fromScratch(problem, tight, bound, budget).bin, lowerBound: bound };
+  }
+
+  const settle: SearchGoal = {
+    maxTarget: bound * (1 + tolerance / 4),
+    minTarget: mean * (1 - tolerance / 4),
+    resplit: false,
+  };
+  const sticky = stickyStart(problem, ledger, settle, policy.homelessAllowance, budget);
+  const start = extremes(problem, sticky);
+  const eps = RELATIVE_EPS * Math.max(bound, start.max);
+  if (start.max <= bound * (1 + tolerance) + eps && start.min >= mean * (1 - tolerance) - eps) {
+    return { bin: sticky.bin, lowerBound: bound };
+  }
+
+  const best = fromScratch(problem, tight, bound, budget);
+  const target = extremes(problem, best);
+  const within = (e: Extremes): boolean =>
+    e.max <= target.max * (1 + tolerance) + eps && e.min >= target.min * (1 - tolerance) - eps;
+  if (within(start)) return { bin: sticky.bin, lowerBound: bound };
+
+  const halfway: SearchGoal = {
+    maxTarget: target.max * (1 + tolerance / 2),
+    minTarget: target.min * (1 - tolerance / 2),
+    resplit: false,
+  };
+  improve(problem, sticky, halfway, ledger, budget);
+  const improved = extremes(problem, sticky);
+  if (within(improved)) return { bin: sticky.bin, lowerBound: bound };
+
+  // Still outside the tolerance: the from-scratch placement is worth its moves if it is better
+  // by more than the tolerance on the maximum, or as good on the maximum and better on the minimum.
+  const betterMax = target.max * (1 + tolerance) + eps < improved.max;
+  const betterMin = target.max <= improved.max + eps && target.min * (1 - tolerance) - eps > improved.min;
+  if (betterMax || betterMin) {
+    const renamed = relabel(problem, best.bin, ledger);
+    const moves = countMoves(ledger, renamed);
+    if (moves <= ledger.limit) {
+      ledger.used = moves;
+      return { bin: renamed, lowerBound: bound };
+    }
+  }
+  return { bin: sticky.bin, lowerBound: bound };
+}
+
+/**
+ * The from-scratch placement: the reference greedy, local search down to the lower bound, and,
+ * when the goal asks for a thorough search, an exact search on small problems if that did not
+ * reach it.
+ */
+function fromScratch(problem: Problem, goal: SearchGoal, bound: number, budget: WorkBudget): Placement {
+  const free = freeLedger(problem.weight.length);
+  let placement = emptyPlacement(problem);
+  placeGreedily(problem, placement);
+  improve(problem, placement, goal, free, budget);
+  const reached = extremes(problem, placement).max;
+  if (goal.resplit && reached > goal.maxTarget) {
+    const exact = searchExactly(problem, reached, bound, budget);
+    if (exact !== undefined) {
+      const replaced = emptyPlacement(problem);
+      exact.forEach((b, item) => {
+        place(problem, replaced, item, b);
+      });
+      placement = replaced;
+      // The exact search only minds the maximum: even out the rest again.
+      improve(problem, placement, goal, free, budget);
+    }
+  }
+  return placement;
+}
+
+/**
+ * Homes first, then the homeless greedily; then the homeless are moved around for free (a
+ * ledger view that allows no counted move), and finally a few counted moves, proportional to
+ * the number of homeless items, may even out what they could not.
+ */
+function stickyStart(
+  problem: Problem,
+  ledger: MoveLedger,
+  goal: SearchGoal,
+  allowancePerItem: number,
+  budget: WorkBudget,
+): Placement {
+  const sticky = emptyPlacement(problem);
+  let homeless = 0;
+  ledger.home.forEach((home, item) => {
+    if (home >= 0) place(problem, sticky, item, home);
+    else homeless++;
+  });
+  if (homeless === 0) return sticky;
+  placeGreedily(problem, sticky);
+  improve(problem, sticky, goal, { ...ledger, limit: 0, used: 0 }, budget);
+  const limit = Math.min(ledger.limit, Math.ceil(homeless * allowancePerItem));
+  if (limit > 0) {
+    const allowance = { ...ledger, limit, used: 0 };
+    improve(problem, sticky, goal, allowance, budget);
+    ledger.used += allowance.used;
+  }
+  return sticky;
+}

@@ -1,0 +1,174 @@
+import { balance, type BalanceMember, type TopicPartition, type WeightedPartition } from '@load-aware/assignor';
+import { keyOf, labels, member, uniform, weighted } from './fixtures';
+
+/** A reproducible spread of weights: 1 to 40, uneven but not random. */
+function spread(count: number): number[] {
+  return Array.from({ length: count }, (_, i) => 1 + ((i * 7919) % 40));
+}
+
+/** `instances` instances of `perInstance` members each, all subscribed to `t`. */
+function group(instances: number, perInstance: number): BalanceMember[] {
+  return Array.from({ length: instances * perInstance }, (_, m) =>
+    member(`m${String(m).padStart(3, '0')}`, `i${String(m % instances).padStart(2, '0')}`, ['t']),
+  );
+}
+
+/** Partitions whose owner differs between two assignments, among those in `before`. */
+function changed(
+  before: ReadonlyMap<string, ReadonlyArray<TopicPartition>>,
+  after: ReadonlyMap<string, ReadonlyArray<TopicPartition>>,
+): number {
+  const owner = new Map<string, string>();
+  for (const [m, ps] of after) for (const p of ps) owner.set(keyOf(p), m);
+  let n = 0;
+  for (const [m, ps] of before) for (const p of ps) if (owner.get(keyOf(p)) !== m) n++;
+  return n;
+}
+
+/** Scales every weight by a factor in [0.9, 1.1), from a fixed sequence. */
+function noisy(partitions: ReadonlyArray<WeightedPartition>, seed: number): WeightedPartition[] {
+  return partitions.map((p, i) => ({
+    ...p,
+    weight: (p.weight ?? 1) * (0.9 + (0.2 * (((i + 1) * seed * 2654435761) % 1000)) / 1000),
+  }));
+}
+
+describe('balance with a previous assignment', () => {
+  const members = group(6, 2);
+  const partitions = weighted('t', spread(120));
+  const first = balance({ members, partitions });
+
+  it('moves nothing when nothing changed', () => {
+    const again = balance({ members, partitions, previous: first.assignments });
+    expect(again.movedCount).toBe(0);
+    expect(again.forcedMoveCount).toBe(0);
+    expect(again.previouslyOwnedCount).toBe(120);
+    expect(labels(again.assignments)).toEqual(labels(first.assignments));
+  });
+
+  it('moves at most a few partitions under ±10% weight noise', () => {
+    for (const seed of [3, 5, 7]) {
+      const result = balance({ members, partitions: noisy(partitions, seed), previous: first.assignments });
+      expect(result.movedCount).toBe(changed(first.assignments, result.assignments));
+      expect(result.movedCount).toBeLessThanOrEqual(6);
+      expect(result.optimalityRatio).toBeLessThan(1.06);
+    }
+  });
+
+  it('when an instance leaves, moves mostly its partitions', () => {
+    const gone = new Set(members.filter((m) => m.instanceId === 'i03').map((m) => m.memberId));
+    const own = [...first.assignments].filter(([m]) => gone.has(m)).reduce((n, [, ps]) => n + ps.length, 0);
+    const result = balance({
+      members: members.filter((m) => !gone.has(m.memberId)),
+      partitions,
+      previous: first.assignments,
+    });
+    expect(result.forcedMoveCount).toBe(own);
+    expect(result.movedCount - result.forcedMoveCount).toBeLessThan(own);
+    expect(result.optimalityRatio).toBeLessThan(1.05);
+  });
+
+  it('gives a joining instance its share instead of leaving it idle, with few moves', () => {
+    const joined = [...members, member('new-1', 'i99', ['t']), member('new-2', 'i99', ['t'])];
+    const result = balance({ members: joined, partitions, previous: first.assignments });
+    const newcomer = result.instances.find((i) => i.instanceId === 'i99')!;
+    expect(newcomer.load).toBeGreaterThan(0.9 * result.idealLoad);
+    // About a seventh of the load has to move; heavy partitions go first, so fewer partitions do.
+    expect(result.movedCount).toBeLessThanOrEqual(120 / 7);
+    expect(result.forcedMoveCount).toBe(0);
+  });
+
+  it('keeps an imbalance within the tolerance rather than move, and fixes one beyond it', () => {
+    // The previous assignment puts 11 on A and 9 on B: 10% above the even 10.
+    const pair = [member('a', 'A', ['t']), member('b', 'B', ['t'])];
+    const ten = uniform('t', 20, 1);
+    const previous = new Map([
+      ['a', ten.slice(0, 11)],
+      ['b', ten.slice(11)],
+    ]);
+    expect(balance({ members: pair, partitions: ten, previous }, { moveTolerance: 0.15 }).movedCount).toBe(0);
+    const tight = balance({ members: pair, partitions: ten, previous }, { moveTolerance: 0.05 });
+    expect(tight.movedCount).toBe(1);
+    expect(tight.maxInstanceLoad).toBe(10);
+  });
+
+  it('never moves more than maxMovesPerRebalance partitions away from a still-valid owner', () => {
+    // Everything on A, B idle: the balanced placement moves half of it.
+    const pair = [member('a', 'A', ['t']), member('b', 'B', ['t'])];
+    const all = weighted('t', spread(30));
+    const previous = new Map([['a', all]]);
+    expect(balance({ members: pair, partitions: all, previous }, { maxMovesPerRebalance: 0 }).movedCount).toBe(0);
+    const bounded = balance({ members: pair, partitions: all, previous }, { maxMovesPerRebalance: 4 });
+    expect(bounded.movedCount).toBe(4);
+    expect(bounded.instances[1]!.load).toBeGreaterThan(0);
+    const free = balance({ members: pair, partitions: all, previous });
+    expect(free.optimalityRatio).toBeLessThan(1.05);
+  });
+
+  it('still places partitions whose owner left, whatever maxMovesPerRebalance says', () => {
+    const trio = [member('a', 'A', ['t']), member('b', 'B', ['t'])];
+    const six = uniform('t', 6, 1);
+    const previous = new Map([
+      ['a', six.slice(0, 2)],
+      ['b', six.slice(2, 4)],
+      ['gone', six.slice(4)],
+    ]);
+    const result = balance({ members: trio, partitions: six, previous }, { maxMovesPerRebalance: 0 });
+    expect(result.partitionCount).toBe(6);
+    expect(result.forcedMoveCount).toBe(2);
+    expect(result.movedCount).toBe(2);
+    expect(result.instances.map((i) => i.load)).toEqual([3, 3]);
+  });
+
+  it('keeps the partitions of a member that restarted with a new id on its instance when previousInstances names it', () => {
+    const before = [member('a-old', 'A', ['t']), member('b', 'B', ['t'])];
+    const parts = weighted('t', spread(20));
+    const first = balance({ members: before, partitions: parts });
+    const after = [member('a-new', 'A', ['t']), member('b', 'B', ['t'])];
+    const previousInstances = new Map([['a-old', 'A']]);
+    const result = balance({ members: after, partitions: parts, previous: first.assignments, previousInstances });
+    expect(labels(result.assignments)['a-new']).toEqual(labels(first.assignments)['a-old']);
+    expect(result.forcedMoveCount).toBe(first.assignments.get('a-old')!.length);
+  });
+
+  it('ignores unusable previous entries: unknown members, vanished partitions, unsubscribed topics, duplicates', () => {
+    const duo = [member('a', 'A', ['t']), member('b', 'B', ['t', 'u'])];
+    const parts = [...uniform('t', 4, 1), ...uniform('u', 2, 1)];
+    const previous = new Map<string, TopicPartition[]>([
+      [
+        'a',
+        [
+          { topic: 't', partition: 0 },
+          { topic: 'u', partition: 0 },
+          { topic: 't', partition: 99 },
+        ],
+      ],
+      [
+        'b',
+        [
+          { topic: 't', partition: 0 },
+          { topic: 't', partition: 1 },
+        ],
+      ],
+      ['ghost', [{ topic: 't', partition: 2 }]],
+    ]);
+    const result = balance({ members: duo, partitions: parts, previous });
+    expect([...result.assignments.values()].flat().length).toBe(6);
+    for (const p of result.assignments.get('a')!) expect(p.topic).toBe('t');
+    // t-0 is claimed by both a and b (a wins, smaller id); u-0 by a, which does not subscribe to u;
+    // t-2 by a member that left; t-99 does not exist.
+    expect(result.previouslyOwnedCount).toBe(4);
+    expect(result.forcedMoveCount).toBe(2);
+  });
+
+  it('gives the same result whatever the order of members, partitions and previous entries', () => {
+    const shuffledPrevious = new Map([...first.assignments].reverse().map(([m, ps]) => [m, [...ps].reverse()]));
+    const input = { members, partitions: noisy(partitions, 11), previous: first.assignments };
+    const reordered = {
+      members: [...members].reverse(),
+      partitions: [...input.partitions].reverse(),
+      previous: shuffledPrevious,
+    };
+    expect(balance(reordered)).toEqual(balance(input));
+  });
+});

@@ -1,0 +1,61 @@
+import { ConfigError, ErrorCodes, LoadAwareAssigner, resolveOptions } from '@load-aware/assignor';
+
+/**
+ * Every option of `LoadAwareAssigner(options)`, given a wrong type and a wrong range, fails at
+ * construction with a `ConfigError` (`LOAD_AWARE_CONFIG`) whose message names the key. The table
+ * is checked against the resolved options, so an option added later without a row here fails.
+ */
+
+/** Values that are wrong whatever the option: none of them is a valid value of any key below. */
+const WRONG_FOR_ALL: unknown[] = [null, Symbol('x'), () => undefined];
+
+const BAD: Record<string, unknown[]> = {
+  weights: [{}, { getWeight: () => [] }, 'prometheus', 1, [], { getWeights: 'nope' }],
+  instanceId: ['', 42, 'é'.repeat(128), ['pod'], { id: 'pod' }, true],
+  capacity: [0, -1, Number.NaN, Number.POSITIVE_INFINITY, 1e10, '2', 2n],
+  logger: [console.log, {}, { info() {} }, 'pino', 1],
+  registry: [{}, { registerMetric() {} }, 'default', 1],
+  weightsTimeoutMs: [0, -5, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 600_001, '5000', 5000n],
+  defaultWeight: [-1, Number.NaN, Number.POSITIVE_INFINITY, Number.MAX_VALUE, '1', false],
+  moveTolerance: [-0.1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, '0.05', true],
+  maxMovesPerRebalance: [-1, 1.5, Number.NaN, '3', {}],
+};
+
+function configErrorOf(options: unknown): ConfigError {
+  try {
+    LoadAwareAssigner(options as never);
+  } catch (err) {
+    if (err instanceof ConfigError) return err;
+    throw new Error(`expected a ConfigError, got ${String(err)}`, { cause: err });
+  }
+  throw new Error(`expected a ConfigError for ${JSON.stringify(options, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v))}`);
+}
+
+const cases = Object.entries(BAD).flatMap(([key, values]) =>
+  [...values, ...WRONG_FOR_ALL].map((value) => [key, value] as const),
+);
+
+describe('LoadAwareAssigner config errors (every option)', () => {
+  it('has a row for every option the assigner resolves', () => {
+    expect(Object.keys(resolveOptions({})).sort()).toEqual(Object.keys(BAD).sort());
+  });
+
+  it.each(cases)('rejects %s = %p with LOAD_AWARE_CONFIG naming the key', (key, value) => {
+    const err = configErrorOf({ [key]: value });
+    expect(err.code).toBe(ErrorCodes.config);
+    expect(err.code).toBe('LOAD_AWARE_CONFIG');
+    expect(err.message).toContain(key);
+  });
+
+  it('names every bad key at once, plus unknown keys', () => {
+    const err = configErrorOf({ capacity: -1, weightsTimeoutMs: 'x', wieghts: {}, instanceID: 'a' });
+    for (const key of ['capacity', 'weightsTimeoutMs', 'wieghts', 'instanceID']) expect(err.message).toContain(key);
+  });
+
+  it.each([['a string', 'pod-1'], ['a number', 7], ['an array', []], ['a function', () => ({})]])(
+    'rejects options that are %s as a whole',
+    (_what, options) => {
+      expect(configErrorOf(options).code).toBe('LOAD_AWARE_CONFIG');
+    },
+  );
+});
