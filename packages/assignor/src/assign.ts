@@ -167,7 +167,9 @@ function mergeWeights(
   }
   return partitions.map((p) => {
     const weight = byTopic.get(p.topic)?.get(p.partition);
-    return weight === undefined ? p : { ...p, weight };
+    // Explicit fields, not a spread: at 100k partitions the spread alone costs ~100 ms and gives
+    // the objects a different shape from the unweighted ones, which slows the sorts that follow.
+    return weight === undefined ? p : { topic: p.topic, partition: p.partition, weight };
   });
 }
 
