@@ -28,6 +28,10 @@ export interface LoadAwarePartitionAssigner extends PartitionAssigner {
   readonly weights: WeightSource;
   /** The weight given to partitions without a usable weight (counted as defaulted). */
   readonly defaultWeight: number;
+  /** The stickiness tolerance `balance()` runs with, so the trigger judges with the same one. */
+  readonly moveTolerance: number;
+  /** The churn bound `balance()` runs with (undefined: unbounded). */
+  readonly maxMovesPerRebalance: number | undefined;
   /**
    * Makes every joined consumer of `groupId` that uses this assigner re-send JoinGroup once, from
    * its fetch loop (within about `maxWaitTimeInMs`). After {@link bumpEpoch} that JoinGroup
@@ -100,6 +104,8 @@ export function LoadAwareAssigner(options: LoadAwareAssignerOptions = {}): LoadA
     },
     weights: { value: resolved.weights, enumerable: true },
     defaultWeight: { value: resolved.defaultWeight, enumerable: true },
+    moveTolerance: { value: resolved.moveTolerance, enumerable: true },
+    maxMovesPerRebalance: { value: resolved.maxMovesPerRebalance, enumerable: true },
     requestRejoin: { value: (groupId: string): number => rejoins.request(groupId) },
   }) as LoadAwarePartitionAssigner;
 }

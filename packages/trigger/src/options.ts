@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Registry } from 'prom-client';
 import type { Consumer } from 'kafkajs';
 import {
+  DEFAULT_MOVE_TOLERANCE,
   DEFAULT_PARTITION_WEIGHT,
   isLogger,
   isRegistry,
@@ -22,6 +23,8 @@ const triggerSchema = z
     cooldownMs: z.number().int().min(0).max(WEEK_MS).default(600_000),
     maxCooldownMs: z.number().int().min(0).max(WEEK_MS).default(7_200_000),
     defaultWeight: z.number().min(0).max(Number.MAX_SAFE_INTEGER).default(DEFAULT_PARTITION_WEIGHT),
+    moveTolerance: z.number().min(0).max(1).default(DEFAULT_MOVE_TOLERANCE),
+    maxMovesPerRebalance: z.number().int().min(0).optional(),
     now: z
       .custom<() => number>((v) => typeof v === 'function', { message: 'expected a function returning ms' })
       .optional(),
@@ -43,6 +46,10 @@ export interface ThresholdTriggerOptions {
   maxCooldownMs?: number;
   /** Weight of partitions without a usable weight; keep it equal to the assignor's. Default 1. */
   defaultWeight?: number;
+  /** Stickiness tolerance of the `balance()` the ratio is judged against; keep it the assignor's. Default 0.05. */
+  moveTolerance?: number;
+  /** Churn bound of that `balance()`; keep it the assignor's. Default unbounded. */
+  maxMovesPerRebalance?: number | undefined;
   /** The clock, in ms since the epoch. Default `Date.now`; tests pass a manual clock. */
   now?: () => number;
 }
@@ -54,13 +61,15 @@ export interface ResolvedThresholdTriggerOptions {
   readonly cooldownMs: number;
   readonly maxCooldownMs: number;
   readonly defaultWeight: number;
+  readonly moveTolerance: number;
+  readonly maxMovesPerRebalance: number | undefined;
   readonly now: () => number;
 }
 
 /** Validates trigger options once; throws a `ConfigError` naming every bad key. */
 export function resolveTriggerOptions(options: unknown): ResolvedThresholdTriggerOptions {
   const o = validateOptions(triggerSchema, options, 'ThresholdTrigger');
-  return Object.freeze({ ...o, now: o.now ?? Date.now });
+  return Object.freeze({ ...o, maxMovesPerRebalance: o.maxMovesPerRebalance, now: o.now ?? Date.now });
 }
 
 const controllerSchema = z
@@ -148,10 +157,17 @@ export function resolveControllerOptions(
 ): { deps: TriggerControllerDeps; options: ResolvedTriggerControllerOptions } {
   const d = validateOptions(depsSchema, deps, 'createTriggerController dependencies');
   const o = validateOptions(controllerSchema, options, 'createTriggerController');
-  // From the raw input: the parsed copy already carries the schema's defaultWeight, which would
-  // hide the assigner's.
+  // From the raw input: the parsed copy already carries the schema's defaults, which would hide
+  // the assigner's. An explicit `undefined` must not hide them either. The trigger must judge
+  // with the very balance() settings the assignor places with.
   const raw = (options as { trigger?: ThresholdTriggerOptions } | undefined)?.trigger;
-  const trigger = resolveTriggerOptions({ defaultWeight: d.assigner.defaultWeight, ...raw });
+  const maxMoves = raw?.maxMovesPerRebalance ?? d.assigner.maxMovesPerRebalance;
+  const trigger = resolveTriggerOptions({
+    ...raw,
+    defaultWeight: raw?.defaultWeight ?? d.assigner.defaultWeight,
+    moveTolerance: raw?.moveTolerance ?? d.assigner.moveTolerance,
+    ...(maxMoves === undefined ? {} : { maxMovesPerRebalance: maxMoves }),
+  });
   return {
     deps: d,
     options: Object.freeze({

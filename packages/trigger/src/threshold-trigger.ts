@@ -110,11 +110,18 @@ export function createThresholdTrigger(options: ThresholdTriggerOptions = {}): T
           partitions: weights.partitions,
           previous: currentAssignment(members),
         },
-        { defaultWeight: o.defaultWeight },
+        {
+          defaultWeight: o.defaultWeight,
+          moveTolerance: o.moveTolerance,
+          ...(o.maxMovesPerRebalance === undefined ? {} : { maxMovesPerRebalance: o.maxMovesPerRebalance }),
+        },
       );
       const optimalMaxLoad = plan.maxInstanceLoad;
       // All weights zero gives 0/0: nothing to balance, so balanced.
       const ratio = optimalMaxLoad > 0 ? currentMaxLoad / optimalMaxLoad : 1;
+      // Finite weights whose sums overflow (Infinity / Infinity) say nothing about balance: never
+      // fire on them, and change no counter.
+      if (Number.isNaN(ratio)) return unjudged('weights_unknown', shape);
       const judged = { ratio, currentMaxLoad, optimalMaxLoad, shape, plan };
 
       const fingerprint = assignmentFingerprint(members);
