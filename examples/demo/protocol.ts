@@ -27,6 +27,8 @@ export interface InstanceSpec {
   brokers: string[];
   groupId: string;
   topic: string;
+  /** Partitions of the topic; load-aware samples their rates from the start. */
+  partitions: number;
   instanceId: string;
   /** KafkaJS consumers (group members) in this process. */
   members: number;

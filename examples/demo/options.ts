@@ -1,0 +1,187 @@
+import type { AssignerKind, FastPreset } from './protocol.js';
+
+/** Everything a demo or benchmark run is made of; every field has a command-line flag. */
+export interface DemoOptions {
+  /** Existing cluster to use; undefined: fetch and start a local broker, and stop it at the end. */
+  brokers: string[] | undefined;
+  /** Where result.json, chart.svg and summary.txt go. */
+  outDir: string;
+  /** Phases to run, in order. */
+  assigners: AssignerKind[];
+  /** Length of each phase; the hotspot moves at its middle. */
+  phaseSeconds: number;
+  /** Traffic written before the consumers start, in seconds of the steady rate. */
+  backlogSeconds: number;
+  /** Members (KafkaJS consumers) of each instance process. */
+  instances: number[];
+  partitions: number;
+  eventsPerSecond: number;
+  zipfExponent: number;
+  seed: number;
+  hotspotShift: number;
+  workMs: number;
+  cpuMs: number;
+  /** Redraw a live table (TTY) or print progress lines; off: only the summary. */
+  live: boolean;
+  preset: FastPreset;
+}
+
+/**
+ * The load-aware settings of the demo: a 6 s rate window and a trigger that acts within seconds.
+ * The violated checks span the whole rate window ((3 - 1) × 3 s ≥ 6 s), so when the trigger fires
+ * the leader weighs with rates measured entirely after the change; with a window longer than
+ * that, the rebalance lands on half-old weights, misses, and the cooldown doubles.
+ */
+export const FAST_PRESET: FastPreset = Object.freeze({
+  rateIntervalMs: 6000,
+  sampleIntervalMs: 1000,
+  checkIntervalMs: 3000,
+  threshold: 1.1,
+  minViolatedChecks: 3,
+  cooldownMs: 15_000,
+  maxCooldownMs: 60_000,
+});
+
+/** Defaults of the demo; the benchmark uses them too, with longer phases. */
+export function defaultOptions(now = new Date()): DemoOptions {
+  const stamp = now.toISOString().replace(/[:.]/g, '-').replace('T', '_').slice(0, 19);
+  return {
+    brokers: undefined,
+    outDir: `out/demo-${stamp}`,
+    assigners: ['round-robin', 'load-aware'],
+    phaseSeconds: 75,
+    backlogSeconds: 10,
+    instances: [1, 2, 3],
+    partitions: 24,
+    eventsPerSecond: 1300,
+    zipfExponent: 0.8,
+    seed: 42,
+    hotspotShift: 7,
+    workMs: 2,
+    cpuMs: 0.05,
+    live: true,
+    preset: FAST_PRESET,
+  };
+}
+
+export const USAGE = `Usage: npm run demo -- [flags]
+
+  --brokers host:port[,...]  use this cluster instead of starting a local broker
+  --out DIR                  output folder (default out/demo-<timestamp>)
+  --phase-seconds N          length of each phase, hotspot moves midway (default 75)
+  --backlog-seconds N        backlog written before consumers start, in seconds of traffic (default 10)
+  --rate N                   total produce rate, events/s (default 1300)
+  --partitions N             partitions of the topic (default 24)
+  --instances 1,2,3          members of each instance process (default 1,2,3)
+  --zipf S                   Zipf exponent of the traffic mix (default 0.8)
+  --seed N                   seed of the partition ranking (default 42)
+  --hotspot-shift N          ranks the hotspot moves by (default 7)
+  --work-ms N                per-message latency, ms (default 2)
+  --cpu-ms N                 per-message CPU, ms (default 0.05)
+  --assigners a,b            phases to run: round-robin, load-aware (default both)
+  --no-live                  no live table, only the summary
+  --help                     this text
+`;
+
+const VALUE_FLAGS = new Set([
+  '--brokers',
+  '--out',
+  '--phase-seconds',
+  '--backlog-seconds',
+  '--rate',
+  '--partitions',
+  '--instances',
+  '--zipf',
+  '--seed',
+  '--hotspot-shift',
+  '--work-ms',
+  '--cpu-ms',
+  '--assigners',
+]);
+
+/** A flag the demo does not understand, or a bad value; the message names both. */
+export class DemoUsageError extends Error {
+  override readonly name: string = 'DemoUsageError';
+}
+
+/** `--help`: not an error, the usage text is the message. */
+export class DemoHelpRequested extends DemoUsageError {
+  override readonly name: string = 'DemoHelpRequested';
+}
+
+function number(flag: string, raw: string, min: number, max: number, integer: boolean): number {
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < min || value > max || (integer && !Number.isInteger(value))) {
+    const kind = integer ? 'an integer' : 'a number';
+    throw new DemoUsageError(`${flag} ${raw}: expected ${kind} in ${String(min)}..${String(max)}`);
+  }
+  return value;
+}
+
+/** Parses the command line over `base`; throws {@link DemoUsageError} naming a bad flag or value. */
+export function parseArgs(argv: readonly string[], base: DemoOptions = defaultOptions()): DemoOptions {
+  const o: DemoOptions = { ...base, preset: { ...base.preset } };
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i]!;
+    if (flag === '--no-live') {
+      o.live = false;
+      continue;
+    }
+    if (flag === '--help' || flag === '-h') throw new DemoHelpRequested(USAGE);
+    if (!VALUE_FLAGS.has(flag)) throw new DemoUsageError(`unknown flag ${flag}\n\n${USAGE}`);
+    const raw = argv[++i];
+    if (raw === undefined) throw new DemoUsageError(`${flag}: expected a value`);
+    switch (flag) {
+      case '--brokers':
+        o.brokers = raw.split(',').map((b) => b.trim());
+        if (o.brokers.some((b) => !/^[^:\s]+:\d+$/.test(b))) {
+          throw new DemoUsageError(`--brokers ${raw}: expected host:port[,host:port...]`);
+        }
+        break;
+      case '--out':
+        o.outDir = raw;
+        break;
+      case '--phase-seconds':
+        o.phaseSeconds = number(flag, raw, 10, 3600, true);
+        break;
+      case '--backlog-seconds':
+        o.backlogSeconds = number(flag, raw, 0, 600, false);
+        break;
+      case '--rate':
+        o.eventsPerSecond = number(flag, raw, 1, 100_000, false);
+        break;
+      case '--partitions':
+        o.partitions = number(flag, raw, 1, 1000, true);
+        break;
+      case '--instances':
+        o.instances = raw.split(',').map((m) => number(flag, m, 1, 16, true));
+        break;
+      case '--zipf':
+        o.zipfExponent = number(flag, raw, 0, 5, false);
+        break;
+      case '--seed':
+        o.seed = number(flag, raw, 0, 2 ** 31, true);
+        break;
+      case '--hotspot-shift':
+        o.hotspotShift = number(flag, raw, 0, 1000, true);
+        break;
+      case '--work-ms':
+        o.workMs = number(flag, raw, 0, 1000, false);
+        break;
+      case '--cpu-ms':
+        o.cpuMs = number(flag, raw, 0, 100, false);
+        break;
+      case '--assigners': {
+        const names = raw.split(',');
+        if (names.length === 0 || names.some((n) => n !== 'round-robin' && n !== 'load-aware')) {
+          throw new DemoUsageError(`--assigners ${raw}: expected round-robin and/or load-aware`);
+        }
+        o.assigners = names as AssignerKind[];
+        break;
+      }
+      default:
+        throw new DemoUsageError(`unknown flag ${flag}\n\n${USAGE}`);
+    }
+  }
+  return o;
+}

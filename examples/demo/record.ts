@@ -1,0 +1,60 @@
+/**
+ * What one phase of the demo records: plain data, written to result.json as is and read by the
+ * analysis, the chart and the live view. Times `t` are seconds since the phase's consumers were
+ * started.
+ */
+import type { AssignerKind } from './protocol.js';
+
+/** One instance at one sample. */
+export interface InstanceSample {
+  /** Messages/s processed, over the instance's last stats interval. */
+  consumedPerSec: number;
+  /** Messages produced but not yet processed on the partitions it holds. */
+  lag: number;
+  /** Produce rate of the partitions it holds: the load it is asked to carry. */
+  offeredPerSec: number;
+  partitions: number;
+}
+
+/** The group at one sample (one per second). */
+export interface Sample {
+  t: number;
+  producedPerSec: number;
+  /** Lag over every partition, held or not. */
+  totalLag: number;
+  /** Partitions some instance reports holding; below the partition count during a rebalance. */
+  assignedPartitions: number;
+  instances: Record<string, InstanceSample>;
+}
+
+/** One generation of the group, as its members reported it after joining. */
+export interface GenerationRecord {
+  generationId: number;
+  /** When the first member reported joining it. */
+  t: number;
+  leaderInstance: string | undefined;
+  members: Array<{ memberId: string; instanceId: string; partitions: number[] }>;
+}
+
+/** Everything measured in one phase. */
+export interface PhaseRecord {
+  assigner: AssignerKind;
+  topic: string;
+  groupId: string;
+  startedAt: string;
+  durationSeconds: number;
+  moveAtSeconds: number;
+  instances: Array<{ instanceId: string; members: number }>;
+  partitions: number;
+  eventsPerSecond: number;
+  backlogMessages: number;
+  producedMessages: number;
+  consumedMessages: number;
+  samples: Sample[];
+  generations: GenerationRecord[];
+  /** Each assignment a leader computed (round-robin timed around KafkaJS's own, load-aware from its log). */
+  assignments: Array<{ t: number; instanceId: string; result: string; durationMs: number }>;
+  /** Times the load-aware trigger initiated a rebalance. */
+  triggers: number[];
+  warnings: Array<{ t: number; instanceId: string; message: string }>;
+}

@@ -1,0 +1,122 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { Kafka, logLevel } from 'kafkajs';
+import { startKafka, type KafkaCluster } from '@load-aware/integration-tests';
+import { summarize, type PhaseSummary } from './analysis.js';
+import { renderChart } from './chart.js';
+import { LiveView } from './live-view.js';
+import type { DemoOptions } from './options.js';
+import { runPhase } from './phase.js';
+import type { PhaseRecord } from './record.js';
+import { compare, textTable, type ComparisonRow } from './report.js';
+import { createTraffic } from './traffic.js';
+
+/** What a run leaves behind. */
+export interface DemoRun {
+  outDir: string;
+  records: PhaseRecord[];
+  summaries: PhaseSummary[];
+  rows: ComparisonRow[];
+  kafkaVersion: string | undefined;
+}
+
+/** Thrown when the run was interrupted (Ctrl-C) after cleaning up. */
+export class DemoInterruptedError extends Error {
+  override readonly name = 'DemoInterruptedError';
+}
+
+function throwIfInterrupted(signal: AbortSignal): void {
+  if (signal.aborted) throw new DemoInterruptedError('interrupted');
+}
+
+function describe(options: DemoOptions, view: LiveView): void {
+  const memberRate = 1000 / (options.workMs + options.cpuMs);
+  const members = options.instances.reduce((a, b) => a + b, 0);
+  const { preset } = options;
+  view.line(
+    `Instances: ${options.instances.map((m, i) => `instance-${String.fromCharCode(97 + i)} with ${String(m)} member(s)`).join(', ')}` +
+      ` (separate processes). Each member handles one message at a time, ${String(options.workMs)} ms + ` +
+      `${String(options.cpuMs)} ms CPU each: at most ~${memberRate.toFixed(0)} msg/s per member, ` +
+      `~${(memberRate * members).toFixed(0)} msg/s for the group.`,
+  );
+  view.line(
+    `Traffic: ${String(options.eventsPerSecond)} msg/s over ${String(options.partitions)} partitions, ` +
+      `Zipf s=${String(options.zipfExponent)} (seed ${String(options.seed)}); ${String(options.backlogSeconds)} s of ` +
+      `backlog before the consumers start; the hotspot moves after ${String(options.phaseSeconds / 2)} s.`,
+  );
+  view.line(
+    `Phases of ${String(options.phaseSeconds)} s: ${options.assigners.join(', then ')}. load-aware runs offset-rate ` +
+      `weights (${String(preset.rateIntervalMs / 1000)} s window) and the trigger every ` +
+      `${String(preset.checkIntervalMs / 1000)} s (threshold ${String(preset.threshold)}, ` +
+      `${String(preset.minViolatedChecks)} checks, cooldown ${String(preset.cooldownMs / 1000)} s), capacity = members.`,
+  );
+}
+
+/**
+ * Runs the demo: a broker (unless `options.brokers`), one phase per assigner, then the summary
+ * table, result.json, chart.svg and summary.txt in `options.outDir`. Always stops what it
+ * started, also when `signal` aborts (then it throws {@link DemoInterruptedError}).
+ */
+export async function runDemo(options: DemoOptions, signal: AbortSignal, view: LiveView): Promise<DemoRun> {
+  describe(options, view);
+  let cluster: KafkaCluster | undefined;
+  let brokers = options.brokers;
+  const startedAt = new Date().toISOString();
+  try {
+    if (brokers === undefined) {
+      view.line('Starting a local Kafka broker (the first run downloads it with Maven)...');
+      cluster = await startKafka({
+        logger: (line) => {
+          view.line(`  ${line}`);
+        },
+      });
+      brokers = cluster.brokers;
+    }
+    throwIfInterrupted(signal);
+    const kafka = new Kafka({ clientId: 'load-aware-demo', brokers, logLevel: logLevel.NOTHING });
+    const admin = kafka.admin();
+    try {
+      await admin.connect();
+      const traffic = createTraffic(options);
+      const records: PhaseRecord[] = [];
+      for (const [index, assigner] of options.assigners.entries()) {
+        const layout = options.instances.map((members, i) => ({
+          instanceId: `instance-${String.fromCharCode(97 + i)}`,
+          members,
+        }));
+        view.line(`\n== Phase ${String(index + 1)}/${String(options.assigners.length)}: ${assigner} ==`);
+        const observer = view.phase(assigner, index, options.assigners.length, layout, options.phaseSeconds);
+        const record = await runPhase(assigner, { brokers, kafka, admin, options, traffic, signal, observer });
+        view.release();
+        throwIfInterrupted(signal);
+        records.push(record);
+      }
+      const summaries = records.map(summarize);
+      const rows = compare(
+        summaries.find((s) => s.assigner === 'round-robin'),
+        summaries.find((s) => s.assigner === 'load-aware'),
+      );
+      const outDir = resolve(options.outDir);
+      await mkdir(outDir, { recursive: true });
+      const result = {
+        startedAt,
+        kafka: { version: cluster?.version ?? 'external', brokers: cluster === undefined ? brokers : 'local' },
+        options,
+        traffic,
+        comparison: rows,
+        phases: records.map((record, i) => ({ summary: summaries[i], record })),
+      };
+      await writeFile(`${outDir}/result.json`, `${JSON.stringify(result, null, 2)}\n`);
+      await writeFile(`${outDir}/chart.svg`, renderChart(records, summaries));
+      await writeFile(`${outDir}/summary.txt`, `${textTable(rows)}\n`);
+      return { outDir, records, summaries, rows, kafkaVersion: cluster?.version };
+    } finally {
+      await admin.disconnect().catch(() => undefined);
+    }
+  } finally {
+    if (cluster !== undefined) {
+      view.line('Stopping the local Kafka broker...');
+      await cluster.stop();
+    }
+  }
+}
