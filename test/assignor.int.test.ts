@@ -88,7 +88,10 @@ describe('LoadAwareAssigner on a real broker', () => {
     // Total 1000 over two instances: an even 500/500 split is possible and must be found.
     expect(loadOf('instance-a')).toBe(500);
     expect(loadOf('instance-b')).toBe(500);
-    expect(group.members.filter((m) => m.instanceId === 'instance-b').every((m) => m.assigned.length > 0)).toBe(true);
+    // Several 500/500 splits exist (which one depends on the join order the leader saw); inside
+    // instance-b no member may hold two partitions while another of its members is idle.
+    const bCounts = group.members.filter((m) => m.instanceId === 'instance-b').map((m) => m.assigned.length);
+    expect(Math.min(...bCounts) > 0 || Math.max(...bCounts) <= 1).toBe(true);
 
     await produceOnePerPartition(topic, partitions);
     const consumedAll = (): boolean => {
