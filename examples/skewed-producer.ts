@@ -13,7 +13,7 @@ const TICK_MS = 100;
 
 /** Messages per partition for one tick, ranks rotated by `shift`. */
 export function zipfCounts(partitions: number, perTick: number, exponent: number, shift: number): number[] {
-  const raw = Array.from({ length: partitions }, (_, p) => 1 / ((((p + shift) % partitions) + 1) ** exponent));
+  const raw = Array.from({ length: partitions }, (_, p) => 1 / (((p + shift) % partitions) + 1) ** exponent);
   const sum = raw.reduce((a, b) => a + b, 0);
   return raw.map((w) => Math.round((perTick * w) / sum));
 }

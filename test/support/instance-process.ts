@@ -34,7 +34,11 @@ export function startInstance(spec: InstanceSpec): InstanceProcess {
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-4000);
   });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) => {
+    child.on('exit', (code) => {
+      resolve(code);
+    });
+  });
   const lines = createInterface({ input: child.stdout! });
   const listeners = new Set<() => void>();
   lines.on('line', (line) => {
