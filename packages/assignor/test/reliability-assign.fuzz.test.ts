@@ -125,7 +125,10 @@ const userDataSpec: fc.Arbitrary<UserDataSpec> = fc.oneof(
     arbitrary: fc.record({
       kind: fc.constant('load-aware' as const),
       instance: fc.nat({ max: 5 }),
-      capacity: fc.oneof(fc.constantFrom(1, 2, 1e-9, 1e9, Number.MIN_VALUE), fc.double({ min: 1e-6, max: 1e6, noNaN: true })),
+      capacity: fc.oneof(
+        fc.constantFrom(1, 2, 1e-9, 1e9, Number.MIN_VALUE),
+        fc.double({ min: 1e-6, max: 1e6, noNaN: true }),
+      ),
       epoch: fc.nat({ max: 0xffffffff }),
     }),
   },
@@ -176,7 +179,7 @@ function subscriptionOf(member: GroupMember, leaderTopics: string[]): string[] {
   try {
     const decoded = AssignerProtocol.MemberMetadata.decode(member.memberMetadata) as { topics?: unknown } | null;
     const topics = decoded?.topics;
-    if (Array.isArray(topics) && topics.every((t) => typeof t === 'string')) return topics as string[];
+    if (Array.isArray(topics) && topics.every((t) => typeof t === 'string')) return topics;
   } catch {
     // unreadable: KafkaJS's round-robin assumption, the leader's topics
   }
@@ -223,7 +226,11 @@ function fuzzCluster(s: Scenario): { cluster: Cluster; visible: () => Map<string
           for (const t of topics) if (byTopic.has(t)) shown.add(t);
           return Promise.resolve();
         case 'reject':
-          return Promise.reject(Object.assign(new Error('This server does not host this topic-partition'), { type: 'UNKNOWN_TOPIC_OR_PARTITION' }));
+          return Promise.reject(
+            Object.assign(new Error('This server does not host this topic-partition'), {
+              type: 'UNKNOWN_TOPIC_OR_PARTITION',
+            }),
+          );
         case 'hang':
           return new Promise<void>(() => undefined);
         case 'throw':
@@ -265,7 +272,11 @@ function fuzzSource(spec: SourceSpec, lateMs: number): WeightSource {
         case 'hang':
           return new Promise(() => undefined);
         case 'late':
-          return new Promise((resolve) => setTimeout(() => resolve([]), lateMs).unref());
+          return new Promise((resolve) =>
+            setTimeout(() => {
+              resolve([]);
+            }, lateMs).unref(),
+          );
         case 'not-a-list':
           return Promise.resolve(spec.value as never);
         case 'entries': {
@@ -399,7 +410,12 @@ describe('assign() under arbitrary input (fuzz)', () => {
       }),
     }));
     const decoded = decodeAll(await assigner.assign({ members, topics: [topic] }));
-    expect([...decoded.values()].flat().map(([, p]) => p).sort()).toEqual([0, 1, 2]);
+    expect(
+      [...decoded.values()]
+        .flat()
+        .map(([, p]) => p)
+        .sort(),
+    ).toEqual([0, 1, 2]);
   });
 
   it('keeps metadata and weights each within weightsTimeoutMs when both hang (worst case: twice the budget)', async () => {
@@ -419,8 +435,22 @@ describe('assign() under arbitrary input (fuzz)', () => {
     } as unknown as Scenario);
     const assigner = factory({ cluster: cluster.cluster, groupId: 'slow', logger: undefined as never });
     const members = [
-      { memberId: 'm1', memberMetadata: AssignerProtocol.MemberMetadata.encode({ version: 0, topics: ['lead'] }) },
-      { memberId: 'm2', memberMetadata: AssignerProtocol.MemberMetadata.encode({ version: 0, topics: ['other'] }) },
+      {
+        memberId: 'm1',
+        memberMetadata: AssignerProtocol.MemberMetadata.encode({
+          version: 0,
+          topics: ['lead'],
+          userData: Buffer.alloc(0),
+        }),
+      },
+      {
+        memberId: 'm2',
+        memberMetadata: AssignerProtocol.MemberMetadata.encode({
+          version: 0,
+          topics: ['other'],
+          userData: Buffer.alloc(0),
+        }),
+      },
     ];
     const started = performance.now();
     const result = await assigner.assign({ members, topics: ['lead'] });

@@ -28,7 +28,9 @@ function configErrorOf(options: unknown): ConfigError {
     if (err instanceof ConfigError) return err;
     throw new Error(`expected a ConfigError, got ${String(err)}`, { cause: err });
   }
-  throw new Error(`expected a ConfigError for ${JSON.stringify(options, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v))}`);
+  throw new Error(
+    `expected a ConfigError for ${JSON.stringify(options, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v))}`,
+  );
 }
 
 const cases = Object.entries(BAD).flatMap(([key, values]) =>
@@ -52,10 +54,12 @@ describe('LoadAwareAssigner config errors (every option)', () => {
     for (const key of ['capacity', 'weightsTimeoutMs', 'wieghts', 'instanceID']) expect(err.message).toContain(key);
   });
 
-  it.each([['a string', 'pod-1'], ['a number', 7], ['an array', []], ['a function', () => ({})]])(
-    'rejects options that are %s as a whole',
-    (_what, options) => {
-      expect(configErrorOf(options).code).toBe('LOAD_AWARE_CONFIG');
-    },
-  );
+  it.each([
+    ['a string', 'pod-1'],
+    ['a number', 7],
+    ['an array', []],
+    ['a function', () => ({})],
+  ])('rejects options that are %s as a whole', (_what, options) => {
+    expect(configErrorOf(options).code).toBe('LOAD_AWARE_CONFIG');
+  });
 });

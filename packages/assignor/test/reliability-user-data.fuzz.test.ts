@@ -46,7 +46,11 @@ const damaged = fc
     fc.oneof(
       fc.record({ kind: fc.constant('flip' as const), at: fc.nat(), bits: fc.integer({ min: 1, max: 255 }) }),
       fc.record({ kind: fc.constant('cut' as const), at: fc.nat() }),
-      fc.record({ kind: fc.constant('append' as const), tail: fc.uint8Array({ maxLength: 30 }), version: fc.integer({ min: 0, max: 255 }) }),
+      fc.record({
+        kind: fc.constant('append' as const),
+        tail: fc.uint8Array({ maxLength: 30 }),
+        version: fc.integer({ min: 0, max: 255 }),
+      }),
       fc.record({ kind: fc.constant('idLength' as const), value: fc.integer({ min: 0, max: 0xffff }) }),
       fc.record({
         kind: fc.constant('capacity' as const),

@@ -1,0 +1,31 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Admin, ITopicConfig } from 'kafkajs';
+
+/**
+ * Creates topics one request each and waits until every partition has a leader. KafkaJS's own
+ * `waitForLeaders` gives up on the first UNKNOWN_TOPIC_OR_PARTITION, which a 3.9 three-node
+ * cluster or a broker creating thousands of partitions still answers for a while after the create.
+ */
+export async function createTopicsWithLeaders(
+  admin: Admin,
+  topics: ITopicConfig[],
+  timeoutMs = 180_000,
+): Promise<void> {
+  for (const topic of topics) await admin.createTopics({ topics: [topic], waitForLeaders: false });
+  const names = topics.map((t) => t.topic);
+  const expected = new Map(topics.map((t) => [t.topic, t.numPartitions ?? 1]));
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const { topics: metadata } = await admin.fetchTopicMetadata({ topics: names });
+      const ready = metadata.every(
+        (t) => t.partitions.length === expected.get(t.name) && t.partitions.every((p) => p.leader >= 0),
+      );
+      if (ready) return;
+    } catch {
+      // UNKNOWN_TOPIC_OR_PARTITION until the broker has created them all.
+    }
+    if (Date.now() > deadline) throw new Error(`${names.join(', ')} without leaders after ${String(timeoutMs)} ms`);
+    await sleep(500);
+  }
+}
