@@ -38,17 +38,33 @@ afterAll(async () => {
   await cluster?.stop();
 }, TIMEOUT_MS);
 
-/** The group coordinator, read two ways: the leader of __consumer_offsets-0 and FindCoordinator. */
+/**
+ * The group coordinator, read two ways: the leader of __consumer_offsets-0 and FindCoordinator.
+ * Retried for a while: right after a broker loss either answer may still name the lost broker,
+ * or a request may hit its closed port (ECONNREFUSED) before the client's metadata catches up.
+ */
 async function coordinatorOf(admin: Admin, consumerCluster: Cluster, groupId: string): Promise<number> {
   const internals = consumerCluster as unknown as {
     findGroupCoordinatorMetadata(o: { groupId: string }): Promise<{ coordinator: { nodeId: number } }>;
   };
-  // offsets.topic.num.partitions=1 on the test brokers: that partition's leader coordinates every group.
-  const { topics } = await admin.fetchTopicMetadata({ topics: ['__consumer_offsets'] });
-  const leader = topics[0]?.partitions.find((p) => p.partitionId === 0)?.leader;
-  const { coordinator } = await internals.findGroupCoordinatorMetadata({ groupId });
-  expect(coordinator.nodeId).toBe(leader);
-  return coordinator.nodeId;
+  const deadline = Date.now() + 30_000;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      // offsets.topic.num.partitions=1 on the test brokers: that partition's leader coordinates every group.
+      const { topics } = await admin.fetchTopicMetadata({ topics: ['__consumer_offsets'] });
+      const leader = topics[0]?.partitions.find((p) => p.partitionId === 0)?.leader;
+      const { coordinator } = await internals.findGroupCoordinatorMetadata({ groupId });
+      if (coordinator.nodeId === leader) return coordinator.nodeId;
+      last = new Error(
+        `FindCoordinator says ${String(coordinator.nodeId)}, __consumer_offsets-0 leader is ${String(leader)}`,
+      );
+    } catch (err) {
+      last = err;
+    }
+    await sleep(500);
+  }
+  throw last instanceof Error ? last : new Error(String(last));
 }
 
 describe('a three-node cluster losing the group coordinator', () => {
