@@ -4,9 +4,11 @@ import { roundRobin } from './core/round-robin.js';
 import type { BalanceMember, BalanceOptions, TopicPartition } from './core/types.js';
 import type { AssignmentMemory } from './assignment-memory.js';
 import { logAssignment, logFallback } from './assignment-log.js';
+import { currentOwners } from './current-owners.js';
 import { decodeMember, type DecodedMember } from './members.js';
 import type { AssignorMetrics } from './metrics.js';
 import type { ResolvedLoadAwareAssignerOptions } from './options.js';
+import type { OwnAssignment } from './own-assignment.js';
 import { listPartitions } from './partition-catalog.js';
 import { fetchWeights } from './weight-source.js';
 
@@ -18,8 +20,10 @@ export interface AssignContext {
   readonly metrics: AssignorMetrics;
   /** Remembers which members were already warned about, so each is warned once. */
   readonly warnOnce: (memberId: string) => boolean;
-  /** The last assignment this process computed per group: the `previous` that makes it sticky. */
+  /** The last assignment this process computed per group: owners for members that report none. */
   readonly memory: AssignmentMemory;
+  /** The leader consumer's own membership: the generation this assignment is computed for. */
+  readonly own?: OwnAssignment | undefined;
 }
 
 /**
@@ -28,9 +32,11 @@ export interface AssignContext {
  * and stall the group): any failure in weighing or balancing falls back to round-robin over each
  * member's own subscription, and even a failure of that yields empty assignments.
  *
- * Sticky: the assignment this process computed last for the group is passed to `balance()` as
- * `previous` (members that left and partitions that vanished are dropped there), and whatever is
- * handed out, fallback included, becomes the next `previous`.
+ * Sticky: members report the partitions they own in their userData, so any leader, also one
+ * that took over a second ago, knows the current owners; the assignment this process computed
+ * last fills in for members that report nothing (see `currentOwners`). Members that left and
+ * partitions that vanished are dropped in `balance()`, and whatever is handed out, fallback
+ * included, is remembered.
  */
 export async function assignGroup(
   ctx: AssignContext,
@@ -55,19 +61,19 @@ export async function assignGroup(
       ctx.groupId,
     );
     const weights = await fetchWeights(ctx.options.weights, partitions, ctx.options.weightsTimeoutMs);
-    const remembered = ctx.memory.recall(ctx.groupId);
+    const owners = currentOwners(decoded, ctx.memory.recall(ctx.groupId));
     const result = balance(
       {
         members,
         partitions: weights.length > 0 ? mergeWeights(partitions, weights) : partitions,
-        previous: remembered?.assignments,
-        previousInstances: remembered?.instanceOf,
+        previous: owners.previous,
+        previousInstances: owners.previousInstances,
       },
       balanceOptions(ctx),
     );
     remember(ctx, result.assignments, members);
     const durationMs = elapsedMs();
-    const skewRatio = logAssignment(logger, ctx.groupId, result, ctx.options.defaultWeight, durationMs);
+    const skewRatio = logAssignment(logger, ctx.groupId, result, ctx.options.defaultWeight, durationMs, owners);
     ctx.metrics.assignment(ctx.groupId, 'load_aware', durationMs / 1000);
     ctx.metrics.quality(ctx.groupId, result.defaultedCount, skewRatio);
     ctx.metrics.placement(ctx.groupId, result.optimalityRatio, result.movedCount);
@@ -127,6 +133,7 @@ function remember(
   ctx.memory.remember(ctx.groupId, {
     assignments,
     instanceOf: new Map(members.map((m) => [m.memberId, m.instanceId])),
+    generation: ctx.own?.generation(),
   });
 }
 

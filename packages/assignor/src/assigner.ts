@@ -3,6 +3,7 @@ import { assignGroup } from './assign.js';
 import { createAssignmentMemory } from './assignment-memory.js';
 import { createAssignorMetrics } from './metrics.js';
 import { resolveOptions, type LoadAwareAssignerOptions } from './options.js';
+import { observeOwnAssignment, type OwnAssignment } from './own-assignment.js';
 import { createRejoinSwitchboard } from './rejoin.js';
 import { encodeUserData } from './user-data.js';
 import type { WeightSource } from './weight-source.js';
@@ -17,13 +18,14 @@ const WARNED_MEMBERS_LIMIT = 10_000;
 export interface LoadAwarePartitionAssigner extends PartitionAssigner {
   /** The instance id every consumer using this assigner advertises. */
   readonly instanceId: string;
-  /** The rebalance epoch currently advertised in userData. */
-  readonly epoch: number;
+  /** The rebalance epoch currently advertised in userData by this process's members of `groupId`. */
+  epochOf(groupId: string): number;
   /**
-   * Advances the epoch. The next JoinGroup of a consumer using this assigner carries changed
-   * metadata, which makes the broker rebalance the whole group (used by the trigger).
+   * Advances the epoch of one group. The next JoinGroup of a consumer of `groupId` using this
+   * assigner carries changed metadata, which makes the broker rebalance that group (used by the
+   * trigger). Other groups sharing the assigner keep their metadata, so they do not rebalance.
    */
-  bumpEpoch(): number;
+  bumpEpoch(groupId: string): number;
   /** The weight source assignments use, so that the trigger judges with the very same weights. */
   readonly weights: WeightSource;
   /** The weight given to partitions without a usable weight (counted as defaulted). */
@@ -64,7 +66,10 @@ export function LoadAwareAssigner(options: LoadAwareAssignerOptions = {}): LoadA
   const metrics = createAssignorMetrics(resolved.registry);
   // Shared by every consumer of this assigner, so leadership moving between them keeps it.
   const memory = createAssignmentMemory();
-  let epoch = 0;
+  // Per group: a proactive rebalance of one group must not change what another group's
+  // members of this process send, or that group would rebalance too.
+  const epochs = new Map<string, number>();
+  const epochOf = (groupId: string): number => epochs.get(groupId) ?? 0;
   const warned = new Set<string>();
   const warnOnce = (memberId: string): boolean => {
     if (warned.has(memberId)) return false;
@@ -78,28 +83,28 @@ export function LoadAwareAssigner(options: LoadAwareAssignerOptions = {}): LoadA
 
   const factory: PartitionAssigner = ({ cluster, groupId }) => {
     const rejoin = rejoins.install(cluster, groupId);
+    const own = observeOwnAssignment(cluster);
+    const metadata = stableMetadata(own);
     return {
       name: ASSIGNER_NAME,
       version: 0,
       protocol({ topics }) {
         rejoin.joining();
-        const userData = encodeUserData({ instanceId: resolved.instanceId, capacity: resolved.capacity, epoch });
-        return {
-          name: ASSIGNER_NAME,
-          metadata: AssignerProtocol.MemberMetadata.encode({ version: 0, topics, userData }),
-        };
+        const record = { instanceId: resolved.instanceId, capacity: resolved.capacity, epoch: epochOf(groupId) };
+        return { name: ASSIGNER_NAME, metadata: metadata(topics, record) };
       },
-      assign: (group) => assignGroup({ cluster, groupId, options: resolved, metrics, warnOnce, memory }, group),
+      assign: (group) => assignGroup({ cluster, groupId, options: resolved, metrics, warnOnce, memory, own }, group),
     };
   };
 
   return Object.defineProperties(factory, {
     instanceId: { value: resolved.instanceId, enumerable: true },
-    epoch: { get: () => epoch, enumerable: true },
+    epochOf: { value: epochOf },
     bumpEpoch: {
-      value: (): number => {
-        epoch = (epoch + 1) % 0x1_0000_0000;
-        return epoch;
+      value: (groupId: string): number => {
+        const next = (epochOf(groupId) + 1) % 0x1_0000_0000;
+        epochs.set(groupId, next);
+        return next;
       },
     },
     weights: { value: resolved.weights, enumerable: true },
@@ -108,4 +113,27 @@ export function LoadAwareAssigner(options: LoadAwareAssignerOptions = {}): LoadA
     maxMovesPerRebalance: { value: resolved.maxMovesPerRebalance, enumerable: true },
     requestRejoin: { value: (groupId: string): number => rejoins.request(groupId) },
   }) as LoadAwarePartitionAssigner;
+}
+
+/**
+ * One consumer's JoinGroup metadata: its subscription, instance, capacity, epoch and the
+ * partitions it owns. When KafkaJS rejoins only because the group coordinator moved, the bytes it
+ * sent last time are sent again (as long as the subscription and epoch are the same): a Stable
+ * group's follower that rejoins with different metadata makes the broker rebalance the whole
+ * group, and owned partitions that changed since the last JoinGroup would otherwise do exactly
+ * that. The leader then reads owners one generation old for this member, which the generation
+ * rule of the owned claims handles.
+ */
+function stableMetadata(
+  own: OwnAssignment,
+): (topics: string[], record: { instanceId: string; capacity: number; epoch: number }) => Buffer {
+  let last: { key: string; bytes: Buffer } | undefined;
+  return (topics, record) => {
+    const key = `${String(record.epoch)}\u0000${topics.join('\u0000')}`;
+    if (last !== undefined && last.key === key && own.coordinatorMoved()) return last.bytes;
+    const userData = encodeUserData({ ...record, owned: own.owned() });
+    const bytes = AssignerProtocol.MemberMetadata.encode({ version: 0, topics, userData });
+    last = { key, bytes };
+    return bytes;
+  };
 }

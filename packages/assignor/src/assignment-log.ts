@@ -3,7 +3,7 @@ import type { BalanceResult, TopicPartition } from './core/types.js';
 import type { Logger } from './logger.js';
 
 /**
- * Writes the leader's explanation of a load-aware assignment (DESIGN.md §2): a summary line, one
+ * Writes the leader's explanation of a load-aware assignment: a summary line, one
  * line per instance, the skew against an even split, the max load against the lower bound, what
  * stickiness moved, and the unevenness factors at INFO; the member-by-member table at DEBUG.
  * Returns the skew ratio for the metrics.
@@ -14,6 +14,7 @@ export function logAssignment(
   result: BalanceResult,
   defaultWeight: number,
   durationMs: number,
+  owners?: { readonly reportingMembers: number; readonly rememberedMembers: number },
 ): number {
   const e = explain(result, defaultWeight);
   logger.info(
@@ -61,6 +62,9 @@ export function logAssignment(
       moved: result.movedCount,
       forcedMoves: result.forcedMoveCount,
       previouslyOwned: result.previouslyOwnedCount,
+      // Where `previous` came from: members' own reports, or this process's memory of them.
+      ownersReportedBy: owners?.reportingMembers,
+      ownersRememberedFor: owners?.rememberedMembers,
     },
     e.moves,
   );

@@ -6,15 +6,16 @@ export interface RememberedAssignment {
   readonly assignments: ReadonlyMap<string, ReadonlyArray<TopicPartition>>;
   /** Member id → its instance id, so partitions of a member that left can stay on its instance. */
   readonly instanceOf: ReadonlyMap<string, string>;
+  /** The group generation the assignment was computed for, when known. */
+  readonly generation?: number | undefined;
 }
 
 /**
- * The leader's memory of its last assignment per group: KafkaJS members do not report the
- * partitions they own (metadata version 0 has no field for them) and userData must stay stable,
- * so this memory is the only source of `previous`. It lives in the `LoadAwareAssigner` object,
- * which every consumer of the process shares: leadership moving between consumers of one process
- * keeps it; leadership moving to another process does not (see the README, "What survives a
- * leader change").
+ * The leader's memory of its last assignment per group. Members report the partitions they own
+ * in their userData, and those reports are the first source of `previous`; this memory fills in
+ * for members that report nothing (older versions, sets too large to carry) and remembers the
+ * instance of members that left. It lives in the `LoadAwareAssigner` object, which every consumer
+ * of the process shares.
  */
 export interface AssignmentMemory {
   recall(groupId: string): RememberedAssignment | undefined;

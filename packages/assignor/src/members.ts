@@ -1,4 +1,5 @@
 import { AssignerProtocol, type GroupMember } from 'kafkajs';
+import type { OwnedPartitions } from './owned-partitions.js';
 import { decodeUserData } from './user-data.js';
 
 /** A group member's subscription as the leader reads it from JoinGroup metadata. */
@@ -9,6 +10,8 @@ export interface DecodedMember {
   readonly instanceId: string;
   readonly capacity: number;
   readonly epoch: number;
+  /** The partitions the member reports owning (userData version 2), when it reports them. */
+  readonly owned: OwnedPartitions | undefined;
   /** Why the member's load-aware userData was not usable; undefined when it was. */
   readonly problem: string | undefined;
 }
@@ -36,7 +39,8 @@ export function decodeMember(member: GroupMember): DecodedMember {
   }
   const decoded = decodeUserData(userData);
   if (decoded.ok) {
-    return { memberId: member.memberId, topics, ...decoded.value, problem: undefined };
+    const { instanceId, capacity, epoch, owned } = decoded.value;
+    return { memberId: member.memberId, topics, instanceId, capacity, epoch, owned, problem: undefined };
   }
   const problem = topics === undefined ? 'unreadable subscription metadata' : decoded.reason;
   return {
@@ -45,6 +49,7 @@ export function decodeMember(member: GroupMember): DecodedMember {
     instanceId: `${OWN_INSTANCE_PREFIX}${member.memberId}`,
     capacity: 1,
     epoch: 0,
+    owned: undefined,
     problem,
   };
 }

@@ -1,12 +1,17 @@
+import { readOwnedSection, writeOwnedSection, type OwnedPartitions } from './owned-partitions.js';
+
 /**
- * The load-aware subscription userData: a tiny versioned binary record every member sends with
- * each JoinGroup. It must stay byte-for-byte stable between rejoins (DESIGN.md §3): the broker
- * rebalances the whole group when a member's metadata changes, so only the instance id, the
- * capacity and the rebalance epoch live here, never live loads or timestamps.
+ * The load-aware subscription userData: a small versioned binary record every member sends with
+ * each JoinGroup. It must stay byte-for-byte stable between rejoins that should not rebalance
+ * (docs/ARCHITECTURE.md, "userData"): the broker rebalances the whole group when a follower's
+ * metadata changes, so only the instance id, the capacity, the rebalance epoch and the owned
+ * partitions (which change only when a rebalance changed them) live here, never live loads or
+ * timestamps.
  *
  * Layout (big-endian): "LA" magic, u8 version, u16 instance-id byte length, UTF-8 instance id,
- * f64 capacity, u32 epoch. Later versions only append fields, so a reader understands the
- * prefix of any newer record.
+ * f64 capacity, u32 epoch (version 1); then the owned section of `owned-partitions.ts`
+ * (version 2). Later versions only append fields, so a reader understands the prefix of any
+ * newer record, and a version-1 reader reads a version-2 record's prefix.
  */
 
 /** What a member tells the leader about itself. */
@@ -15,6 +20,12 @@ export interface LoadAwareUserData {
   readonly capacity: number;
   /** Bumped to force a group-wide rebalance (the broker sees changed metadata). */
   readonly epoch: number;
+  /**
+   * The partitions the member owns and the generation it received them in (version 2). Absent
+   * when the member knows nothing yet (it has not been assigned since it started) or reported too
+   * many to carry; the leader then falls back to its own memory.
+   */
+  readonly owned?: OwnedPartitions | undefined;
 }
 
 /** The decoder's answer: a record, or why there is none. Decoding never throws. */
@@ -24,7 +35,7 @@ export type DecodedUserData =
 const MAGIC_0 = 0x4c; // 'L'
 const MAGIC_1 = 0x41; // 'A'
 /** The record version this build writes. */
-export const USER_DATA_VERSION = 1;
+export const USER_DATA_VERSION = 2;
 const HEADER_BYTES = 5;
 const TAIL_BYTES = 12;
 /** Longest instance id accepted, in UTF-8 bytes: userData rides on every JoinGroup. */
@@ -42,15 +53,18 @@ export function encodeUserData(data: LoadAwareUserData): Buffer {
   if (!Number.isInteger(data.epoch) || data.epoch < 0 || data.epoch > 0xffffffff) {
     throw new RangeError(`epoch must be an integer in 0..2^32-1, got ${String(data.epoch)}`);
   }
-  const out = Buffer.alloc(HEADER_BYTES + id.length + TAIL_BYTES);
-  out[0] = MAGIC_0;
-  out[1] = MAGIC_1;
-  out[2] = USER_DATA_VERSION;
-  out.writeUInt16BE(id.length, 3);
-  id.copy(out, HEADER_BYTES);
-  out.writeDoubleBE(data.capacity, HEADER_BYTES + id.length);
-  out.writeUInt32BE(data.epoch, HEADER_BYTES + id.length + 8);
-  return out;
+  const prefix = Buffer.alloc(HEADER_BYTES + id.length + TAIL_BYTES);
+  prefix[0] = MAGIC_0;
+  prefix[1] = MAGIC_1;
+  prefix[2] = USER_DATA_VERSION;
+  prefix.writeUInt16BE(id.length, 3);
+  id.copy(prefix, HEADER_BYTES);
+  prefix.writeDoubleBE(data.capacity, HEADER_BYTES + id.length);
+  prefix.writeUInt32BE(data.epoch, HEADER_BYTES + id.length + 8);
+  const owned: number[] = [];
+  // Too many to carry: report nothing rather than an incomplete set the leader would trust.
+  if (!writeOwnedSection(owned, data.owned)) writeOwnedSection(owned, undefined);
+  return Buffer.concat([prefix, Buffer.from(owned)]);
 }
 
 /** Decodes a record from another member; anything unexpected becomes `{ ok: false, reason }`. */
@@ -71,7 +85,11 @@ export function decodeUserData(bytes: Buffer | null | undefined): DecodedUserDat
   const capacity = bytes.readDoubleBE(HEADER_BYTES + idLength);
   if (!Number.isFinite(capacity) || capacity <= 0) return fail(`bad capacity ${String(capacity)}`);
   const epoch = bytes.readUInt32BE(HEADER_BYTES + idLength + 8);
-  return { ok: true, value: { instanceId, capacity, epoch } };
+  const owned = version >= 2 ? readOwnedSection(bytes, HEADER_BYTES + idLength + TAIL_BYTES) : undefined;
+  return {
+    ok: true,
+    value: owned === undefined ? { instanceId, capacity, epoch } : { instanceId, capacity, epoch, owned },
+  };
 }
 
 function fail(reason: string): DecodedUserData {

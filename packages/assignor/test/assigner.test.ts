@@ -66,9 +66,22 @@ describe('LoadAwareAssigner with KafkaJS', () => {
     const assigner = factory({ cluster: fakeCluster({}), groupId: 'g', logger: undefined as never });
     const first = assigner.protocol({ topics: ['t'] }).metadata;
     expect(assigner.protocol({ topics: ['t'] }).metadata.equals(first)).toBe(true);
-    expect(factory.bumpEpoch()).toBe(1);
+    expect(factory.bumpEpoch('g')).toBe(1);
     const bumped = AssignerProtocol.MemberMetadata.decode(assigner.protocol({ topics: ['t'] }).metadata)!;
     expect(decodeUserData(bumped.userData)).toMatchObject({ ok: true, value: { epoch: 1 } });
+  });
+
+  it('bumps the epoch of one group only: members of other groups keep their metadata', () => {
+    const factory = LoadAwareAssigner({ instanceId: 'pod-a' });
+    const orders = factory({ cluster: fakeCluster({}), groupId: 'orders', logger: undefined as never });
+    const payments = factory({ cluster: fakeCluster({}), groupId: 'payments', logger: undefined as never });
+    const paymentsBefore = payments.protocol({ topics: ['t'] }).metadata;
+    factory.bumpEpoch('orders');
+    expect(factory.epochOf('orders')).toBe(1);
+    expect(factory.epochOf('payments')).toBe(0);
+    expect(payments.protocol({ topics: ['t'] }).metadata.equals(paymentsBefore)).toBe(true);
+    const ordersNow = AssignerProtocol.MemberMetadata.decode(orders.protocol({ topics: ['t'] }).metadata)!;
+    expect(decodeUserData(ordersNow.userData)).toMatchObject({ ok: true, value: { epoch: 1 } });
   });
 
   it('places the hot partition alone on one instance and the rest on the other, whatever the member counts', async () => {

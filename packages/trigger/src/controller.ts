@@ -162,7 +162,7 @@ export function createTriggerController(
       logger.info(fields, `advise mode: would initiate a group rebalance (ratio ${String(e.ratio)})`);
       return;
     }
-    const epoch = assigner.bumpEpoch();
+    const epoch = assigner.bumpEpoch(group.groupId);
     const asked = assigner.requestRejoin(group.groupId);
     metrics.rebalance(group.groupId, false);
     logger.info(

@@ -97,7 +97,8 @@ describe('createTriggerController', () => {
     const { controller, assigner, cluster, registry, logger } = setup('a-1', () => description('g', skewed));
     expect((await controller.checkNow()).outcome).toBe('awaiting_hysteresis');
     expect((await controller.checkNow()).outcome).toBe('fired');
-    expect(assigner.epoch).toBe(1);
+    expect(assigner.epochOf('g')).toBe(1);
+    expect(assigner.epochOf('other')).toBe(0);
     await expect(cluster.refreshes()).rejects.toMatchObject({ type: 'REBALANCE_IN_PROGRESS' });
     await expect(cluster.refreshes()).resolves.toBeUndefined();
     expect(await metricValue(registry, 'load_aware_trigger_rebalances_initiated_total')).toBe(1);
@@ -123,7 +124,7 @@ describe('createTriggerController', () => {
     });
     await controller.checkNow();
     expect((await controller.checkNow()).outcome).toBe('fired');
-    expect(assigner.epoch).toBe(0);
+    expect(assigner.epochOf('g')).toBe(0);
     await expect(cluster.refreshes()).resolves.toBeUndefined();
     expect(await metricValue(registry, 'load_aware_trigger_advised_rebalances_total')).toBe(1);
     expect(await metricValue(registry, 'load_aware_trigger_rebalances_initiated_total')).toBe(0);
