@@ -10,11 +10,17 @@ export interface Clock {
   setTimeout(callback: () => void, delayMs: number): unknown;
   /** Cancels a timer returned by {@link Clock.setTimeout}; a no-op for one that already fired. */
   clearTimeout(handle: unknown): void;
+  /**
+   * Wall-clock milliseconds since the epoch, compared with record timestamps by time-index
+   * lookups. Default `Date.now()`.
+   */
+  epochMs?(): number;
 }
 
-/** The real clock: `performance.now()` and unref'd Node timers. */
+/** The real clock: `performance.now()`, `Date.now()` and unref'd Node timers. */
 export const systemClock: Clock = Object.freeze({
   now: () => performance.now(),
+  epochMs: () => Date.now(),
   setTimeout: (callback: () => void, delayMs: number): unknown => {
     const timer = setTimeout(callback, delayMs);
     // A weight source must never be the reason a process cannot exit.
@@ -26,12 +32,20 @@ export const systemClock: Clock = Object.freeze({
   },
 });
 
+/** The clock's wall-clock time, ms since the epoch. */
+export function epochMsOf(clock: Clock): number {
+  return clock.epochMs === undefined ? Date.now() : clock.epochMs();
+}
+
 /** True for anything usable as a {@link Clock}. */
 export function isClock(value: unknown): value is Clock {
   if (typeof value !== 'object' || value === null) return false;
   const c = value as Record<string, unknown>;
   return (
-    typeof c['now'] === 'function' && typeof c['setTimeout'] === 'function' && typeof c['clearTimeout'] === 'function'
+    typeof c['now'] === 'function' &&
+    typeof c['setTimeout'] === 'function' &&
+    typeof c['clearTimeout'] === 'function' &&
+    (c['epochMs'] === undefined || typeof c['epochMs'] === 'function')
   );
 }
 

@@ -1,5 +1,5 @@
 import { withTimeout, type Logger, type TopicPartition } from '@load-aware/assignor';
-import { groupByTopic, type EndOffsetResult, type OwnedEndOffsetsReader } from './end-offsets-reader.js';
+import { groupByTopic, partitionKey, type EndOffsetResult, type OwnedEndOffsetsReader } from './end-offsets-reader.js';
 import { OffsetRateErrorCodes, PartitionReadError, SampleTimeoutError } from './errors.js';
 import {
   isTopicScopedError,
@@ -10,6 +10,7 @@ import {
   type InternalPartitionMetadata,
   type ListOffsetsResponse,
 } from './kafkajs-internals.js';
+import type { OffsetAtTime, TimeIndexAnswer, TimeIndexReader, TimeIndexTargets } from './time-index.js';
 
 /**
  * Reads end offsets through a private KafkaJS `Cluster`: one metadata refresh when needed, then
@@ -26,9 +27,18 @@ import {
  *   reader then lists the cluster's topics, drops the missing ones from its target topics and
  *   reports their partitions as unknown, so the others keep being sampled.
  * - Any error forces a metadata refresh before the next read (moved leaders, new partitions).
+ * - Metadata syncs run one at a time: KafkaJS shares one refresh between concurrent callers
+ *   even when they set different target topics, so a sample and a time-index lookup running
+ *   together could otherwise each act on metadata loaded for the other's topics.
+ *
+ * It also reads the time index ({@link TimeIndexReader}): per leader broker, three ListOffsets
+ * requests sent together, one per target (window start, latest, future), each covering every
+ * partition of that broker. One request cannot carry them all: a partition may appear only once
+ * per ListOffsets request (the broker answers INVALID_REQUEST otherwise).
  */
-export function createClusterReader(cluster: InternalCluster, logger: Logger): OwnedEndOffsetsReader {
+export function createClusterReader(cluster: InternalCluster, logger: Logger): OwnedEndOffsetsReader & TimeIndexReader {
   let forceRefresh = false;
+  let metadataQueue: Promise<unknown> = Promise.resolve();
   const inflight = new Set<Promise<unknown>>();
 
   // Work abandoned by a timeout keeps running; close() waits for it before the last disconnect,
@@ -42,7 +52,17 @@ export function createClusterReader(cluster: InternalCluster, logger: Logger): O
     return work;
   };
 
-  async function syncMetadata(topics: string[]): Promise<Set<string>> {
+  /** Runs {@link syncMetadataNow} after every sync queued before it has settled. */
+  function syncMetadata(topics: string[]): Promise<Set<string>> {
+    const next = metadataQueue.then(
+      () => syncMetadataNow(topics),
+      () => syncMetadataNow(topics),
+    );
+    metadataQueue = next.catch(() => undefined);
+    return next;
+  }
+
+  async function syncMetadataNow(topics: string[]): Promise<Set<string>> {
     await cluster.connect();
     cluster.targetTopics = new Set(topics);
     try {
@@ -64,67 +84,26 @@ export function createClusterReader(cluster: InternalCluster, logger: Logger): O
     }
   }
 
-  async function listOffsets(nodeId: number, topics: ReadonlyMap<string, number[]>): Promise<ListOffsetsResponse> {
-    const broker = await cluster.findBroker({ nodeId: String(nodeId) });
-    return broker.listOffsets({
-      isolationLevel: READ_UNCOMMITTED,
-      topics: [...topics].map(([topic, partitions]) => ({
-        topic,
-        partitions: partitions.map((partition) => ({ partition, timestamp: LATEST_OFFSET })),
-      })),
-    });
-  }
-
-  async function readBroker(
-    nodeId: number,
-    topics: ReadonlyMap<string, number[]>,
-    deadline: number,
-    counter: { requests: number },
-  ): Promise<EndOffsetResult[]> {
-    counter.requests++;
-    try {
-      const response = await withTimeout(
-        tracked(listOffsets(nodeId, topics)),
-        Math.max(1, deadline - Date.now()),
-        () => new Error(`no answer from broker ${String(nodeId)} in time`),
-      );
-      return resultsOf(topics, response);
-    } catch (err) {
-      forceRefresh = true;
-      if (topics.size > 1 && isTopicScopedError(err)) {
-        const single = [...topics].map(([topic, partitions]) =>
-          readBroker(nodeId, new Map([[topic, partitions]]), deadline, counter),
-        );
-        return (await Promise.all(single)).flat();
-      }
-      const code =
-        kafkaErrorType(err) === 'UNKNOWN_TOPIC_OR_PARTITION'
-          ? OffsetRateErrorCodes.unknownPartition
-          : OffsetRateErrorCodes.listOffsetsFailed;
-      const reason = `ListOffsets to broker ${String(nodeId)} failed: ${messageOf(err)}`;
-      return [...topics].flatMap(([topic, partitions]) =>
-        partitions.map((partition) => ({
-          topic,
-          partition,
-          error: new PartitionReadError(code, topic, partition, reason, { cause: err }),
-        })),
-      );
-    }
-  }
-
-  async function read(partitions: ReadonlyArray<TopicPartition>, timeoutMs: number): Promise<EndOffsetResult[]> {
-    const deadline = Date.now() + timeoutMs;
+  /**
+   * Syncs metadata for `topics` and groups their partitions by leader broker. Partitions that
+   * cannot be asked for (unknown topic or partition, no leader) come back as failed results.
+   */
+  async function plan(
+    partitions: ReadonlyArray<TopicPartition>,
+    topics: string[],
+    timeoutMs: number,
+  ): Promise<{ byLeader: Map<number, Map<string, number[]>>; failed: Failed[]; topics: number }> {
     const byTopic = groupByTopic(partitions);
     const missing = await withTimeout(
-      tracked(syncMetadata([...byTopic.keys()])),
+      tracked(syncMetadata(topics)),
       timeoutMs,
       () => new SampleTimeoutError(timeoutMs),
     );
-    const results: EndOffsetResult[] = [];
+    const failed: Failed[] = [];
     const byLeader = new Map<number, Map<string, number[]>>();
     for (const [topic, ids] of byTopic) {
       const fail = (id: number, code: PartitionReadErrorCode, reason: string): void => {
-        results.push({ topic, partition: id, error: new PartitionReadError(code, topic, id, reason) });
+        failed.push({ topic, partition: id, error: new PartitionReadError(code, topic, id, reason) });
       };
       if (missing.has(topic)) {
         for (const id of ids) fail(id, OffsetRateErrorCodes.unknownPartition, 'topic not found in the cluster');
@@ -156,21 +135,117 @@ export function createClusterReader(cluster: InternalCluster, logger: Logger): O
         }
       }
     }
+    return { byLeader, failed, topics: byTopic.size };
+  }
+
+  async function listOffsets(
+    nodeId: number,
+    topics: ReadonlyMap<string, number[]>,
+    timestamp: number,
+  ): Promise<ListOffsetsResponse> {
+    const broker = await cluster.findBroker({ nodeId: String(nodeId) });
+    return broker.listOffsets({
+      isolationLevel: READ_UNCOMMITTED,
+      topics: [...topics].map(([topic, partitions]) => ({
+        topic,
+        partitions: partitions.map((partition) => ({ partition, timestamp })),
+      })),
+    });
+  }
+
+  /** One ListOffsets at `timestamp` to one broker, split topic by topic on a topic-scoped error. */
+  async function readBroker(
+    nodeId: number,
+    topics: ReadonlyMap<string, number[]>,
+    timestamp: number,
+    deadline: number,
+    counter: { requests: number },
+  ): Promise<Array<Found | Failed>> {
+    counter.requests++;
+    try {
+      const response = await withTimeout(
+        tracked(listOffsets(nodeId, topics, timestamp)),
+        Math.max(1, deadline - Date.now()),
+        () => new Error(`no answer from broker ${String(nodeId)} in time`),
+      );
+      return resultsOf(topics, response);
+    } catch (err) {
+      forceRefresh = true;
+      if (topics.size > 1 && isTopicScopedError(err)) {
+        const single = [...topics].map(([topic, partitions]) =>
+          readBroker(nodeId, new Map([[topic, partitions]]), timestamp, deadline, counter),
+        );
+        return (await Promise.all(single)).flat();
+      }
+      const code =
+        kafkaErrorType(err) === 'UNKNOWN_TOPIC_OR_PARTITION'
+          ? OffsetRateErrorCodes.unknownPartition
+          : OffsetRateErrorCodes.listOffsetsFailed;
+      const reason = `ListOffsets to broker ${String(nodeId)} failed: ${messageOf(err)}`;
+      return [...topics].flatMap(([topic, partitions]) =>
+        partitions.map((partition) => ({
+          topic,
+          partition,
+          error: new PartitionReadError(code, topic, partition, reason, { cause: err }),
+        })),
+      );
+    }
+  }
+
+  async function read(partitions: ReadonlyArray<TopicPartition>, timeoutMs: number): Promise<EndOffsetResult[]> {
+    const deadline = Date.now() + timeoutMs;
+    const { byLeader, failed, topics } = await plan(partitions, [...groupByTopic(partitions).keys()], timeoutMs);
+    const results: EndOffsetResult[] = [...failed];
     const counter = { requests: 0 };
     const perBroker = await Promise.all(
-      [...byLeader].map(([nodeId, topics]) => readBroker(nodeId, topics, deadline, counter)),
+      [...byLeader].map(([nodeId, topicsOfLeader]) =>
+        readBroker(nodeId, topicsOfLeader, LATEST_OFFSET, deadline, counter),
+      ),
     );
-    for (const list of perBroker) results.push(...list);
+    for (const list of perBroker) {
+      for (const r of list)
+        results.push('error' in r ? r : { topic: r.topic, partition: r.partition, offset: r.offset });
+    }
     logger.debug(
-      { partitions: partitions.length, topics: byTopic.size, brokers: byLeader.size, requests: counter.requests },
+      { partitions: partitions.length, topics, brokers: byLeader.size, requests: counter.requests },
       'offset-rate: end offsets read',
     );
     return results;
   }
 
+  async function lookup(
+    partitions: ReadonlyArray<TopicPartition>,
+    targets: TimeIndexTargets,
+    timeoutMs: number,
+  ): Promise<TimeIndexAnswer[]> {
+    const deadline = Date.now() + timeoutMs;
+    // Keep the sampler's topics loaded: metadata is replaced wholesale on every refresh.
+    const topics = new Set([...cluster.targetTopics, ...groupByTopic(partitions).keys()]);
+    const { byLeader, failed, topics: topicCount } = await plan(partitions, [...topics], timeoutMs);
+    const answers: TimeIndexAnswer[] = [...failed];
+    const counter = { requests: 0 };
+    const perBroker = await Promise.all(
+      [...byLeader].map(async ([nodeId, topicsOfLeader]) => {
+        const [windowStart, latest, future] = await Promise.all(
+          [targets.windowStartMs, LATEST_OFFSET, targets.futureMs].map((timestamp) =>
+            readBroker(nodeId, topicsOfLeader, timestamp, deadline, counter),
+          ),
+        );
+        return combine(windowStart!, latest!, future!);
+      }),
+    );
+    for (const list of perBroker) answers.push(...list);
+    logger.debug(
+      { partitions: partitions.length, topics: topicCount, brokers: byLeader.size, requests: counter.requests },
+      'offset-rate: time index read',
+    );
+    return answers;
+  }
+
   return {
     kind: 'cluster',
     read,
+    lookup,
     async close() {
       await cluster.disconnect();
       await Promise.allSettled([...inflight]);
@@ -181,17 +256,28 @@ export function createClusterReader(cluster: InternalCluster, logger: Logger): O
 
 type PartitionReadErrorCode = ConstructorParameters<typeof PartitionReadError>[0];
 
-function resultsOf(topics: ReadonlyMap<string, number[]>, response: ListOffsetsResponse): EndOffsetResult[] {
-  const offsets = new Map<string, Map<number, string | undefined>>();
+/** A partition's offset from one ListOffsets answer, with the found record's timestamp if any. */
+interface Found extends TopicPartition {
+  readonly offset: string;
+  readonly timestamp: string | undefined;
+}
+
+interface Failed extends TopicPartition {
+  readonly error: unknown;
+}
+
+function resultsOf(topics: ReadonlyMap<string, number[]>, response: ListOffsetsResponse): Array<Found | Failed> {
+  type Entry = ListOffsetsResponse['responses'][number]['partitions'][number];
+  const byTopic = new Map<string, Map<number, Entry>>();
   for (const { topic, partitions } of response.responses) {
-    let byId = offsets.get(topic);
-    if (byId === undefined) offsets.set(topic, (byId = new Map<number, string | undefined>()));
-    for (const p of partitions) byId.set(p.partition, p.offset);
+    let byId = byTopic.get(topic);
+    if (byId === undefined) byTopic.set(topic, (byId = new Map<number, Entry>()));
+    for (const p of partitions) byId.set(p.partition, p);
   }
   return [...topics].flatMap(([topic, partitions]) =>
-    partitions.map((partition): EndOffsetResult => {
-      const offset = offsets.get(topic)?.get(partition);
-      return offset === undefined
+    partitions.map((partition): Found | Failed => {
+      const entry = byTopic.get(topic)?.get(partition);
+      return entry?.offset === undefined
         ? {
             topic,
             partition,
@@ -202,9 +288,60 @@ function resultsOf(topics: ReadonlyMap<string, number[]>, response: ListOffsetsR
               'missing from the ListOffsets answer',
             ),
           }
-        : { topic, partition, offset };
+        : { topic, partition, offset: entry.offset, timestamp: entry.timestamp };
     }),
   );
+}
+
+/** Joins one broker's three answers per partition; any failed part fails the partition. */
+function combine(
+  windowStart: ReadonlyArray<Found | Failed>,
+  latest: ReadonlyArray<Found | Failed>,
+  future: ReadonlyArray<Found | Failed>,
+): TimeIndexAnswer[] {
+  const key = (r: TopicPartition): string => partitionKey(r.topic, r.partition);
+  const latestOf = new Map(latest.map((r) => [key(r), r]));
+  const futureOf = new Map(future.map((r) => [key(r), r]));
+  return windowStart.map((start): TimeIndexAnswer => {
+    const { topic, partition } = start;
+    const parts = [start, latestOf.get(key(start)), futureOf.get(key(start))];
+    const error = parts.find((p): p is Failed => p !== undefined && 'error' in p);
+    if (error !== undefined) return { topic, partition, error: error.error };
+    const [s, l, f] = parts as [Found, Found | undefined, Found | undefined];
+    if (l === undefined || f === undefined) {
+      const reason = 'missing from the ListOffsets answer';
+      return {
+        topic,
+        partition,
+        error: new PartitionReadError(OffsetRateErrorCodes.noAnswer, topic, partition, reason),
+      };
+    }
+    const latestOffset = toBigInt(l.offset);
+    const startAt = atTime(s);
+    const futureAt = atTime(f);
+    if (latestOffset === undefined || latestOffset < 0n || startAt === undefined || futureAt === undefined) {
+      const reason = 'the ListOffsets answer has an offset that is not an integer';
+      return {
+        topic,
+        partition,
+        error: new PartitionReadError(OffsetRateErrorCodes.invalidOffset, topic, partition, reason),
+      };
+    }
+    return { topic, partition, reading: { latest: latestOffset, windowStart: startAt, future: futureAt } };
+  });
+}
+
+function atTime(found: Found): OffsetAtTime | undefined {
+  const offset = toBigInt(found.offset);
+  if (offset === undefined) return undefined;
+  // Record timestamps are ms since the epoch: exact as numbers.
+  const timestamp = found.timestamp === undefined ? undefined : Number(found.timestamp);
+  if (timestamp !== undefined && !Number.isSafeInteger(timestamp)) return undefined;
+  return { offset, timestamp };
+}
+
+function toBigInt(value: string): bigint | undefined {
+  return /^-?\d{1,19}$/.test(value) ? BigInt(value) : undefined;
 }
 
 function messageOf(err: unknown): string {

@@ -4,6 +4,7 @@ import { createClusterReader } from './cluster-reader.js';
 import type { EndOffsetsReader, OwnedEndOffsetsReader } from './end-offsets-reader.js';
 import { createInternalCluster } from './kafkajs-internals.js';
 import type { ResolvedClient } from './options.js';
+import type { TimeIndexReader } from './time-index.js';
 
 /**
  * How long the private cluster trusts its metadata when nothing went wrong: KafkaJS's default for
@@ -11,10 +12,15 @@ import type { ResolvedClient } from './options.js';
  */
 const METADATA_MAX_AGE_MS = 300_000;
 
-/** A reader for one run of the source, and whether the source must close it. */
-export type SourceReader =
+/**
+ * A reader for one run of the source, whether the source must close it, and its time-index
+ * reader when it has one (only the private cluster: instant rates need the found record's
+ * timestamp, which KafkaJS's admin API drops).
+ */
+export type SourceReader = (
   | { readonly owned: true; readonly reader: OwnedEndOffsetsReader }
-  | { readonly owned: false; readonly reader: EndOffsetsReader; readonly kind: string };
+  | { readonly owned: false; readonly reader: EndOffsetsReader; readonly kind: string }
+) & { readonly timeIndex: TimeIndexReader | undefined };
 
 /**
  * Picks the reader for the configured client. A `Kafka` gets a private cluster (one ListOffsets
@@ -26,16 +32,19 @@ export function createSourceReader(client: ResolvedClient, logger: Logger): Sour
   switch (client.kind) {
     case 'kafka': {
       const cluster = createInternalCluster(client.kafka, METADATA_MAX_AGE_MS);
-      if (cluster !== undefined) return { owned: true, reader: createClusterReader(cluster, logger) };
+      if (cluster !== undefined) {
+        const reader = createClusterReader(cluster, logger);
+        return { owned: true, reader, timeIndex: reader };
+      }
       logger.warn(
         {},
         'offset-rate: this KafkaJS has no private cluster factory; reading end offsets topic by topic through an admin client (two requests per broker per topic)',
       );
-      return { owned: true, reader: createAdminReader(client.kafka.admin(), true, logger) };
+      return { owned: true, reader: createAdminReader(client.kafka.admin(), true, logger), timeIndex: undefined };
     }
     case 'admin':
-      return { owned: true, reader: createAdminReader(client.admin, false, logger) };
+      return { owned: true, reader: createAdminReader(client.admin, false, logger), timeIndex: undefined };
     case 'reader':
-      return { owned: false, reader: client.reader, kind: 'custom' };
+      return { owned: false, reader: client.reader, kind: 'custom', timeIndex: undefined };
   }
 }

@@ -2,7 +2,9 @@
  * @packageDocumentation
  * Partition weights for the load-aware assignor, measured from end offsets: each partition's
  * produce rate in events/s over a sliding window, sampled in the background with one ListOffsets
- * request per leader broker for all topics.
+ * request per leader broker for all topics. Partitions without sampled history are weighed at
+ * once from the brokers' time index (offsets by timestamp), so a fresh process's first
+ * assignment is already balanced by load.
  */
 export { createOffsetRateWeightSource, type OffsetRateWeightSource } from './offset-rate-weight-source.js';
 export {

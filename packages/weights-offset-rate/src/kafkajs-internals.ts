@@ -26,11 +26,19 @@ export interface ListOffsetsRequest {
   }>;
 }
 
-/** `Broker#listOffsets`'s answer, normalised by KafkaJS to one `offset` per partition. */
+/**
+ * `Broker#listOffsets`'s answer, normalised by KafkaJS to one `offset` per partition. From
+ * ListOffsets v1 on, KafkaJS also keeps each partition's `timestamp`: for a lookup by timestamp,
+ * the timestamp of the record found (-1 with offset -1 when none was); v0 has no such field.
+ */
 export interface ListOffsetsResponse {
   readonly responses: ReadonlyArray<{
     readonly topic: string;
-    readonly partitions: ReadonlyArray<{ readonly partition: number; readonly offset?: string }>;
+    readonly partitions: ReadonlyArray<{
+      readonly partition: number;
+      readonly offset?: string;
+      readonly timestamp?: string;
+    }>;
   }>;
 }
 
@@ -133,6 +141,7 @@ export function isTopicScopedError(err: unknown): boolean {
     type === 'INVALID_TOPIC_EXCEPTION' ||
     type === 'FENCED_LEADER_EPOCH' ||
     type === 'UNKNOWN_LEADER_EPOCH' ||
-    type === 'OFFSET_NOT_AVAILABLE'
+    type === 'OFFSET_NOT_AVAILABLE' ||
+    type === 'UNSUPPORTED_FOR_MESSAGE_FORMAT'
   );
 }

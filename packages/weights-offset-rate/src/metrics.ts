@@ -1,5 +1,6 @@
 import { getOrCreateMetric } from '@load-aware/assignor';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { InstantOutcome } from './instant-rate.js';
 
 /** `scope` of a sample error: every partition of the sample failed, or only some did. */
 export type SampleErrorScope = 'all' | 'some';
@@ -12,19 +13,31 @@ export interface OffsetRateMetrics {
   trackedChanged(delta: number): void;
   /** One sample finished (successfully or not) after `seconds`. */
   sampleDuration(seconds: number): void;
+  /** One partition's time-index lookup ended with this outcome. */
+  instantOutcome(kind: InstantOutcome['kind']): void;
+  /** One time-index lookup finished (successfully or not) after `seconds`. */
+  instantDuration(seconds: number): void;
+  /** `getWeights()` answered before its time-index lookup finished. */
+  instantTimeout(): void;
+  /** A partition's first sampled weight differed from its instant one by this fraction (0–1). */
+  instantDivergence(ratio: number): void;
 }
 
 const noopMetrics: OffsetRateMetrics = {
   sampleError: () => undefined,
   trackedChanged: () => undefined,
   sampleDuration: () => undefined,
+  instantOutcome: () => undefined,
+  instantDuration: () => undefined,
+  instantTimeout: () => undefined,
+  instantDivergence: () => undefined,
 };
 
 /**
  * Creates the source's metrics on `registry`, or reuses them when another source of the same
  * process registered them already. The tracked gauge moves by increments, so several sources on
- * one registry add up instead of overwriting each other. Labels: `scope` only (two values);
- * topics and partitions would make the series unbounded.
+ * one registry add up instead of overwriting each other. Labels: `scope` (two values) and
+ * `outcome` (six); topics and partitions would make the series unbounded.
  */
 export function createOffsetRateMetrics(registry: Registry | undefined): OffsetRateMetrics {
   if (registry === undefined) return noopMetrics;
@@ -60,6 +73,49 @@ export function createOffsetRateMetrics(registry: Registry | undefined): OffsetR
         registers: [registry],
       }),
   );
+  const outcomes = getOrCreateMetric(
+    registry,
+    'load_aware_offset_rate_instant_lookups_total',
+    (name) =>
+      new Counter({
+        name,
+        help: 'Partitions looked up in the time index for lack of a sampled weight, by outcome: measured, idle (no record in the window: 0), or no instant rate (future_timestamps, too_young, no_time_index, failed).',
+        labelNames: ['outcome'],
+        registers: [registry],
+      }),
+  );
+  const lookupDuration = getOrCreateMetric(
+    registry,
+    'load_aware_offset_rate_instant_lookup_duration_seconds',
+    (name) =>
+      new Histogram({
+        name,
+        help: 'Duration of one time-index lookup (metadata and every ListOffsets), failed ones included.',
+        buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+        registers: [registry],
+      }),
+  );
+  const timeouts = getOrCreateMetric(
+    registry,
+    'load_aware_offset_rate_instant_timeouts_total',
+    (name) =>
+      new Counter({
+        name,
+        help: 'getWeights() calls that answered before their time-index lookup finished (instantTimeoutMs).',
+        registers: [registry],
+      }),
+  );
+  const divergence = getOrCreateMetric(
+    registry,
+    'load_aware_offset_rate_instant_divergence_ratio',
+    (name) =>
+      new Histogram({
+        name,
+        help: "|sampled - instant| / max(sampled, instant) when a partition's first sampled weight replaces its instant one.",
+        buckets: [0.01, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1],
+        registers: [registry],
+      }),
+  );
   return {
     sampleError: (scope) => {
       errors.inc({ scope });
@@ -70,6 +126,18 @@ export function createOffsetRateMetrics(registry: Registry | undefined): OffsetR
     },
     sampleDuration: (seconds) => {
       duration.observe(seconds);
+    },
+    instantOutcome: (outcome) => {
+      outcomes.inc({ outcome });
+    },
+    instantDuration: (seconds) => {
+      lookupDuration.observe(seconds);
+    },
+    instantTimeout: () => {
+      timeouts.inc();
+    },
+    instantDivergence: (ratio) => {
+      divergence.observe(ratio);
     },
   };
 }

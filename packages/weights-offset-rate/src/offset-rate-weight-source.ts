@@ -1,5 +1,6 @@
 import type { PartitionWeight, TopicPartition, WeightSource } from '@load-aware/assignor';
 import { createSourceReader, type SourceReader } from './create-reader.js';
+import { InstantLookups } from './instant-lookups.js';
 import { createOffsetRateMetrics } from './metrics.js';
 import { resolveOptions, type OffsetRateWeightSourceOptions } from './options.js';
 import { PartitionTracker } from './partition-tracker.js';
@@ -9,10 +10,13 @@ import { answerWeights } from './weight-answer.js';
 /** A {@link WeightSource} that measures each partition's produce rate from its end offsets. */
 export interface OffsetRateWeightSource extends WeightSource {
   /**
-   * Weights in events/s (offset growth per second over the rate interval) for the partitions
-   * that have them, from memory: no I/O, so it answers well within the assignor's time budget.
-   * Partitions seen here for the first time start being sampled (a sample runs at once); they
-   * have no weight until two samples exist. Never rejects: a malformed entry is skipped.
+   * Weights in events/s (offset growth per second over the rate interval). Partitions with
+   * sampled history are answered from memory. The others (a fresh process, partitions new to
+   * it, lost history) are looked up in the time index first, within `instantTimeoutMs`: their
+   * instant rate over the rate interval comes from one round of ListOffsets per leader broker.
+   * Past that budget it answers with what it has. Partitions seen here for the first time start
+   * being sampled (a sample runs at once), and sampled weights replace instant ones once two
+   * samples exist. Never rejects: a malformed entry is skipped.
    */
   getWeights(partitions: ReadonlyArray<TopicPartition>): Promise<ReadonlyArray<PartitionWeight>>;
   /**
@@ -28,8 +32,10 @@ export interface OffsetRateWeightSource extends WeightSource {
    */
   stop(): Promise<void>;
   /**
-   * Starts sampling these partitions now, before any assignment asks for them, so that the first
-   * assignment after a restart can already be weighed once two samples were taken.
+   * Starts sampling these partitions now, before any assignment asks for them, and looks the new
+   * ones up in the time index in the background, so a later `getWeights()` answers them from
+   * memory. Call it from a hook (e.g. once subscribed) when even one round of lookups is too much
+   * for the assignment's time budget.
    */
   track(partitions: ReadonlyArray<TopicPartition>): void;
 }
@@ -37,6 +43,8 @@ export interface OffsetRateWeightSource extends WeightSource {
 interface Run {
   readonly sampler: Sampler;
   readonly reader: SourceReader;
+  /** Instant rates from the time index; undefined when off or when the reader cannot do it. */
+  readonly instant: InstantLookups | undefined;
 }
 
 /**
@@ -45,7 +53,9 @@ interface Run {
  * the offset grew over the last `rateIntervalMs`, in events/s.
  *
  * - The first assignment after `start()` has no history: every partition is new, gets tracked,
- *   and is balanced by count; weights exist from the second sample on.
+ *   and is weighed by its instant rate, read from the brokers' time index within
+ *   `instantTimeoutMs`; sampled weights take over from the second sample on. A partition whose
+ *   timestamps cannot be trusted (clocks off, too young, no time index) waits for sampling.
  * - An end offset that goes backwards (topic recreated) gives no weight until the next sample.
  * - A partition failing 3 samples in a row while others succeed stops being sampled until a
  *   `getWeights()` asks for it again. Failed samples are counted in metrics.
@@ -84,12 +94,14 @@ export function createOffsetRateWeightSource(options: OffsetRateWeightSourceOpti
   let stopping: Promise<void> | undefined;
   let warnedNotStarted = false;
 
-  const track = (partitions: ReadonlyArray<TopicPartition>): void => {
+  /** Tracks new partitions; `prefetch`: also look them up in the background (getWeights waits instead). */
+  const track = (partitions: ReadonlyArray<TopicPartition>, prefetch: boolean): void => {
     const added = tracker.track(partitions);
     if (added.length === 0) return;
     metrics.trackedChanged(added.length);
     logger.debug({ partitions: added.length, tracked: tracker.size }, 'offset-rate: new partitions tracked');
     if (run !== undefined) {
+      if (prefetch) run.instant?.prefetch(added);
       run.sampler.sampleSoon();
     } else if (!warnedNotStarted) {
       warnedNotStarted = true;
@@ -101,31 +113,52 @@ export function createOffsetRateWeightSource(options: OffsetRateWeightSourceOpti
   };
 
   const source: OffsetRateWeightSource = {
-    getWeights(partitions) {
+    async getWeights(partitions) {
       try {
-        if (!Array.isArray(partitions)) return Promise.resolve([]);
-        const now = clock.now();
-        const answer = answerWeights(
-          partitions,
-          (topic, partition) => tracker.weightOf(topic, partition, now),
-          resolved.unmeasuredWeight,
-        );
-        track(answer.asked);
+        if (!Array.isArray(partitions)) return [];
+        const answerNow = () =>
+          answerWeights(
+            partitions,
+            (topic, partition) => tracker.weightOf(topic, partition, clock.now()),
+            resolved.unmeasuredWeight,
+          );
+        let answer = answerNow();
+        track(answer.asked, false);
+        const instant = run?.instant;
+        let lookedUp = 0;
+        if (instant !== undefined && answer.unmeasured.length > 0) {
+          lookedUp = answer.unmeasured.length;
+          await instant.weigh(answer.unmeasured);
+          answer = answerNow();
+        }
         logger.debug(
-          { partitions: answer.asked.length, measured: answer.measured, filled: answer.filled },
+          { partitions: answer.asked.length, measured: answer.measured, filled: answer.filled, lookedUp },
           'offset-rate: weights answered',
         );
-        return Promise.resolve(answer.weights);
+        return answer.weights;
       } catch (err) {
         // Unreachable by design; but a weight source must degrade, not fail an assignment.
         logger.error({ err }, 'offset-rate: getWeights failed; answering without weights');
-        return Promise.resolve([]);
+        return [];
       }
     },
 
     start() {
       if (run !== undefined) return source;
       const reader = createSourceReader(resolved.client, logger);
+      const instant =
+        resolved.instantTimeoutMs > 0 && reader.timeIndex !== undefined
+          ? new InstantLookups({
+              reader: reader.timeIndex,
+              tracker,
+              clock,
+              logger,
+              metrics,
+              rateIntervalMs: resolved.rateIntervalMs,
+              timeoutMs: resolved.instantTimeoutMs,
+              cooldownMs: resolved.sampleIntervalMs,
+            })
+          : undefined;
       const sampler = new Sampler({
         reader: reader.reader,
         tracker,
@@ -134,14 +167,28 @@ export function createOffsetRateWeightSource(options: OffsetRateWeightSourceOpti
         metrics,
         sampleIntervalMs: resolved.sampleIntervalMs,
         sampleTimeoutMs: resolved.sampleTimeoutMs,
+        ...(instant === undefined
+          ? {}
+          : {
+              onReplaced: (replaced) => {
+                instant.crossCheck(replaced);
+              },
+            }),
       });
-      run = { sampler, reader };
+      run = { sampler, reader, instant };
       sampler.start();
+      if (resolved.instantTimeoutMs > 0 && instant === undefined) {
+        logger.info(
+          {},
+          'offset-rate: instant rates need a KafkaJS Kafka client (the time index is read through its private cluster); partitions get weights once sampled',
+        );
+      }
       logger.info(
         {
           rateIntervalMs: resolved.rateIntervalMs,
           sampleIntervalMs: resolved.sampleIntervalMs,
           sampleTimeoutMs: resolved.sampleTimeoutMs,
+          instantTimeoutMs: instant === undefined ? 0 : resolved.instantTimeoutMs,
           reader: reader.owned ? reader.reader.kind : reader.kind,
         },
         'offset-rate weight source started',
@@ -157,7 +204,7 @@ export function createOffsetRateWeightSource(options: OffsetRateWeightSourceOpti
       metrics.trackedChanged(-tracker.size);
       tracker.clear();
       stopping = (async () => {
-        await current.sampler.stop();
+        await Promise.all([current.sampler.stop(), current.instant?.stop()]);
         if (current.reader.owned) {
           try {
             await current.reader.reader.close();
@@ -172,7 +219,7 @@ export function createOffsetRateWeightSource(options: OffsetRateWeightSourceOpti
 
     track(partitions) {
       if (!Array.isArray(partitions)) return;
-      track(answerWeights(partitions, () => undefined, 'omit').asked);
+      track(answerWeights(partitions, () => undefined, 'omit').asked, true);
     },
   };
   return source;

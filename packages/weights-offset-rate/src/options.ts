@@ -11,6 +11,13 @@ export const MIN_SAMPLE_INTERVAL_MS = 1000;
 /** Upper end of the sample interval range. */
 export const MAX_SAMPLE_INTERVAL_MS = 30_000;
 
+/**
+ * Default of `instantTimeoutMs`: a first lookup costs a connection, a metadata request and one
+ * round of ListOffsets (tens of ms on a LAN, more with TLS and SASL), and the whole answer must
+ * stay well inside the assignor's `weightsTimeoutMs` (5000 by default).
+ */
+export const DEFAULT_INSTANT_TIMEOUT_MS = 500;
+
 /** Where end offsets come from: a KafkaJS `Kafka`, a KafkaJS `Admin`, or your own reader. */
 export type OffsetRateClient = Kafka | Admin | EndOffsetsReader;
 
@@ -31,6 +38,7 @@ const schema = z
     sampleTimeoutMs: z.number().int().min(100).max(120_000).optional(),
     unmeasuredWeight: z.enum(['omit', 'median']).default('omit'),
     smoothingHalfLifeMs: z.number().int().min(0).max(86_400_000).default(0),
+    instantTimeoutMs: z.number().int().min(0).max(30_000).default(DEFAULT_INSTANT_TIMEOUT_MS),
     logger: z
       .custom<Logger>(isLogger, { message: 'expected a pino-compatible logger (debug/info/warn/error)' })
       .optional(),
@@ -75,6 +83,15 @@ export interface OffsetRateWeightSourceOptions {
    * not to whoever consumes it.
    */
   smoothingHalfLifeMs?: number;
+  /**
+   * How long `getWeights()` may spend reading the time index for partitions that have no sampled
+   * weight yet (a fresh process, a new partition, lost history): their "instant" rate over
+   * `rateIntervalMs` comes from two ListOffsets lookups by timestamp, so even the first
+   * assignment after a start is weighed. Past this, `getWeights()` answers with what it has and
+   * the lookup's result is kept for the next call. Keep it well below the assignor's
+   * `weightsTimeoutMs`. 0 turns instant rates off. Default 500. Needs a KafkaJS `Kafka` client.
+   */
+  instantTimeoutMs?: number;
   /** Any pino-compatible logger. Default: silent. */
   logger?: Logger;
   /** A prom-client registry to register the source's metrics on. Default: no metrics. */
@@ -91,6 +108,7 @@ export interface ResolvedOffsetRateWeightSourceOptions {
   readonly sampleTimeoutMs: number;
   readonly unmeasuredWeight: UnmeasuredWeight;
   readonly smoothingHalfLifeMs: number;
+  readonly instantTimeoutMs: number;
   readonly logger: Logger;
   readonly registry: Registry | undefined;
   readonly clock: Clock;
@@ -122,6 +140,7 @@ export function resolveOptions(options: unknown): ResolvedOffsetRateWeightSource
     sampleTimeoutMs: o.sampleTimeoutMs ?? defaultSampleTimeoutMs(sampleIntervalMs),
     unmeasuredWeight: o.unmeasuredWeight,
     smoothingHalfLifeMs: o.smoothingHalfLifeMs,
+    instantTimeoutMs: o.instantTimeoutMs,
     logger: o.logger ?? noopLogger,
     registry: o.registry,
     clock: o.clock ?? systemClock,

@@ -12,6 +12,23 @@ export const MAX_CONSECUTIVE_FAILURES = 3;
 interface Tracked extends TopicPartition {
   readonly history: PartitionHistory;
   failures: number;
+  /** The rate read from the time index, until the first sampled weight replaces it. */
+  instant: InstantWeight | undefined;
+  /** When the last time-index lookup of the partition started. */
+  lookedUpAtMs: number | undefined;
+}
+
+/** A rate read from the time index at `atMs`; `idle`: no record in the window. */
+export interface InstantWeight {
+  readonly weight: number;
+  readonly idle: boolean;
+  readonly atMs: number;
+}
+
+/** A partition whose first sampled weight replaced its instant one, for the cross-check. */
+export interface ReplacedInstant extends TopicPartition {
+  readonly instant: InstantWeight;
+  readonly sampled: number;
 }
 
 /** What applying one sample changed. */
@@ -24,6 +41,8 @@ export interface SampleReport {
   readonly reset: ReadonlyArray<TopicPartition>;
   /** Partitions no longer tracked after {@link MAX_CONSECUTIVE_FAILURES} isolated failures. */
   readonly untracked: ReadonlyArray<TopicPartition>;
+  /** Partitions whose first sampled weight replaced their instant one in this sample. */
+  readonly replaced: ReadonlyArray<ReplacedInstant>;
 }
 
 /** One partition's result in a sample: its end offset, or why it could not be read. */
@@ -44,7 +63,14 @@ export class PartitionTracker {
     for (const { topic, partition } of partitions) {
       const key = partitionKey(topic, partition);
       if (this.byKey.has(key)) continue;
-      this.byKey.set(key, { topic, partition, history: new PartitionHistory(this.window), failures: 0 });
+      this.byKey.set(key, {
+        topic,
+        partition,
+        history: new PartitionHistory(this.window),
+        failures: 0,
+        instant: undefined,
+        lookedUpAtMs: undefined,
+      });
       added.push({ topic, partition });
     }
     return added;
@@ -80,6 +106,7 @@ export class PartitionTracker {
     let succeeded = 0;
     const failed: Array<TopicPartition & { error: unknown }> = [];
     const reset: TopicPartition[] = [];
+    const replaced: ReplacedInstant[] = [];
     const failedTracked: Tracked[] = [];
     for (const { topic, partition } of requested) {
       const key = partitionKey(topic, partition);
@@ -91,6 +118,11 @@ export class PartitionTracker {
         succeeded++;
         entry.failures = 0;
         if (entry.history.record(atMs, outcome.offset) === 'reset') reset.push({ topic, partition });
+        const sampled = entry.history.weight();
+        if (entry.instant !== undefined && sampled !== undefined) {
+          replaced.push({ topic, partition, instant: entry.instant, sampled });
+          entry.instant = undefined;
+        }
       } else {
         failed.push({ topic, partition, error: outcome === undefined ? undefined : outcome.error });
         failedTracked.push(entry);
@@ -106,19 +138,50 @@ export class PartitionTracker {
         }
       }
     }
-    return { succeeded, failed, reset, untracked };
+    return { succeeded, failed, reset, untracked, replaced };
   }
 
   /**
-   * The partition's weight at `nowMs` in events/s, or undefined when it is not tracked, has
-   * fewer than two samples in its window, or has not been read successfully for longer than a
-   * rate interval (a stale rate is not a measurement any more).
+   * Claims a time-index lookup of a tracked partition: true (and noted) unless one started less
+   * than `cooldownMs` ago, so repeated rebalances cost one lookup per partition per interval.
+   */
+  claimLookup(topic: string, partition: number, nowMs: number, cooldownMs: number): boolean {
+    const entry = this.byKey.get(partitionKey(topic, partition));
+    if (entry === undefined) return false;
+    if (entry.lookedUpAtMs !== undefined && nowMs - entry.lookedUpAtMs < cooldownMs) return false;
+    entry.lookedUpAtMs = nowMs;
+    return true;
+  }
+
+  /**
+   * Keeps a partition's instant rate (read at `instant.atMs`) until a sampled weight replaces it;
+   * false when the partition is not tracked any more or has a current sampled weight.
+   */
+  setInstant(topic: string, partition: number, instant: InstantWeight): boolean {
+    const entry = this.byKey.get(partitionKey(topic, partition));
+    if (entry === undefined || this.sampledWeight(entry, instant.atMs) !== undefined) return false;
+    entry.instant = instant;
+    return true;
+  }
+
+  /**
+   * The partition's weight at `nowMs` in events/s: its sampled weight, else its instant rate.
+   * Undefined when it is not tracked, or has neither a sampled weight (two samples in its
+   * window, the newest no older than a rate interval: a stale rate is not a measurement any
+   * more) nor an instant rate read within the last rate interval.
    */
   weightOf(topic: string, partition: number, nowMs: number): number | undefined {
     const entry = this.byKey.get(partitionKey(topic, partition));
     if (entry === undefined) return undefined;
+    const sampled = this.sampledWeight(entry, nowMs);
+    if (sampled !== undefined) return sampled;
+    const { instant } = entry;
+    return instant === undefined || nowMs - instant.atMs > this.window.rateIntervalMs ? undefined : instant.weight;
+  }
+
+  /** The sampled weight, unless the newest sample is older than a rate interval. */
+  private sampledWeight(entry: Tracked, nowMs: number): number | undefined {
     const newest = entry.history.newestAtMs();
-    if (newest === undefined || nowMs - newest > this.window.rateIntervalMs) return undefined;
-    return entry.history.weight();
+    return newest === undefined || nowMs - newest > this.window.rateIntervalMs ? undefined : entry.history.weight();
   }
 }

@@ -3,7 +3,7 @@ import { raceClock, type Clock } from './clock.js';
 import { partitionKey, type EndOffsetsReader } from './end-offsets-reader.js';
 import { OffsetRateErrorCodes, PartitionReadError, SampleFailedError, SampleTimeoutError } from './errors.js';
 import type { OffsetRateMetrics } from './metrics.js';
-import type { PartitionOutcome, PartitionTracker, SampleReport } from './partition-tracker.js';
+import type { PartitionOutcome, PartitionTracker, ReplacedInstant, SampleReport } from './partition-tracker.js';
 
 /**
  * Extra time a reader gets past `sampleTimeoutMs` before the sampler gives up on it. Our readers
@@ -23,6 +23,8 @@ export interface SamplerDeps {
   readonly metrics: OffsetRateMetrics;
   readonly sampleIntervalMs: number;
   readonly sampleTimeoutMs: number;
+  /** Told about partitions whose first sampled weight replaced an instant one (the cross-check). */
+  readonly onReplaced?: (replaced: ReadonlyArray<ReplacedInstant>) => void;
 }
 
 /**
@@ -117,6 +119,7 @@ export class Sampler {
       metrics.sampleDuration(durationMs / 1000);
       if (report.untracked.length > 0) metrics.trackedChanged(-report.untracked.length);
       this.log(report, partitions.length, durationMs);
+      if (report.replaced.length > 0) this.deps.onReplaced?.(report.replaced);
     } catch (err) {
       logger.error({ err }, 'offset-rate: sampling failed unexpectedly; the next sample runs on schedule');
     }

@@ -13,6 +13,8 @@ export interface WeightAnswer {
   readonly measured: number;
   /** Partitions answered with the median of the measured ones. */
   readonly filled: number;
+  /** Distinct valid partitions without a weight of their own (left out, or filled). */
+  readonly unmeasured: ReadonlyArray<TopicPartition>;
 }
 
 /**
@@ -48,7 +50,7 @@ export function answerWeights(
   const measured = weights.length;
   const median = unmeasured === 'median' ? medianOf(weights.map((w) => w.weight)) : undefined;
   if (median !== undefined) for (const p of missing) weights.push({ ...p, weight: median });
-  return { weights, asked, measured, filled: median === undefined ? 0 : missing.length };
+  return { weights, asked, measured, filled: median === undefined ? 0 : missing.length, unmeasured: missing };
 }
 
 /** The median (mean of the two middle values for an even count), undefined for none. */

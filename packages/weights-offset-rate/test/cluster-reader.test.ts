@@ -10,11 +10,12 @@ afterEach(async () => {
   await Promise.all(sources.splice(0).map((s) => s.stop()));
 });
 
+// Sampling alone: instant rates (their own requests) are covered in instant-rates.test.ts.
 function setup(cluster: FakeCluster) {
   const clock = new FakeClock();
   const logger = recordingLogger();
   const kafka = fakeKafka(cluster);
-  const source = createOffsetRateWeightSource({ kafka, clock, logger });
+  const source = createOffsetRateWeightSource({ kafka, clock, logger, instantTimeoutMs: 0 });
   sources.push(source);
   source.start();
   return { clock, logger, kafka, source };

@@ -6,6 +6,9 @@ export function flush(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
+/** Where {@link FakeClock}'s wall clock starts: its `epochMs()` is this plus `now()`. */
+export const EPOCH_MS = 1_700_000_000_000;
+
 /** A clock that only moves when told to; timers fire in time order as it advances. */
 export class FakeClock implements Clock {
   private nowMs = 0;
@@ -14,6 +17,10 @@ export class FakeClock implements Clock {
 
   now(): number {
     return this.nowMs;
+  }
+
+  epochMs(): number {
+    return EPOCH_MS + this.nowMs;
   }
 
   setTimeout(callback: () => void, delayMs: number): unknown {

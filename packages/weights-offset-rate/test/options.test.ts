@@ -20,7 +20,7 @@ function errorOf(options: unknown): ConfigError {
 }
 
 describe('offset-rate options', () => {
-  it('defaults to a 60 s rate interval sampled every 15 s, omitting unmeasured partitions, no smoothing', () => {
+  it('defaults to a 60 s rate interval sampled every 15 s, omitting unmeasured partitions, no smoothing, 500 ms for instant rates', () => {
     const o = resolveOptions({ kafka: reader });
     expect(o).toMatchObject({
       rateIntervalMs: 60_000,
@@ -28,6 +28,7 @@ describe('offset-rate options', () => {
       sampleTimeoutMs: 10_000,
       unmeasuredWeight: 'omit',
       smoothingHalfLifeMs: 0,
+      instantTimeoutMs: 500,
       registry: undefined,
     });
     expect(Object.isFrozen(o)).toBe(true);
@@ -66,6 +67,7 @@ describe('offset-rate options', () => {
     ],
     ['an unknown unmeasured policy', { kafka: reader, unmeasuredWeight: 'one' }, 'unmeasuredWeight'],
     ['a negative half-life', { kafka: reader, smoothingHalfLifeMs: -1 }, 'smoothingHalfLifeMs'],
+    ['an instant timeout above 30 s', { kafka: reader, instantTimeoutMs: 60_000 }, 'instantTimeoutMs'],
     ['a logger without methods', { kafka: reader, logger: {} }, 'pino-compatible logger'],
     ['a registry that is none', { kafka: reader, registry: {} }, 'prom-client Registry'],
   ])('rejects %s with a ConfigError naming it', (_, options, fragment) => {
@@ -83,7 +85,12 @@ describe('offset-rate options', () => {
       sampleTimeoutMs: 800,
       unmeasuredWeight: 'median',
       smoothingHalfLifeMs: 30_000,
+      instantTimeoutMs: 0,
     };
-    expect(resolveOptions(options)).toMatchObject({ sampleTimeoutMs: 800, unmeasuredWeight: 'median' });
+    expect(resolveOptions(options)).toMatchObject({
+      sampleTimeoutMs: 800,
+      unmeasuredWeight: 'median',
+      instantTimeoutMs: 0,
+    });
   });
 });

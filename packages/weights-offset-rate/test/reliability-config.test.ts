@@ -27,9 +27,16 @@ const BAD: Record<string, unknown[]> = {
   sampleTimeoutMs: [99, 120_001, 0.5, -1, Number.NaN, '5000'],
   unmeasuredWeight: ['mean', 'OMIT', '', 0, true],
   smoothingHalfLifeMs: [-1, 86_400_001, 0.5, Number.NaN, '0'],
+  instantTimeoutMs: [-1, 30_001, 2.5, Number.NaN, '500', true],
   logger: [console.log, {}, { debug() {}, info() {}, warn() {} }, 1],
   registry: [{}, { getSingleMetric() {} }, 'default'],
-  clock: [Date.now, {}, { now: () => 0, setTimeout }, performance],
+  clock: [
+    Date.now,
+    {},
+    { now: () => 0, setTimeout },
+    performance,
+    { now: () => 0, setTimeout, clearTimeout, epochMs: Date.now() },
+  ],
 };
 
 /** The option each resolved key comes from. */
