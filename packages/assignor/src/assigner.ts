@@ -5,7 +5,7 @@ import { createAssignorMetrics } from './metrics.js';
 import { resolveOptions, type LoadAwareAssignerOptions } from './options.js';
 import { observeOwnAssignment, type OwnAssignment } from './own-assignment.js';
 import { createRejoinSwitchboard } from './rejoin.js';
-import { encodeUserData } from './user-data.js';
+import { decodeUserData, encodeUserData } from './user-data.js';
 import type { WeightSource } from './weight-source.js';
 
 /** The protocol name members advertise in JoinGroup; all members must share it to use it. */
@@ -117,23 +117,42 @@ export function LoadAwareAssigner(options: LoadAwareAssignerOptions = {}): LoadA
 
 /**
  * One consumer's JoinGroup metadata: its subscription, instance, capacity, epoch and the
- * partitions it owns. When KafkaJS rejoins only because the group coordinator moved, the bytes it
- * sent last time are sent again (as long as the subscription and epoch are the same): a Stable
- * group's follower that rejoins with different metadata makes the broker rebalance the whole
- * group, and owned partitions that changed since the last JoinGroup would otherwise do exactly
- * that. The leader then reads owners one generation old for this member, which the generation
- * rule of the owned claims handles.
+ * partitions it owns. A follower that rejoins a Stable group with metadata different from what
+ * the coordinator holds makes the broker rebalance the whole group, and KafkaJS rejoins a Stable
+ * group on its own when the group coordinator moves. So while no rebalance is known to be under
+ * way, a rejoin sends again exactly what the last successful JoinGroup sent, provided the
+ * subscription and epoch are unchanged (an epoch bump is meant to rebalance). The leader then
+ * reads owners one generation old for this member, which the generation rule of owned claims
+ * resolves.
  */
 function stableMetadata(
   own: OwnAssignment,
 ): (topics: string[], record: { instanceId: string; capacity: number; epoch: number }) => Buffer {
-  let last: { key: string; bytes: Buffer } | undefined;
   return (topics, record) => {
-    const key = `${String(record.epoch)}\u0000${topics.join('\u0000')}`;
-    if (last !== undefined && last.key === key && own.coordinatorMoved()) return last.bytes;
+    const quiet = own.quietRejoinProtocols()?.find((p) => p.name === ASSIGNER_NAME)?.metadata;
+    if (quiet !== undefined && sameIdentity(quiet, topics, record)) return quiet;
     const userData = encodeUserData({ ...record, owned: own.owned() });
-    const bytes = AssignerProtocol.MemberMetadata.encode({ version: 0, topics, userData });
-    last = { key, bytes };
-    return bytes;
+    return AssignerProtocol.MemberMetadata.encode({ version: 0, topics, userData });
   };
+}
+
+/** True when `metadata` carries these topics and this instance, capacity and epoch. */
+function sameIdentity(
+  metadata: Buffer,
+  topics: ReadonlyArray<string>,
+  record: { instanceId: string; capacity: number; epoch: number },
+): boolean {
+  try {
+    const decoded = AssignerProtocol.MemberMetadata.decode(metadata);
+    if (decoded === null || decoded.topics.join('\u0000') !== topics.join('\u0000')) return false;
+    const data = decodeUserData(decoded.userData);
+    return (
+      data.ok &&
+      data.value.instanceId === record.instanceId &&
+      data.value.capacity === record.capacity &&
+      data.value.epoch === record.epoch
+    );
+  } catch {
+    return false;
+  }
 }

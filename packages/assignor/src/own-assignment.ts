@@ -16,11 +16,17 @@ export interface OwnAssignment {
   /** The generation of the consumer's latest JoinGroup answer (the one `assign()` computes for). */
   generation(): number | undefined;
   /**
-   * True when the coordinator this JoinGroup goes to is not the one the consumer last joined
-   * through: KafkaJS is rejoining because the coordinator moved, not because of a rebalance.
+   * The JoinGroup protocols of this consumer's last successful JoinGroup (what the coordinator
+   * now holds for it), unless a rebalance was signalled since, or that JoinGroup made it the
+   * leader. While this is defined, a rejoin is not part of any rebalance the consumer knows of
+   * (KafkaJS rejoins a Stable group when the coordinator moves): sending these exact bytes again
+   * keeps the broker from rebalancing the group for it.
    */
-  coordinatorMoved(): boolean;
+  quietRejoinProtocols(): ReadonlyArray<{ name: string; metadata: Buffer }> | undefined;
 }
+
+/** Coordinator errors that mean a rebalance is under way or this member is out of it. */
+const REBALANCE_SIGNALS = new Set(['REBALANCE_IN_PROGRESS', 'ILLEGAL_GENERATION', 'UNKNOWN_MEMBER_ID']);
 
 interface CoordinatorLike {
   readonly nodeId?: unknown;
@@ -31,8 +37,13 @@ interface CoordinatorLike {
 const nothingKnown: OwnAssignment = Object.freeze({
   owned: () => undefined,
   generation: () => undefined,
-  coordinatorMoved: () => false,
+  quietRejoinProtocols: () => undefined,
 });
+
+interface JoinRequest {
+  readonly memberId?: unknown;
+  readonly groupProtocols?: ReadonlyArray<{ name: string; metadata: Buffer }>;
+}
 
 /**
  * Wraps one consumer's cluster so that its own JoinGroup/SyncGroup answers are observed. A
@@ -46,56 +57,78 @@ export function observeOwnAssignment(cluster: Cluster): OwnAssignment {
 
   let owned: OwnedPartitions | undefined;
   let generation: number | undefined;
-  let coordinatorNode: unknown;
-  let joinedThrough: unknown;
+  let joined: { protocols: ReadonlyArray<{ name: string; metadata: Buffer }>; leader: boolean } | undefined;
+  let rebalanceSignalled = false;
+
+  const noteError = (err: unknown): void => {
+    const type = (err as { type?: unknown } | null)?.type;
+    if (typeof type === 'string' && REBALANCE_SIGNALS.has(type)) rebalanceSignalled = true;
+  };
+
+  const joinGroup = async (base: CoordinatorLike, request: JoinRequest): Promise<unknown> => {
+    const answer = (await base.joinGroup!(request)) as {
+      generationId?: unknown;
+      memberId?: unknown;
+      leaderId?: unknown;
+    };
+    if (typeof answer.generationId === 'number') generation = answer.generationId;
+    if (Array.isArray(request.groupProtocols)) {
+      joined = { protocols: request.groupProtocols, leader: answer.leaderId === answer.memberId };
+      rebalanceSignalled = false;
+    }
+    return answer;
+  };
+
+  const syncGroup = async (base: CoordinatorLike, request: { generationId?: unknown }): Promise<unknown> => {
+    const answer = await base.syncGroup!(request);
+    const received = decodeOwn(answer);
+    if (received !== undefined && typeof request.generationId === 'number') {
+      // Keep the generation of the last *change*, so unchanged userData stays identical.
+      if (owned === undefined || !samePartitions(owned.partitions, received)) {
+        owned = { generation: request.generationId, partitions: received };
+      }
+    }
+    return answer;
+  };
 
   const observe = (broker: CoordinatorLike): CoordinatorLike =>
     new Proxy(broker, {
       get(base, key) {
-        if (key === 'joinGroup' && typeof base.joinGroup === 'function') {
-          return async (request: unknown) => {
-            const answer = await base.joinGroup!(request);
-            const g = (answer as { generationId?: unknown } | null)?.generationId;
-            if (typeof g === 'number') generation = g;
-            return answer;
-          };
-        }
-        if (key === 'syncGroup' && typeof base.syncGroup === 'function') {
-          return async (request: { generationId?: unknown }) => {
-            const answer = await base.syncGroup!(request);
-            const received = decodeOwn(answer);
-            if (received !== undefined && typeof request.generationId === 'number') {
-              // Keep the generation of the last *change*, so unchanged userData stays identical.
-              if (owned === undefined || !samePartitions(owned.partitions, received)) {
-                owned = { generation: request.generationId, partitions: received };
-              }
-              joinedThrough = base.nodeId;
-            }
-            return answer;
-          };
-        }
         const value = Reflect.get(base, key, base) as unknown;
+        if (typeof value !== 'function') return value;
         // Bound to the real broker: its methods keep state on `this` that every user shares.
-        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(base) : value;
+        const call =
+          key === 'joinGroup'
+            ? (request: JoinRequest) => joinGroup(base, request)
+            : key === 'syncGroup'
+              ? (request: { generationId?: unknown }) => syncGroup(base, request)
+              : (value as (...a: unknown[]) => unknown).bind(base);
+        return (...args: unknown[]): unknown => {
+          const out = (call as (...a: unknown[]) => unknown)(...args);
+          // Heartbeats, commits and syncs are where a rebalance shows; the caller still gets the error.
+          if (out instanceof Promise) out.catch(noteError);
+          return out;
+        };
       },
     });
 
   target.findGroupCoordinator = async (...args: Parameters<Cluster['findGroupCoordinator']>) => {
     const broker: unknown = await find.apply(cluster, args);
     if (broker === null || typeof broker !== 'object') return broker as never;
-    coordinatorNode = (broker as CoordinatorLike).nodeId;
     return observe(broker) as never;
   };
   target.disconnect = () => {
     owned = undefined;
     generation = undefined;
-    joinedThrough = undefined;
+    joined = undefined;
+    rebalanceSignalled = false;
     return disconnect.call(cluster);
   };
   return {
     owned: () => owned,
     generation: () => generation,
-    coordinatorMoved: () => joinedThrough !== undefined && coordinatorNode !== joinedThrough,
+    // A leader's JoinGroup rebalances the group whatever it carries, so it may as well be current.
+    quietRejoinProtocols: () => (rebalanceSignalled || joined?.leader !== false ? undefined : joined.protocols),
   };
 }
 

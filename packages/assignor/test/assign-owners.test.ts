@@ -75,15 +75,19 @@ describe('owners reported by members', () => {
   });
 });
 
-/** A cluster whose coordinator answers JoinGroup/SyncGroup like a broker, and counts other calls. */
+/** A cluster whose coordinator answers JoinGroup/SyncGroup/Heartbeat like a broker. */
 function coordinatorCluster() {
-  const state = { node: 1, generation: 0, assignment: {} as Record<string, number[]>, heartbeats: 0, connections: 0 };
+  const state = { generation: 0, assignment: {} as Record<string, number[]>, rebalancing: false, leader: false };
   const broker = {
-    get nodeId() {
-      return state.node;
-    },
-    connections: 0,
-    joinGroup: () => Promise.resolve({ generationId: ++state.generation, memberId: 'm-1', leaderId: 'x', members: [] }),
+    nodeId: 1,
+    heartbeats: 0,
+    joinGroup: () =>
+      Promise.resolve({
+        generationId: ++state.generation,
+        memberId: 'm-1',
+        leaderId: state.leader ? 'm-1' : 'm-0',
+        members: [],
+      }),
     syncGroup: () =>
       Promise.resolve({
         memberAssignment: AssignerProtocol.MemberAssignment.encode({
@@ -92,10 +96,12 @@ function coordinatorCluster() {
           userData: Buffer.alloc(0),
         }),
       }),
-    heartbeat(this: { connections: number }) {
+    heartbeat(this: { heartbeats: number }) {
       // State kept on `this` must land on the real broker, not on a wrapper.
-      this.connections++;
-      return Promise.resolve();
+      this.heartbeats++;
+      if (!state.rebalancing) return Promise.resolve();
+      state.rebalancing = false;
+      return Promise.reject(Object.assign(new Error('The group is rebalancing'), { type: 'REBALANCE_IN_PROGRESS' }));
     },
   };
   const cluster = {
@@ -114,13 +120,24 @@ type Coordinator = {
   heartbeat(): Promise<void>;
 };
 
-/** One JoinGroup + SyncGroup round, as KafkaJS's consumer group runs it. */
-async function joinAndSync(cluster: Cluster, protocol: () => Buffer, generationOf: () => number): Promise<Buffer> {
+/**
+ * One round as KafkaJS's consumer group runs it: a heartbeat (which tells of a rebalance when
+ * one is under way), then FindCoordinator, JoinGroup with the assigner's metadata, SyncGroup.
+ */
+async function heartbeatThenRejoin(
+  setup: ReturnType<typeof coordinatorCluster>,
+  protocol: () => Buffer,
+  rebalance: boolean,
+): Promise<Buffer> {
+  const { cluster, state } = setup;
   const coordinator = (await cluster.findGroupCoordinator({ groupId: 'g' })) as unknown as Coordinator;
+  state.rebalancing = rebalance;
+  await coordinator.heartbeat().catch(() => undefined);
+  await Promise.resolve(); // let the wrapper see the rejection
+  const rejoined = (await cluster.findGroupCoordinator({ groupId: 'g' })) as unknown as Coordinator;
   const metadata = protocol();
-  await coordinator.joinGroup({ groupProtocols: [{ metadata }] });
-  await coordinator.syncGroup({ generationId: generationOf() });
-  await coordinator.heartbeat();
+  await rejoined.joinGroup({ groupProtocols: [{ name: 'LoadAwareAssigner', metadata }] });
+  await rejoined.syncGroup({ generationId: state.generation });
   return metadata;
 }
 
@@ -129,23 +146,28 @@ function ownedIn(metadata: Buffer) {
   return decoded.ok ? decoded.value.owned : 'unreadable';
 }
 
+function consumerOn(setup: ReturnType<typeof coordinatorCluster>) {
+  const consumer = LoadAwareAssigner({ instanceId: 'pod-a' })({
+    cluster: setup.cluster,
+    groupId: 'g',
+    logger: undefined as never,
+  });
+  return () => consumer.protocol({ topics: ['orders'] }).metadata;
+}
+
 describe('a consumer learning what it owns', () => {
   it('reports what its last SyncGroup gave it, keeping the generation while the set is unchanged', async () => {
-    const { cluster, state, broker } = coordinatorCluster();
-    const factory = LoadAwareAssigner({ instanceId: 'pod-a' });
-    const consumer = factory({ cluster, groupId: 'g', logger: undefined as never });
-    const protocol = () => consumer.protocol({ topics: ['orders'] }).metadata;
-    const generation = () => state.generation;
-
-    const first = await joinAndSync(cluster, protocol, generation);
+    const setup = coordinatorCluster();
+    const protocol = consumerOn(setup);
+    const first = await heartbeatThenRejoin(setup, protocol, true);
     expect(ownedIn(first)).toBeUndefined(); // nothing known before the first assignment
-    expect(broker.connections).toBe(1); // heartbeat ran on the real broker object
+    expect(setup.broker.heartbeats).toBe(1); // the heartbeat ran on the real broker object
 
-    state.assignment = { orders: [0, 2] };
-    const second = await joinAndSync(cluster, protocol, generation);
+    setup.state.assignment = { orders: [0, 2] };
+    const second = await heartbeatThenRejoin(setup, protocol, true);
     expect(ownedIn(second)).toEqual({ generation: 1, partitions: [] });
 
-    const third = await joinAndSync(cluster, protocol, generation);
+    const third = await heartbeatThenRejoin(setup, protocol, true);
     expect(ownedIn(third)).toEqual({
       generation: 2,
       partitions: [
@@ -154,36 +176,44 @@ describe('a consumer learning what it owns', () => {
       ],
     });
     // Same assignment in generation 3: the record stays byte-identical.
-    const fourth = await joinAndSync(cluster, protocol, generation);
+    const fourth = await heartbeatThenRejoin(setup, protocol, true);
     expect(fourth.equals(third)).toBe(true);
   });
 
-  it('re-sends the last metadata when it rejoins only because the coordinator moved', async () => {
-    const { cluster, state } = coordinatorCluster();
-    const consumer = LoadAwareAssigner({ instanceId: 'pod-a' })({ cluster, groupId: 'g', logger: undefined as never });
-    const protocol = () => consumer.protocol({ topics: ['orders'] }).metadata;
-    const generation = () => state.generation;
-    state.assignment = { orders: [0, 1, 2] };
-    await joinAndSync(cluster, protocol, generation);
-    const sent = await joinAndSync(cluster, protocol, generation); // reports [0,1,2]
-    state.assignment = { orders: [0] }; // a rebalance took two partitions away
-    await joinAndSync(cluster, protocol, generation);
+  it("re-sends the last JoinGroup's bytes on a rejoin no rebalance asked for (a coordinator move)", async () => {
+    const setup = coordinatorCluster();
+    const protocol = consumerOn(setup);
+    setup.state.assignment = { orders: [0, 1, 2] };
+    await heartbeatThenRejoin(setup, protocol, true);
+    const sent = await heartbeatThenRejoin(setup, protocol, true); // reports [0,1,2]
+    setup.state.assignment = { orders: [0] }; // this rebalance took two partitions away
+    await heartbeatThenRejoin(setup, protocol, true);
 
-    state.node = 2; // the coordinator moved: KafkaJS rejoins a Stable group
-    const afterMove = await joinAndSync(cluster, protocol, generation);
-    expect(afterMove.equals(sent)).toBe(true);
-    // Through the new coordinator, the next JoinGroup reports the current set again.
-    const next = await joinAndSync(cluster, protocol, generation);
+    // KafkaJS rejoins a Stable group after NOT_COORDINATOR: no rebalance signal came first.
+    const quiet = await heartbeatThenRejoin(setup, protocol, false);
+    expect(quiet.equals(sent)).toBe(true);
+    // The next rebalance carries the current set again.
+    const next = await heartbeatThenRejoin(setup, protocol, true);
     expect(ownedIn(next)).toEqual({ generation: 3, partitions: [{ topic: 'orders', partition: 0 }] });
   });
 
+  it("sends current bytes when it led the last generation (a leader's JoinGroup rebalances anyway)", async () => {
+    const setup = coordinatorCluster();
+    const protocol = consumerOn(setup);
+    setup.state.leader = true;
+    setup.state.assignment = { orders: [4] };
+    const first = await heartbeatThenRejoin(setup, protocol, true);
+    const quiet = await heartbeatThenRejoin(setup, protocol, false);
+    expect(quiet.equals(first)).toBe(false);
+    expect(ownedIn(quiet)).toEqual({ generation: 1, partitions: [{ topic: 'orders', partition: 4 }] });
+  });
+
   it('forgets what it owned when the consumer disconnects', async () => {
-    const { cluster, state } = coordinatorCluster();
-    const consumer = LoadAwareAssigner({ instanceId: 'pod-a' })({ cluster, groupId: 'g', logger: undefined as never });
-    const protocol = () => consumer.protocol({ topics: ['orders'] }).metadata;
-    state.assignment = { orders: [1] };
-    await joinAndSync(cluster, protocol, () => state.generation);
-    await cluster.disconnect();
+    const setup = coordinatorCluster();
+    const protocol = consumerOn(setup);
+    setup.state.assignment = { orders: [1] };
+    await heartbeatThenRejoin(setup, protocol, true);
+    await setup.cluster.disconnect();
     expect(ownedIn(protocol())).toBeUndefined();
   });
 });
