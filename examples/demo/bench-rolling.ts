@@ -101,26 +101,38 @@ async function main(): Promise<number> {
     const admin = kafka.admin();
     await admin.connect();
     const runs: RollingRun[] = [];
+    // A failed assigner does not cost the other one's results: they are written, the exit code is 1.
+    const failures: string[] = [];
     const rates = createTraffic({ ...options, hotspotShift: 0 }).before;
     try {
       for (const assigner of options.assigners) {
         log(`\n== ${assigner} ==`);
         const began = Date.now();
-        runs.push(
-          await runRolling(assigner, { brokers, kafka, admin, options, rates, signal: controller.signal, log }),
-        );
+        try {
+          runs.push(
+            await runRolling(assigner, { brokers, kafka, admin, options, rates, signal: controller.signal, log }),
+          );
+        } catch (err) {
+          if (err instanceof RollingInterruptedError || controller.signal.aborted) throw err;
+          const message = err instanceof Error ? (err.stack ?? err.message) : String(err);
+          failures.push(`${assigner}: ${message}`);
+          log(`${assigner}: FAILED: ${message}`);
+          continue;
+        }
         log(`${assigner}: done in ${((Date.now() - began) / 1000).toFixed(0)} s`);
       }
     } finally {
       await admin.disconnect().catch(() => undefined);
     }
+    if (runs.length === 0) throw new Error(`every assigner failed:\n${failures.join('\n')}`);
     const summaries = runs.map(summarizeRolling);
     const wallSeconds = (Date.now() - startedAt.getTime()) / 1000;
     const description = setup(options, cluster?.version, `${loadBefore} before, ${loadAverage()} after`);
     const sections = summaries.map((s) => `### ${s.assigner}\n\n${stepTable(s, options.partitions)}`);
     const report =
       `Rolling restart, ${startedAt.toISOString()} (${wallSeconds.toFixed(0)} s wall). ${description}\n\n` +
-      `${sections.join('\n\n')}\n\n### Totals\n\n${totalsTable(summaries.map((s) => s.totals))}\n`;
+      `${sections.join('\n\n')}\n\n### Totals\n\n${totalsTable(summaries.map((s) => s.totals))}\n` +
+      failures.map((f) => `\nFAILED ${f.split('\n')[0]!}\n`).join('');
     const outDir = resolve(options.outDir);
     await mkdir(outDir, { recursive: true });
     const result = {
@@ -137,13 +149,14 @@ async function main(): Promise<number> {
       kafka: { version: cluster?.version ?? 'external', brokers: cluster === undefined ? brokers : 'local' },
       options,
       rates,
+      failures,
       runs: runs.map((run, i) => ({ summary: summaries[i], run })),
     };
     await writeFile(`${outDir}/result.json`, `${JSON.stringify(result, null, 2)}\n`);
     await writeFile(`${outDir}/chart.svg`, renderRollingChart(runs, summaries));
     await writeFile(`${outDir}/bench.md`, report);
     log(`\n${report}\nWritten: ${outDir}/bench.md, result.json, chart.svg`);
-    return 0;
+    return failures.length === 0 ? 0 : 1;
   } catch (err) {
     if (err instanceof RollingInterruptedError) return 130;
     throw err;

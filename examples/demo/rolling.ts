@@ -25,6 +25,8 @@ const SAMPLE_MS = 1000;
 const RATE_WINDOW_SAMPLES = 5;
 /** An admin request that takes longer is skipped (the next poll tries again). */
 const ADMIN_TIMEOUT_MS = 5000;
+/** Longest wait for a new topic's partitions to have leaders. */
+const TOPIC_READY_LIMIT_MS = 30_000;
 /** Shortest warm-up: several rate windows of the weight source, whatever the group does. */
 const WARM_UP_MIN_MS = 30_000;
 /** Longest warm-up before the restarts start anyway (reported as not settled). */
@@ -72,6 +74,26 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
   });
 }
 
+/**
+ * Creates the topic and waits (bounded) until every partition answers ListOffsets. Not
+ * `waitForLeaders`: on a loaded machine the broker's metadata can lag the creation, and KafkaJS
+ * gives up at the first UNKNOWN_TOPIC_OR_PARTITION.
+ */
+async function createTopic(admin: Admin, topic: string, partitions: number): Promise<void> {
+  await admin.createTopics({ topics: [{ topic, numPartitions: partitions, replicationFactor: 1 }] });
+  const deadline = Date.now() + TOPIC_READY_LIMIT_MS;
+  for (;;) {
+    try {
+      const offsets = await withTimeout(admin.fetchTopicOffsets(topic), ADMIN_TIMEOUT_MS, 'fetchTopicOffsets');
+      if (offsets.length === partitions) return;
+    } catch (err) {
+      if (Date.now() >= deadline) throw err;
+    }
+    if (Date.now() >= deadline) throw new Error(`topic ${topic}: partitions without a leader after 30 s`);
+    await sleep(500);
+  }
+}
+
 /** Progress lines: events as they happen, and a status line every 10 s. */
 function progress(record: PhaseRecord, log: (line: string) => void): PhaseObserver {
   let lastStatus = -Infinity;
@@ -101,10 +123,7 @@ export async function runRolling(assigner: AssignerKind, ctx: RollingContext): P
   const layout = instanceLayout(options.instances);
   const totalMembers = options.instances.reduce((a, b) => a + b, 0);
   const quietMs = settleQuietMs(options.preset);
-  await admin.createTopics({
-    topics: [{ topic, numPartitions: options.partitions, replicationFactor: 1 }],
-    waitForLeaders: true,
-  });
+  await createTopic(admin, topic, options.partitions);
   const abort = new AbortController();
   const onOuterAbort = (): void => {
     abort.abort();
