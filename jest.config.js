@@ -21,7 +21,7 @@ module.exports = {
       testEnvironment: 'node',
       transform,
       moduleNameMapper,
-      testMatch: ['<rootDir>/packages/*/test/**/*.test.ts'],
+      testMatch: ['<rootDir>/packages/*/test/**/*.test.ts', '<rootDir>/examples/test/**/*.test.ts'],
       testPathIgnorePatterns: ignore,
       modulePathIgnorePatterns: ['<rootDir>/.*/\\.build/'],
     },

@@ -7,7 +7,7 @@
 import type { PhaseSummary } from './analysis.js';
 import type { PhaseRecord } from './record.js';
 
-const COLORS = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#17becf'];
+export const COLORS = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#17becf'];
 const WIDTH = 1280;
 const MARGIN = { left: 80, right: 30, top: 96, gap: 70 };
 const RATE_HEIGHT = 300;
@@ -20,7 +20,7 @@ const TITLES: Record<string, string> = {
   'load-aware': 'load-aware (offset-rate weights + trigger)',
 };
 
-function esc(text: string): string {
+export function esc(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
 
@@ -40,7 +40,8 @@ function label(n: number): string {
   return n >= 1000 ? `${String(Math.round(n / 100) / 10)}k` : String(n);
 }
 
-interface Frame {
+/** A plot area and the data range it shows (time 0..xMax, values 0..yMax). */
+export interface Frame {
   x: number;
   y: number;
   width: number;
@@ -49,15 +50,15 @@ interface Frame {
   yMax: number;
 }
 
-function sx(f: Frame, t: number): number {
+export function sx(f: Frame, t: number): number {
   return f.x + (Math.min(t, f.xMax) / f.xMax) * f.width;
 }
 
-function sy(f: Frame, v: number): number {
+export function sy(f: Frame, v: number): number {
   return f.y + f.height - (Math.min(v, f.yMax) / f.yMax) * f.height;
 }
 
-function axes(f: Frame, yTicks: number[], yLabel: string): string[] {
+export function axes(f: Frame, yTicks: number[], yLabel: string): string[] {
   const out: string[] = [];
   for (const v of yTicks) {
     const y = sy(f, v).toFixed(1);
@@ -83,7 +84,13 @@ function axes(f: Frame, yTicks: number[], yLabel: string): string[] {
   return out;
 }
 
-function polyline(f: Frame, points: Array<[number, number]>, color: string, dash: string, width: number): string {
+export function polyline(
+  f: Frame,
+  points: Array<[number, number]>,
+  color: string,
+  dash: string,
+  width: number,
+): string {
   const d = points.map(([t, v]) => `${sx(f, t).toFixed(1)},${sy(f, v).toFixed(1)}`).join(' ');
   const dashes = dash === '' ? '' : ` stroke-dasharray="${dash}"`;
   return `<polyline points="${d}" fill="none" stroke="${color}" stroke-width="${String(width)}"${dashes} stroke-linejoin="round"/>`;

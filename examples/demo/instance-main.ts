@@ -26,7 +26,8 @@ function emit(event: InstanceEvent): void {
 
 /**
  * Forwards what the parent measures from the library's own logs: the leader's assignment lines
- * (with `durationMs`), the trigger's fires, and every warning.
+ * (with `durationMs`, and the defaulted-weight count), its "moves" line, the trigger's fires, and
+ * every warning.
  */
 function reportingLogger(instanceId: string): Logger {
   const ignore = (): void => undefined;
@@ -34,9 +35,18 @@ function reportingLogger(instanceId: string): Logger {
     debug: ignore,
     info: (fields, message = '') => {
       const at = Date.now();
-      const durationMs = fields['durationMs'];
-      if (typeof durationMs === 'number' && typeof fields['result'] === 'string') {
-        emit({ event: 'assignment', instanceId, result: fields['result'], durationMs, at });
+      const { durationMs, result, defaulted, moved, previouslyOwned } = fields;
+      if (typeof durationMs === 'number' && typeof result === 'string') {
+        emit({
+          event: 'assignment',
+          instanceId,
+          result,
+          durationMs,
+          ...(typeof defaulted === 'number' ? { defaulted } : {}),
+          at,
+        });
+      } else if (typeof moved === 'number' && typeof previouslyOwned === 'number') {
+        emit({ event: 'placement', instanceId, moved, previouslyOwned, at });
       } else if (message.startsWith('rebalance initiated')) {
         emit({ event: 'trigger', instanceId, message, at });
       }
@@ -97,12 +107,14 @@ async function main(): Promise<void> {
       logger,
       registry,
     }).start();
-    // Sample from the start and join once rates are known, so the first assignment is already
-    // weighed (as a restarted pod would do with `track()`); bounded, then it joins anyway.
-    const all = Array.from({ length: spec.partitions }, (_, partition) => ({ topic: spec.topic, partition }));
-    weights.track(all);
-    const warmUntil = Date.now() + WARM_UP_LIMIT_MS;
-    while ((await weights.getWeights(all)).length < all.length && Date.now() < warmUntil) await sleep(200);
+    if (spec.trackAllPartitions) {
+      // Sample from the start and join once rates are known, so the first assignment is already
+      // weighed (as a restarted pod would do with `track()`); bounded, then it joins anyway.
+      const all = Array.from({ length: spec.partitions }, (_, partition) => ({ topic: spec.topic, partition }));
+      weights.track(all);
+      const warmUntil = Date.now() + WARM_UP_LIMIT_MS;
+      while ((await weights.getWeights(all)).length < all.length && Date.now() < warmUntil) await sleep(200);
+    }
     // Capacity = members: each member processes one message at a time, so an instance with three
     // members can take three times the load of one with a single member.
     loadAware = LoadAwareAssigner({ instanceId, capacity: spec.members, weights, logger, registry });

@@ -134,6 +134,7 @@ export async function runPhase(assigner: AssignerKind, ctx: PhaseContext): Promi
         sessionTimeoutMs: 10_000,
         heartbeatIntervalMs: 500,
         preset: options.preset,
+        trackAllPartitions: true,
       };
       handles.push(
         startInstance(spec, (event) => {

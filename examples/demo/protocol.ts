@@ -46,6 +46,13 @@ export interface InstanceSpec {
   sessionTimeoutMs: number;
   heartbeatIntervalMs: number;
   preset: FastPreset;
+  /**
+   * load-aware only. true (the demo): sample every partition from process start and wait up to
+   * 5 s for their first rates before joining. false (the README's wiring, the rolling-restart
+   * benchmark): the weight source samples only what an assignment or the trigger asked for, so
+   * a process that never led has no rates when it first leads.
+   */
+  trackAllPartitions: boolean;
 }
 
 /** A line an instance process prints. `at` is the wall clock in ms. */
@@ -79,6 +86,18 @@ export type InstanceEvent =
       instanceId: string;
       result: string;
       durationMs: number;
+      /** load-aware: partitions without a usable weight (given the default), from the same log line. */
+      defaulted?: number;
+      at: number;
+    }
+  | {
+      /** load-aware: the leader's "moves" log line, right after its assignment line. */
+      event: 'placement';
+      instanceId: string;
+      /** Partitions it placed on another member than its memory's previous owner. */
+      moved: number;
+      /** Partitions whose previous owner its memory knew. */
+      previouslyOwned: number;
       at: number;
     }
   | { event: 'trigger'; instanceId: string; message: string; at: number }

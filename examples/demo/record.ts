@@ -14,6 +14,8 @@ export interface InstanceSample {
   /** Produce rate of the partitions it holds: the load it is asked to carry. */
   offeredPerSec: number;
   partitions: number;
+  /** False while its process is stopped (the rolling-restart benchmark); it then holds nothing. */
+  running: boolean;
 }
 
 /** The group at one sample (one per second). */
@@ -33,7 +35,23 @@ export interface GenerationRecord {
   /** When the first member reported joining it. */
   t: number;
   leaderInstance: string | undefined;
+  /** Member id of the leader (a restarted process has new member ids). */
+  leaderMemberId: string | undefined;
   members: Array<{ memberId: string; instanceId: string; partitions: number[] }>;
+}
+
+/** One assignment a leader computed. */
+export interface AssignmentRecord {
+  t: number;
+  instanceId: string;
+  result: string;
+  durationMs: number;
+  /** load-aware: partitions that had no usable weight and were given the default. */
+  defaulted?: number;
+  /** load-aware: partitions whose previous owner the leader's memory knew. */
+  previouslyOwned?: number;
+  /** load-aware: partitions it placed on another member than that previous owner. */
+  movedFromKnownOwner?: number;
 }
 
 /** Everything measured in one phase. */
@@ -53,7 +71,7 @@ export interface PhaseRecord {
   samples: Sample[];
   generations: GenerationRecord[];
   /** Each assignment a leader computed (round-robin timed around KafkaJS's own, load-aware from its log). */
-  assignments: Array<{ t: number; instanceId: string; result: string; durationMs: number }>;
+  assignments: AssignmentRecord[];
   /** Times the load-aware trigger initiated a rebalance. */
   triggers: number[];
   warnings: Array<{ t: number; instanceId: string; message: string }>;

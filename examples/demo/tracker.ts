@@ -11,6 +11,7 @@ interface InstanceState {
   lastStatsAt: number;
   assigned: number[];
   generations: Set<number>;
+  running: boolean;
 }
 
 /**
@@ -31,7 +32,13 @@ export class PhaseTracker {
     private readonly observer: PhaseObserver,
   ) {
     for (const { instanceId } of record.instances) {
-      this.state.set(instanceId, { consumedPerSec: 0, lastStatsAt: t0, assigned: [], generations: new Set() });
+      this.state.set(instanceId, {
+        consumedPerSec: 0,
+        lastStatsAt: t0,
+        assigned: [],
+        generations: new Set(),
+        running: true,
+      });
     }
     this.nextOffsets = new Array<number>(record.partitions).fill(0);
   }
@@ -39,6 +46,24 @@ export class PhaseTracker {
   /** Seconds since the consumers' start, to a tenth. */
   since(at: number): number {
     return Math.round((at - this.t0) / 100) / 10;
+  }
+
+  /**
+   * Marks an instance's process as stopped (it holds nothing from now on, whatever it reported
+   * last) or started again. Lines of a stopped instance are still taken.
+   */
+  setRunning(instanceId: string, running: boolean, at: number): void {
+    const s = this.state.get(instanceId);
+    if (s === undefined) return;
+    s.running = running;
+    s.assigned = [];
+    s.consumedPerSec = 0;
+    s.lastStatsAt = at;
+  }
+
+  /** The generations seen so far, in order (members are added as they report). */
+  generationsSoFar(): GenerationRecord[] {
+    return [...this.generations.values()].sort((a, b) => a.generationId - b.generationId);
   }
 
   /** Takes one line of an instance. */
@@ -49,31 +74,57 @@ export class PhaseTracker {
     switch (event.event) {
       case 'stats':
         if (event.at <= this.endAt) record.consumedMessages += event.consumed;
-        s.consumedPerSec = (event.consumed * 1000) / Math.max(1, event.at - s.lastStatsAt);
-        s.lastStatsAt = event.at;
-        s.assigned = event.assigned;
         for (const [p, offset] of Object.entries(event.offsets)) {
           const i = Number(p);
           this.nextOffsets[i] = Math.max(this.nextOffsets[i] ?? 0, offset);
         }
+        // A stopping process may still print a line after it was marked stopped: it holds nothing.
+        if (!s.running) break;
+        s.consumedPerSec = (event.consumed * 1000) / Math.max(1, event.at - s.lastStatsAt);
+        s.lastStatsAt = event.at;
+        s.assigned = event.assigned;
         break;
       case 'generation': {
         s.generations.add(event.generationId);
         const t = this.since(event.joinedAt);
         let g = this.generations.get(event.generationId);
         if (g === undefined) {
-          g = { generationId: event.generationId, t, leaderInstance: undefined, members: [] };
+          g = {
+            generationId: event.generationId,
+            t,
+            leaderInstance: undefined,
+            leaderMemberId: undefined,
+            members: [],
+          };
           this.generations.set(event.generationId, g);
           if (t > 1) observer.note(`${record.assigner}: rebalance, generation ${String(g.generationId)}`);
         }
         g.t = Math.min(g.t, t);
-        if (event.isLeader) g.leaderInstance = event.instanceId;
+        if (event.isLeader) {
+          g.leaderInstance = event.instanceId;
+          g.leaderMemberId = event.memberId;
+        }
         g.members.push({ memberId: event.memberId, instanceId: event.instanceId, partitions: event.partitions });
         break;
       }
       case 'assignment': {
-        const { instanceId, result, durationMs } = event;
-        record.assignments.push({ t: this.since(event.at), instanceId, result, durationMs });
+        const { instanceId, result, durationMs, defaulted } = event;
+        record.assignments.push({
+          t: this.since(event.at),
+          instanceId,
+          result,
+          durationMs,
+          ...(defaulted === undefined ? {} : { defaulted }),
+        });
+        break;
+      }
+      case 'placement': {
+        // Logged right after the assignment line of the same leader.
+        const last = record.assignments.findLast((a) => a.instanceId === event.instanceId);
+        if (last !== undefined) {
+          last.previouslyOwned = event.previouslyOwned;
+          last.movedFromKnownOwner = event.moved;
+        }
         break;
       }
       case 'trigger':
@@ -120,6 +171,7 @@ export class PhaseTracker {
         lag: s.assigned.reduce((sum, p) => sum + (lagOf[p] ?? 0), 0),
         offeredPerSec: Math.round(s.assigned.reduce((sum, p) => sum + (rates[p] ?? 0), 0)),
         partitions: s.assigned.length,
+        running: s.running,
       };
     }
     this.record.samples.push(sample);

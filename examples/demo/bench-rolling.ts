@@ -1,0 +1,177 @@
+/**
+ * The rolling-restart benchmark (`pnpm bench:rolling`): the demo's harness (instance processes,
+ * skewed traffic, tracker) with four instances of 1/1/2/2 members, restarted one after another
+ * as in a rolling deploy, first with KafkaJS round-robin, then with load-aware (README wiring:
+ * offset-rate weights, LoadAwareAssigner first and round-robin second, a trigger on every
+ * consumer, the demo's fast preset). Prints a per-step table per assigner and the totals, and
+ * writes bench.md, result.json and chart.svg. Definitions: rolling-analysis.ts and BENCHMARKS.md.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { cpus, loadavg } from 'node:os';
+import { resolve } from 'node:path';
+import { Kafka, logLevel } from 'kafkajs';
+import { startKafka, type KafkaCluster } from '@load-aware/integration-tests';
+import { renderRollingChart } from './rolling-chart.js';
+import { stepTable, summarizeRolling, totalsTable, type RollingRun } from './rolling-analysis.js';
+import {
+  parseRollingArgs,
+  RollingHelpRequested,
+  RollingUsageError,
+  settleQuietMs,
+  type RollingOptions,
+} from './rolling-options.js';
+import { RollingInterruptedError, runRolling } from './rolling.js';
+import { createTraffic } from './traffic.js';
+
+function commit(): string {
+  try {
+    return execFileSync('git', ['describe', '--always', '--dirty', '--abbrev=12'], {
+      cwd: __dirname,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
+  } catch {
+    return 'unknown';
+  }
+}
+
+function setup(o: RollingOptions, kafkaVersion: string | undefined, load: string): string {
+  const p = o.preset;
+  return (
+    `Kafka ${kafkaVersion ?? 'external'}, Node ${process.version}, ${String(cpus().length)} CPUs ` +
+    `(${cpus()[0]?.model.trim() ?? 'unknown'}), load average ${load}; commit ${commit()}. ` +
+    `${String(o.partitions)} partitions, ${String(o.eventsPerSecond)} msg/s Zipf s=${String(o.zipfExponent)} ` +
+    `seed ${String(o.seed)}; instances of ${o.instances.join('/')} members, ${String(o.workMs)} ms + ` +
+    `${String(o.cpuMs)} ms CPU per message. Restarts a, b, c, d in turn: graceful stop, ` +
+    `${String(o.restartDelaySeconds)} s pod restart delay, new process, wait until Stable and quiet for ` +
+    `${String(settleQuietMs(p) / 1000)} s. load-aware: offset-rate weights (${String(p.rateIntervalMs / 1000)} s ` +
+    `window, ${o.trackAllPartitions ? 'every partition tracked from process start' : 'README wiring, no pre-tracking'}), ` +
+    `capacity = members, trigger every ${String(p.checkIntervalMs / 1000)} s (threshold ${String(p.threshold)}, ` +
+    `${String(p.minViolatedChecks)} checks, cooldown ${String(p.cooldownMs / 1000)} s).`
+  );
+}
+
+function loadAverage(): string {
+  return loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' / ');
+}
+
+async function main(): Promise<number> {
+  let options: RollingOptions;
+  try {
+    options = parseRollingArgs(process.argv.slice(2));
+  } catch (err) {
+    if (err instanceof RollingHelpRequested) {
+      process.stdout.write(err.message);
+      return 0;
+    }
+    if (!(err instanceof RollingUsageError)) throw err;
+    process.stderr.write(`${err.message}\n`);
+    return 2;
+  }
+  const log = (line: string): void => {
+    process.stdout.write(`${line}\n`);
+  };
+  const controller = new AbortController();
+  process.on('SIGINT', () => {
+    if (controller.signal.aborted) process.exit(130);
+    log('Interrupted: stopping the instances and the broker (Ctrl-C again to leave at once)...');
+    controller.abort();
+  });
+  process.on('SIGTERM', () => {
+    controller.abort();
+  });
+  const startedAt = new Date();
+  const loadBefore = loadAverage();
+  let cluster: KafkaCluster | undefined;
+  let brokers = options.brokers;
+  try {
+    if (brokers === undefined) {
+      log('Starting a local Kafka broker (the first run downloads it with Maven)...');
+      cluster = await startKafka({
+        logger: (line) => {
+          log(`  ${line}`);
+        },
+      });
+      brokers = cluster.brokers;
+    }
+    const kafka = new Kafka({ clientId: 'load-aware-bench-rolling', brokers, logLevel: logLevel.NOTHING });
+    const admin = kafka.admin();
+    await admin.connect();
+    const runs: RollingRun[] = [];
+    // A failed assigner does not cost the other one's results: they are written, the exit code is 1.
+    const failures: string[] = [];
+    const rates = createTraffic({ ...options, hotspotShift: 0 }).before;
+    try {
+      for (const assigner of options.assigners) {
+        log(`\n== ${assigner} ==`);
+        const began = Date.now();
+        try {
+          runs.push(
+            await runRolling(assigner, { brokers, kafka, admin, options, rates, signal: controller.signal, log }),
+          );
+        } catch (err) {
+          if (err instanceof RollingInterruptedError || controller.signal.aborted) throw err;
+          const message = err instanceof Error ? (err.stack ?? err.message) : String(err);
+          failures.push(`${assigner}: ${message}`);
+          log(`${assigner}: FAILED: ${message}`);
+          continue;
+        }
+        log(`${assigner}: done in ${((Date.now() - began) / 1000).toFixed(0)} s`);
+      }
+    } finally {
+      await admin.disconnect().catch(() => undefined);
+    }
+    if (runs.length === 0) throw new Error(`every assigner failed:\n${failures.join('\n')}`);
+    const summaries = runs.map(summarizeRolling);
+    const wallSeconds = (Date.now() - startedAt.getTime()) / 1000;
+    const description = setup(options, cluster?.version, `${loadBefore} before, ${loadAverage()} after`);
+    const sections = summaries.map((s) => `### ${s.assigner}\n\n${stepTable(s, options.partitions)}`);
+    const report =
+      `Rolling restart, ${startedAt.toISOString()} (${wallSeconds.toFixed(0)} s wall). ${description}\n\n` +
+      `${sections.join('\n\n')}\n\n### Totals\n\n${totalsTable(summaries.map((s) => s.totals))}\n` +
+      failures.map((f) => `\nFAILED ${f.split('\n')[0]!}\n`).join('');
+    const outDir = resolve(options.outDir);
+    await mkdir(outDir, { recursive: true });
+    const result = {
+      startedAt: startedAt.toISOString(),
+      wallSeconds,
+      commit: commit(),
+      machine: {
+        cpus: cpus().length,
+        model: cpus()[0]?.model,
+        node: process.version,
+        loadBefore,
+        loadAfter: loadAverage(),
+      },
+      kafka: { version: cluster?.version ?? 'external', brokers: cluster === undefined ? brokers : 'local' },
+      options,
+      rates,
+      failures,
+      runs: runs.map((run, i) => ({ summary: summaries[i], run })),
+    };
+    await writeFile(`${outDir}/result.json`, `${JSON.stringify(result, null, 2)}\n`);
+    await writeFile(`${outDir}/chart.svg`, renderRollingChart(runs, summaries));
+    await writeFile(`${outDir}/bench.md`, report);
+    log(`\n${report}\nWritten: ${outDir}/bench.md, result.json, chart.svg`);
+    return failures.length === 0 ? 0 : 1;
+  } catch (err) {
+    if (err instanceof RollingInterruptedError) return 130;
+    throw err;
+  } finally {
+    if (cluster !== undefined) {
+      log('Stopping the local Kafka broker...');
+      await cluster.stop();
+    }
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

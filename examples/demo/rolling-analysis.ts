@@ -1,0 +1,465 @@
+/**
+ * The numbers of the rolling-restart benchmark (`pnpm bench:rolling`), computed from what a run
+ * recorded: pure functions of plain data, so they are unit-tested without a broker. Definitions
+ * (also in BENCHMARKS.md, "Rolling restart"):
+ *
+ * - rebalances (of a step): generations it went through, from the one after the last generation
+ *   before the step to the last one in it; ids go up by one per rebalance, so a generation no
+ *   member reported (superseded at once, e.g. when the two members of a process leave one after
+ *   the other) still counts.
+ * - complete generation: one whose members' reported assignments hold every partition of the
+ *   topic exactly once; a generation some member never reported is skipped, and the next
+ *   complete one is compared with the last complete one.
+ * - moved (per rebalance): partitions whose owning member differs between two consecutive
+ *   complete generations. A restarted process has new member ids, so its partitions count as
+ *   moved when it leaves and again when it comes back.
+ * - necessary (per rebalance): the fewest moves any assigner needs to go from the previous
+ *   assignment to one with the same per-member partition counts as the new one:
+ *   Σ over members of the new generation of max(0, new count − count it held before), a member
+ *   that just joined holding 0. It includes every partition whose owner left (their owners are
+ *   gone, so they land on members whose count grows) and is reached by letting every member
+ *   keep min(old, new count) of its own partitions. It is a lower bound for the counts chosen:
+ *   moves that only reshape the load at equal counts (a trigger's rebalance) show as excess.
+ * - busiest ÷ ideal (at one sample): the busiest running instance's offered load (produce rate,
+ *   measured from end offsets, of the partitions it holds ÷ its members) over the ideal (total
+ *   rate ÷ members of the running instances). An instance runs from the moment its process is
+ *   ready (its members joined the group) until its stop is requested. Samples where some partition is held by
+ *   no one or by two instances (mid-rebalance) have no ratio; their cost shows in the lag.
+ * - imbalance-seconds: Σ max(0, ratio − 1) × Δt over the samples of a window that have a ratio,
+ *   Δt being the time since the previous sample (at most {@link MAX_SAMPLE_GAP_SECONDS}).
+ */
+import type { AssignmentRecord, GenerationRecord, PhaseRecord, Sample } from './record.js';
+
+/** A longer gap between samples (a skipped admin request) counts as this long. */
+export const MAX_SAMPLE_GAP_SECONDS = 5;
+/** "After the step": busiest ÷ ideal averaged over the samples of this many seconds before it ended. */
+export const AFTER_WINDOW_SECONDS = 5;
+
+/** One restart of one instance, as the benchmark drove it. Times are seconds since the consumers' start. */
+export interface StepRecord {
+  /** 1-based. */
+  index: number;
+  instanceId: string;
+  /** The graceful stop was requested (the old process disconnects, LeaveGroup). */
+  stopAt: number;
+  /** The old process exited. */
+  stoppedAt: number;
+  /** The new process with the same instance id was started (after the pod restart delay). */
+  startAt: number;
+  /** Every member of the new process runs; null if it never got there. */
+  readyAt: number | null;
+  /** The step ended: the group was Stable and settled, or the wait gave up. */
+  settledAt: number;
+  settled: boolean;
+}
+
+/** What one assigner's run recorded. */
+export interface RollingRun {
+  record: PhaseRecord;
+  /** End of the warm-up (group settled, weights warm): the first restart starts here. */
+  warmedAt: number;
+  warmSettled: boolean;
+  steps: StepRecord[];
+}
+
+/** How the membership changed in one rebalance. */
+export type RebalanceCause = 'leave' | 'join' | 'leave+join' | 'same members';
+
+/** One rebalance between two complete generations. */
+export interface Transition {
+  fromGeneration: number;
+  toGeneration: number;
+  cause: RebalanceCause;
+  moved: number;
+  necessary: number;
+}
+
+/** The leader of a generation. */
+export interface Leader {
+  instanceId: string;
+  memberId: string;
+}
+
+/** The numbers of one step (or of the warm-up, index 0). */
+export interface StepSummary {
+  index: number;
+  /** The restarted instance; undefined for the warm-up. */
+  instanceId: string | undefined;
+  /**
+   * Ids of the generations the step went through: from the one after the last generation before
+   * it to the last one in it (generation ids go up by one per rebalance, so one no member lived
+   * long enough to report is counted too).
+   */
+  generations: number[];
+  /** Of those, the ones no member reported (superseded at once). */
+  unreported: number[];
+  transitions: Transition[];
+  leaderBefore: Leader | undefined;
+  leaderAfter: Leader | undefined;
+  /** The leader's member changed (a new process, or another one). */
+  leaderChanged: boolean;
+  /** The restarted instance held the leader when the step began. */
+  restartedLeader: boolean;
+  moved: number;
+  necessary: number;
+  /** The assignments leaders computed in the step. */
+  assignments: AssignmentRecord[];
+  triggerFires: number;
+  /** Busiest ÷ ideal at the end of the step; null without a usable sample. */
+  ratioAfter: number | null;
+  peakLag: number;
+  imbalanceSeconds: number;
+  durationSeconds: number;
+  settled: boolean;
+}
+
+/** The totals of one assigner's restarts (the warm-up excluded). */
+export interface RollingTotals {
+  assigner: string;
+  restarts: number;
+  settledSteps: number;
+  /** Generations that started during the restarts. */
+  rebalances: number;
+  moved: number;
+  necessary: number;
+  leaderChanges: number;
+  assignments: number;
+  /** Assignments with at least one defaulted weight, and the defaulted partitions over all of them. */
+  assignmentsWithDefaults: number;
+  defaultedWeights: number;
+  triggerFires: number;
+  imbalanceSeconds: number;
+  peakLag: number;
+  meanRatioAfter: number | null;
+  /** From the first stop to the end of the last step. */
+  restartSeconds: number;
+}
+
+/** Everything reported for one assigner. */
+export interface RollingSummary {
+  assigner: string;
+  warmUp: StepSummary;
+  steps: StepSummary[];
+  totals: RollingTotals;
+}
+
+/** Partition → owning member, or undefined when some partition is held twice or not at all. */
+export function ownersOf(g: GenerationRecord, partitions: number): Map<number, string> | undefined {
+  const owners = new Map<number, string>();
+  for (const m of g.members) {
+    for (const p of m.partitions) {
+      if (owners.has(p) || p < 0 || p >= partitions) return undefined;
+      owners.set(p, m.memberId);
+    }
+  }
+  return owners.size === partitions ? owners : undefined;
+}
+
+function counts(g: GenerationRecord): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const m of g.members) out.set(m.memberId, (out.get(m.memberId) ?? 0) + m.partitions.length);
+  return out;
+}
+
+/** Partitions moved and the necessary moves between two complete generations. */
+export function transition(from: GenerationRecord, to: GenerationRecord, partitions: number): Transition {
+  const before = ownersOf(from, partitions);
+  const after = ownersOf(to, partitions);
+  if (before === undefined || after === undefined) throw new Error('transition between incomplete generations');
+  let moved = 0;
+  for (const [p, member] of after) if (before.get(p) !== member) moved++;
+  const had = counts(from);
+  const has = counts(to);
+  let necessary = 0;
+  for (const [member, n] of has) necessary += Math.max(0, n - (had.get(member) ?? 0));
+  const left = [...had.keys()].some((m) => !has.has(m));
+  const joined = [...has.keys()].some((m) => !had.has(m));
+  const cause: RebalanceCause = left && joined ? 'leave+join' : left ? 'leave' : joined ? 'join' : 'same members';
+  return { fromGeneration: from.generationId, toGeneration: to.generationId, cause, moved, necessary };
+}
+
+/** Busiest ÷ ideal at one sample (see the module comment); undefined mid-rebalance. */
+export function sampleRatio(record: Pick<PhaseRecord, 'instances' | 'partitions'>, sample: Sample): number | undefined {
+  let members = 0;
+  let held = 0;
+  let busiest = 0;
+  for (const { instanceId, members: n } of record.instances) {
+    const s = sample.instances[instanceId];
+    if (s === undefined || !s.running) continue;
+    members += n;
+    held += s.partitions;
+    busiest = Math.max(busiest, s.offeredPerSec / n);
+  }
+  if (members === 0 || sample.producedPerSec <= 0) return undefined;
+  if (sample.assignedPartitions !== record.partitions || held !== record.partitions) return undefined;
+  return busiest / (sample.producedPerSec / members);
+}
+
+/** Σ max(0, ratio − 1) × Δt over the samples with from < t ≤ to. */
+export function imbalanceSeconds(
+  record: Pick<PhaseRecord, 'instances' | 'partitions' | 'samples'>,
+  from: number,
+  to: number,
+): number {
+  let total = 0;
+  let previous: number | undefined;
+  for (const s of record.samples) {
+    if (s.t > to) break;
+    if (s.t > from && previous !== undefined) {
+      const ratio = sampleRatio(record, s);
+      if (ratio !== undefined) total += Math.max(0, ratio - 1) * Math.min(MAX_SAMPLE_GAP_SECONDS, s.t - previous);
+    }
+    previous = s.t;
+  }
+  return total;
+}
+
+function mean(values: readonly number[]): number | null {
+  return values.length === 0 ? null : values.reduce((a, b) => a + b, 0) / values.length;
+}
+
+function leaderOf(g: GenerationRecord | undefined): Leader | undefined {
+  return g?.leaderInstance === undefined || g.leaderMemberId === undefined
+    ? undefined
+    : { instanceId: g.leaderInstance, memberId: g.leaderMemberId };
+}
+
+/** The numbers of the window from < t ≤ to; `instanceId` is the instance restarted in it. */
+export function summarizeWindow(
+  record: PhaseRecord,
+  window: { index: number; instanceId: string | undefined; from: number; to: number; settled: boolean },
+): StepSummary {
+  const { from, to, instanceId } = window;
+  const generations = [...record.generations].sort((a, b) => a.generationId - b.generationId);
+  const isComplete = (g: GenerationRecord): boolean => ownersOf(g, record.partitions) !== undefined;
+  const before = generations.filter((g) => g.t <= from);
+  const inside = generations.filter((g) => g.t > from && g.t <= to);
+  const transitions: Transition[] = [];
+  let base = before.findLast(isComplete);
+  for (const g of inside.filter(isComplete)) {
+    if (base !== undefined) transitions.push(transition(base, g, record.partitions));
+    base = g;
+  }
+  const leaderBefore = leaderOf(before.findLast((g) => g.leaderMemberId !== undefined));
+  const leaderAfter = leaderOf(inside.findLast((g) => g.leaderMemberId !== undefined)) ?? leaderBefore;
+  const lastBefore = before.at(-1)?.generationId ?? inside[0]?.generationId;
+  const lastInside = inside.at(-1)?.generationId;
+  const range: number[] = [];
+  if (lastBefore !== undefined && lastInside !== undefined) {
+    // A fresh group (the warm-up) starts at generation 1.
+    const first = before.length === 0 ? Math.min(1, lastBefore) : lastBefore + 1;
+    for (let id = first; id <= lastInside; id++) range.push(id);
+  }
+  const samples = record.samples.filter((s) => s.t > from && s.t <= to);
+  const ratios = samples
+    .filter((s) => s.t >= to - AFTER_WINDOW_SECONDS)
+    .map((s) => sampleRatio(record, s))
+    .filter((r): r is number => r !== undefined);
+  return {
+    index: window.index,
+    instanceId,
+    generations: range,
+    unreported: range.filter((id) => !inside.some((g) => g.generationId === id)),
+    transitions,
+    leaderBefore,
+    leaderAfter,
+    leaderChanged: leaderBefore?.memberId !== leaderAfter?.memberId,
+    restartedLeader: instanceId !== undefined && leaderBefore?.instanceId === instanceId,
+    moved: transitions.reduce((n, t) => n + t.moved, 0),
+    necessary: transitions.reduce((n, t) => n + t.necessary, 0),
+    assignments: record.assignments.filter((a) => a.t > from && a.t <= to),
+    triggerFires: record.triggers.filter((t) => t > from && t <= to).length,
+    ratioAfter: mean(ratios),
+    peakLag: Math.max(0, ...samples.map((s) => s.totalLag)),
+    imbalanceSeconds: imbalanceSeconds(record, from, to),
+    durationSeconds: to - from,
+    settled: window.settled,
+  };
+}
+
+/** The warm-up (index 0), every step, and the totals of one assigner's run. */
+export function summarizeRolling(run: RollingRun): RollingSummary {
+  const { record } = run;
+  const warmUp = summarizeWindow(record, {
+    index: 0,
+    instanceId: undefined,
+    from: 0,
+    to: run.warmedAt,
+    settled: run.warmSettled,
+  });
+  // The warm-up has no previous leader: "changed" means nothing there.
+  warmUp.leaderChanged = false;
+  const steps = run.steps.map((step, i) =>
+    summarizeWindow(record, {
+      index: step.index,
+      instanceId: step.instanceId,
+      // Each step starts where the previous one ended, so nothing falls between two steps.
+      from: i === 0 ? run.warmedAt : run.steps[i - 1]!.settledAt,
+      to: step.settledAt,
+      settled: step.settled,
+    }),
+  );
+  const sum = (pick: (s: StepSummary) => number): number => steps.reduce((n, s) => n + pick(s), 0);
+  const assignments = steps.flatMap((s) => s.assignments);
+  const ratios = steps.map((s) => s.ratioAfter).filter((r): r is number => r !== null);
+  const first = run.steps[0];
+  const last = run.steps.at(-1);
+  return {
+    assigner: record.assigner,
+    warmUp,
+    steps,
+    totals: {
+      assigner: record.assigner,
+      restarts: steps.length,
+      settledSteps: steps.filter((s) => s.settled).length,
+      rebalances: sum((s) => s.generations.length),
+      moved: sum((s) => s.moved),
+      necessary: sum((s) => s.necessary),
+      leaderChanges: steps.filter((s) => s.leaderChanged).length,
+      assignments: assignments.length,
+      assignmentsWithDefaults: assignments.filter((a) => (a.defaulted ?? 0) > 0).length,
+      defaultedWeights: assignments.reduce((n, a) => n + (a.defaulted ?? 0), 0),
+      triggerFires: sum((s) => s.triggerFires),
+      imbalanceSeconds: sum((s) => s.imbalanceSeconds),
+      peakLag: Math.max(0, ...steps.map((s) => s.peakLag)),
+      meanRatioAfter: mean(ratios),
+      restartSeconds: first === undefined || last === undefined ? 0 : last.settledAt - run.warmedAt,
+    },
+  };
+}
+
+/** Whether the group counts as settled now: what the benchmark waits for after each restart. */
+export interface SettleInput {
+  /** Broker's view (DescribeGroups). */
+  groupState: string;
+  groupMembers: number;
+  /** Members the group has when every instance runs. */
+  totalMembers: number;
+  partitions: number;
+  /** The latest generation the members reported. */
+  latest: GenerationRecord | undefined;
+  /** Last join, trigger fire or process start (ms). */
+  lastActivityAt: number;
+  now: number;
+  /** Quiet time asked for: no rebalance and no fire for this long. */
+  quietMs: number;
+}
+
+/**
+ * Settled: the broker says Stable with every member in, the latest generation was reported by
+ * every member and holds every partition exactly once, and nothing happened for `quietMs`.
+ */
+export function isSettled(input: SettleInput): boolean {
+  const { latest } = input;
+  return (
+    input.groupState === 'Stable' &&
+    input.groupMembers === input.totalMembers &&
+    latest !== undefined &&
+    latest.members.length === input.totalMembers &&
+    ownersOf(latest, input.partitions) !== undefined &&
+    input.now - input.lastActivityAt >= input.quietMs
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Markdown
+
+const short = (instanceId: string | undefined): string => (instanceId ?? '-').replace(/^instance-/, '');
+
+function fixed(value: number | null, digits: number): string {
+  return value === null ? '-' : value.toFixed(digits);
+}
+
+function leaderCell(s: StepSummary): string {
+  const before = short(s.leaderBefore?.instanceId);
+  const after = short(s.leaderAfter?.instanceId);
+  if (s.index === 0) return after;
+  if (!s.leaderChanged) return `${after} (same)`;
+  const note = s.restartedLeader ? 'restarted' : before === after ? 'new member' : 'moved';
+  return `${before} → ${after} (${note})`;
+}
+
+function generationsCell(s: StepSummary): string {
+  if (s.generations.length === 0) return '-';
+  const causes = new Map(s.transitions.map((t) => [t.toGeneration, t.cause]));
+  return s.generations
+    .map((g) => {
+      const cause = causes.get(g) ?? (s.unreported.includes(g) ? 'unreported' : undefined);
+      return cause === undefined ? String(g) : `${String(g)} ${cause}`;
+    })
+    .join(', ');
+}
+
+function defaultedCell(s: StepSummary): string {
+  const leaders = s.assignments.filter((a) => a.result !== 'round_robin');
+  if (leaders.length === 0) return '-';
+  return leaders
+    .map((a) => {
+      const known = a.previouslyOwned === undefined ? '' : `/${String(a.previouslyOwned)}`;
+      return `${String(a.defaulted ?? '?')}${known} (${short(a.instanceId)})`;
+    })
+    .join(', ');
+}
+
+/** The per-step table of one assigner, warm-up first. */
+export function stepTable(summary: RollingSummary, partitions: number): string {
+  const header =
+    '| step | restart | generations (membership change) | leader | moved | necessary | ' +
+    `defaulted/known owners of ${String(partitions)} (leader) | trigger fires | busiest ÷ ideal after | ` +
+    'peak lag | imbalance-s | step s |';
+  const rule = '| ---: | --- | --- | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: |';
+  const rows = [summary.warmUp, ...summary.steps].map((s) =>
+    [
+      s.index === 0 ? 'warm-up' : String(s.index),
+      s.index === 0 ? '-' : short(s.instanceId),
+      generationsCell(s),
+      leaderCell(s),
+      s.index === 0 ? '-' : String(s.moved),
+      s.index === 0 ? '-' : String(s.necessary),
+      defaultedCell(s),
+      String(s.triggerFires),
+      fixed(s.ratioAfter, 2),
+      String(Math.round(s.peakLag)),
+      s.imbalanceSeconds.toFixed(1),
+      `${s.durationSeconds.toFixed(0)}${s.settled ? '' : ' (not settled)'}`,
+    ].join(' | '),
+  );
+  return [header, rule, ...rows.map((r) => `| ${r} |`)].join('\n');
+}
+
+interface TotalsMetric {
+  name: string;
+  value: (t: RollingTotals) => string;
+}
+
+const TOTALS: TotalsMetric[] = [
+  { name: 'restarts (settled)', value: (t) => `${String(t.restarts)} (${String(t.settledSteps)})` },
+  { name: 'rebalances (generations during the restarts)', value: (t) => String(t.rebalances) },
+  { name: 'partitions moved', value: (t) => String(t.moved) },
+  { name: 'necessary moves', value: (t) => String(t.necessary) },
+  { name: 'excess moves (moved − necessary)', value: (t) => String(t.moved - t.necessary) },
+  { name: 'leader changes', value: (t) => String(t.leaderChanges) },
+  {
+    name: 'load-aware assignments with defaulted weights (defaulted partitions)',
+    value: (t) =>
+      t.assigner === 'round-robin'
+        ? '-'
+        : `${String(t.assignmentsWithDefaults)} of ${String(t.assignments)} (${String(t.defaultedWeights)})`,
+  },
+  {
+    name: 'trigger fires (proactive rebalances)',
+    value: (t) => (t.assigner === 'round-robin' ? '-' : String(t.triggerFires)),
+  },
+  { name: 'imbalance-seconds', value: (t) => t.imbalanceSeconds.toFixed(1) },
+  { name: 'peak lag (messages)', value: (t) => String(Math.round(t.peakLag)) },
+  { name: 'mean busiest ÷ ideal after a step', value: (t) => fixed(t.meanRatioAfter, 2) },
+  { name: 'restart sequence duration (s)', value: (t) => t.restartSeconds.toFixed(0) },
+];
+
+/** The totals of every assigner side by side. */
+export function totalsTable(totals: readonly RollingTotals[]): string {
+  const header = `| metric | ${totals.map((t) => t.assigner).join(' | ')} |`;
+  const rule = `| --- | ${totals.map(() => '---:').join(' | ')} |`;
+  const rows = TOTALS.map((m) => `| ${m.name} | ${totals.map((t) => m.value(t)).join(' | ')} |`);
+  return [header, rule, ...rows].join('\n');
+}
