@@ -9,6 +9,11 @@ import { withTimeout } from './timeout.js';
  * for the leader's own topics before `assign()`, so topics that only other members subscribe to
  * are added to the cluster's target topics first (bounded by `timeoutMs`; on failure those topics
  * are skipped with a WARN and their members simply get nothing this generation).
+ *
+ * Those topics are taken out of the target topics again once read: the cluster is the leader
+ * consumer's own, and every later metadata refresh of that consumer asks for all its targets. A
+ * topic another member subscribed to that is later deleted (or that this consumer may not
+ * describe) would then fail every refresh and crash the consumer over and over.
  */
 export async function listPartitions(
   cluster: Cluster,
@@ -20,6 +25,8 @@ export async function listPartitions(
 ): Promise<TopicPartition[]> {
   const leader = new Set(leaderTopics);
   const extra = topics.filter((t) => !leader.has(t));
+  const targetsBefore = targetTopicsOf(cluster);
+  const borrowed = targetsBefore === undefined ? [] : extra.filter((t) => !targetsBefore.has(t));
   if (extra.length > 0) {
     try {
       await withTimeout(
@@ -49,5 +56,14 @@ export async function listPartitions(
       );
     }
   }
+  // Read the current set again: KafkaJS replaces it when a refresh fails on a missing topic.
+  const targets = targetTopicsOf(cluster);
+  for (const topic of borrowed) targets?.delete(topic);
   return partitions;
+}
+
+/** KafkaJS's `cluster.targetTopics` (internal, a Set in 2.2.x), or undefined elsewhere. */
+function targetTopicsOf(cluster: Cluster): Set<string> | undefined {
+  const targets = (cluster as unknown as { targetTopics?: unknown }).targetTopics;
+  return targets instanceof Set ? (targets as Set<string>) : undefined;
 }
