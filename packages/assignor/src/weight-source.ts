@@ -50,7 +50,9 @@ export async function fetchWeights(
 async function callSource(source: WeightSource, partitions: ReadonlyArray<TopicPartition>): Promise<unknown> {
   try {
     // Called inside try so that a source throwing synchronously is handled like a rejection.
-    return await source.getWeights(partitions);
+    // The source gets its own copy: one that drains or extends the list it is given (a common
+    // batching idiom) must not change which partitions are assigned.
+    return await source.getWeights(partitions.map((p) => ({ topic: p.topic, partition: p.partition })));
   } catch (err) {
     throw new WeightsFailedError(err instanceof Error ? err.message : String(err), { cause: err });
   }
