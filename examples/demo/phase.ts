@@ -10,9 +10,9 @@ import { PhaseTracker } from './tracker.js';
 import type { Traffic } from './traffic.js';
 
 /** How often the parent samples end offsets and builds a timeline point. */
-const SAMPLE_MS = 1000;
+export const SAMPLE_MS = 1000;
 /** An admin request that takes longer is skipped (the next sample tries again). */
-const ADMIN_TIMEOUT_MS = 5000;
+export const ADMIN_TIMEOUT_MS = 5000;
 
 /** What the live view is shown while a phase runs. */
 export interface PhaseObserver {
@@ -43,11 +43,13 @@ export interface PhaseContext {
   observer: PhaseObserver;
 }
 
-function instanceIds(options: DemoOptions): Array<{ instanceId: string; members: number }> {
+/** The instances of a phase: instance-a, instance-b, ... with their member counts. */
+export function instanceIds(options: DemoOptions): Array<{ instanceId: string; members: number }> {
   return options.instances.map((members, i) => ({ instanceId: `instance-${String.fromCharCode(97 + i)}`, members }));
 }
 
-function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+/** `promise`, or a rejection naming `what` after `ms` ms. */
+export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
@@ -57,6 +59,35 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
   return Promise.race([promise, timeout]).finally(() => {
     clearTimeout(timer);
   });
+}
+
+/**
+ * What each instance process of a phase is asked to run; `lifetimeMs` is its safety net (it
+ * exits by itself after that long).
+ */
+export function instanceSpecs(
+  assigner: AssignerKind,
+  where: { brokers: string[]; options: DemoOptions; groupId: string; topic: string },
+  lifetimeMs: number,
+): InstanceSpec[] {
+  const { brokers, options, groupId, topic } = where;
+  return instanceIds(options).map(({ instanceId, members }) => ({
+    brokers,
+    groupId,
+    topic,
+    partitions: options.partitions,
+    instanceId,
+    members,
+    assigner,
+    workMs: options.workMs,
+    cpuMs: options.cpuMs,
+    statsIntervalMs: SAMPLE_MS,
+    lifetimeMs,
+    maxBytesPerPartition: 16_384,
+    sessionTimeoutMs: 10_000,
+    heartbeatIntervalMs: 500,
+    preset: options.preset,
+  }));
 }
 
 /**
@@ -117,24 +148,7 @@ export async function runPhase(assigner: AssignerKind, ctx: PhaseContext): Promi
       observer,
     );
 
-    for (const { instanceId, members } of layout) {
-      const spec: InstanceSpec = {
-        brokers: ctx.brokers,
-        groupId,
-        topic,
-        partitions: options.partitions,
-        instanceId,
-        members,
-        assigner,
-        workMs: options.workMs,
-        cpuMs: options.cpuMs,
-        statsIntervalMs: SAMPLE_MS,
-        lifetimeMs: phaseMs + 120_000,
-        maxBytesPerPartition: 16_384,
-        sessionTimeoutMs: 10_000,
-        heartbeatIntervalMs: 500,
-        preset: options.preset,
-      };
+    for (const spec of instanceSpecs(assigner, { brokers: ctx.brokers, options, groupId, topic }, phaseMs + 120_000)) {
       handles.push(
         startInstance(spec, (event) => {
           tracker.onEvent(event);
