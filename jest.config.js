@@ -21,7 +21,8 @@ module.exports = {
       testEnvironment: 'node',
       transform,
       moduleNameMapper,
-      testMatch: ['<rootDir>/packages/*/test/**/*.test.ts'],
+      // examples/test: the pure parts of the demo and its benchmark.
+      testMatch: ['<rootDir>/packages/*/test/**/*.test.ts', '<rootDir>/examples/test/**/*.test.ts'],
       testPathIgnorePatterns: ignore,
       modulePathIgnorePatterns: ['<rootDir>/.*/\\.build/'],
     },

@@ -1,0 +1,42 @@
+import { bisect, bisectionDone, initialBracket, narrow, nextRate } from '../demo/bisection.js';
+
+describe('bisection over the rate', () => {
+  it('probes the geometric midpoint and narrows the side the verdict rules out', () => {
+    const b = initialBracket(1000, 4000);
+    expect(nextRate(b)).toBe(2000);
+    expect(narrow(b, 2000, true)).toEqual({ low: 2000, high: 4000, lowVerified: true, highVerified: false });
+    expect(narrow(b, 2000, false)).toEqual({ low: 1000, high: 2000, lowVerified: false, highVerified: true });
+  });
+
+  it('stops within the precision, at the probe budget, or when whole rates cannot split the bracket', () => {
+    const limits = { precision: 0.05, maxProbes: 6 };
+    expect(bisectionDone(initialBracket(1000, 1049), 0, limits)).toBe(true);
+    expect(bisectionDone(initialBracket(1000, 1100), 0, limits)).toBe(false);
+    expect(bisectionDone(initialBracket(1000, 1100), 6, limits)).toBe(true);
+    expect(bisectionDone(initialBracket(3, 4), 0, { precision: 0, maxProbes: 9 })).toBe(true);
+  });
+
+  it('brackets a threshold within 5 % in five probes from 861..2460', async () => {
+    for (const threshold of [900, 1414, 2168, 2400]) {
+      const { bracket, rates } = await bisect(initialBracket(861, 2460), { precision: 0.05, maxProbes: 6 }, (rate) =>
+        Promise.resolve(rate <= threshold),
+      );
+      expect(rates).toHaveLength(5);
+      expect(bracket.low).toBeLessThanOrEqual(threshold);
+      expect(bracket.high).toBeGreaterThan(threshold);
+      expect(bracket.high / bracket.low).toBeLessThanOrEqual(1.05);
+    }
+  });
+
+  it('reports an assumed bound as unverified when every probe falls on one side', async () => {
+    const never = await bisect(initialBracket(861, 2460), { precision: 0.05, maxProbes: 6 }, () =>
+      Promise.resolve(false),
+    );
+    expect(never.bracket).toMatchObject({ low: 861, lowVerified: false, highVerified: true });
+  });
+
+  it('rejects a bracket that is empty or not positive', () => {
+    expect(() => initialBracket(0, 10)).toThrow(RangeError);
+    expect(() => initialBracket(10, 10)).toThrow(RangeError);
+  });
+});
