@@ -36,8 +36,9 @@ About 3 minutes.
 
   --sustainable       then, on the same broker, find each assigner's sustainable throughput: the
                       highest produce rate at which consumer lag stays bounded, by bisection over
-                      the rate (same instances and skew; fresh topic and group per probe; about
-                      70 s per probe, 5 probes per assigner: about 12 more minutes). A probe is
+                      the rate (same instances and skew; fresh topic and group per probe; the two
+                      assigners' probes take turns; about 60 s per probe, 5 probes per assigner:
+                      about 10 more minutes). A probe is
                       bounded when the sum of the members' positive lag slopes over its window is
                       at most 1 % of the rate and the final lag at most 10 s of traffic. Adds a
                       probe table per assigner and the ratio to bench.md, "sustainable" to

@@ -57,18 +57,26 @@ export function bisectionDone(b: Bracket, probes: number, limits: BisectionLimit
   return mid <= b.low || mid >= b.high;
 }
 
-/** Runs the bisection with `probe` (true: sustainable) and returns the final bracket and the rates probed. */
-export async function bisect(
+/**
+ * Runs one bisection per key, interleaved: each round probes every key whose bracket is not done
+ * yet, once, in the order given. On a shared machine, load that comes and goes then falls on
+ * every key's probes alike rather than on whichever key happened to run at the time.
+ * `probe(key, rate)` answers true for sustainable. Returns each key's final bracket and rates probed.
+ */
+export async function bisectInterleaved<K>(
+  keys: readonly K[],
   start: Bracket,
   limits: BisectionLimits,
-  probe: (rate: number) => Promise<boolean>,
-): Promise<{ bracket: Bracket; rates: number[] }> {
-  let bracket = start;
-  const rates: number[] = [];
-  while (!bisectionDone(bracket, rates.length, limits)) {
-    const rate = nextRate(bracket);
-    rates.push(rate);
-    bracket = narrow(bracket, rate, await probe(rate));
+  probe: (key: K, rate: number) => Promise<boolean>,
+): Promise<Map<K, { bracket: Bracket; rates: number[] }>> {
+  const state = new Map(keys.map((key) => [key, { bracket: start, rates: [] as number[] }]));
+  for (;;) {
+    const pending = [...state].filter(([, s]) => !bisectionDone(s.bracket, s.rates.length, limits));
+    if (pending.length === 0) return state;
+    for (const [key, s] of pending) {
+      const rate = nextRate(s.bracket);
+      s.rates.push(rate);
+      s.bracket = narrow(s.bracket, rate, await probe(key, rate));
+    }
   }
-  return { bracket, rates };
 }

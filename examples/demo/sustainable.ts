@@ -4,7 +4,7 @@
  * the rate (bisection.ts), one probe (probe.ts) per rate, on the demo's skewed workload.
  */
 import { LAG_RULE, type LagRule } from './lag-verdict.js';
-import { bisect, initialBracket, type BisectionLimits, type Bracket } from './bisection.js';
+import { bisectInterleaved, initialBracket, type BisectionLimits, type Bracket } from './bisection.js';
 import type { DemoOptions } from './options.js';
 import { runProbe, type ProbeContext, type ProbeResult, type ProbeTiming } from './probe.js';
 import type { AssignerKind } from './protocol.js';
@@ -19,7 +19,7 @@ export interface SustainableSettings {
   lowFraction: number;
 }
 
-/** Default: ~65-70 s per probe with set-up, five probes per assigner reach 5 %. */
+/** Default: ~60 s per probe with set-up and clean-up; five probes per assigner reach 5 %. */
 export const SUSTAINABLE_DEFAULT: Readonly<SustainableSettings> = Object.freeze({
   mode: 'default',
   timing: { stableDeadlineSeconds: 45, settleSeconds: 15, windowSeconds: 40 },
@@ -105,8 +105,9 @@ function describeProbe(p: ProbeRecord): string {
 }
 
 /**
- * Bisects each assigner's sustainable rate in turn, on the brokers of `ctx` (one broker for all
- * probes; every probe has its own topic and group, so no lag carries over).
+ * Bisects every assigner's sustainable rate, their probes interleaved (round-robin's, then
+ * load-aware's, then round-robin's again...), on the brokers of `ctx`: one broker for all probes,
+ * every probe with its own topic and group, so no lag carries over.
  */
 export async function runSustainable(
   ctx: ProbeContext,
@@ -126,23 +127,24 @@ export async function runSustainable(
       `(at most ${String(settings.limits.maxProbes)} probes per assigner); each probe: stable group, ` +
       `${String(timing.settleSeconds)} s settle, ${String(timing.windowSeconds)} s window.`,
   );
-  const results: AssignerSustainable[] = [];
-  for (const assigner of assigners) {
-    const probes: ProbeRecord[] = [];
-    const { bracket } = await bisect(start, settings.limits, async (rate) => {
-      ctx.log(
-        `  ${assigner} probe ${String(probes.length + 1)} at ${String(rate)} msg/s (${pct(rate, model)} of nominal)...`,
-      );
-      const probeStarted = Date.now();
-      const result = await runProbe(assigner, rate, timing, ctx);
-      const record = { ...result, wallSeconds: Math.round((Date.now() - probeStarted) / 100) / 10 };
-      probes.push(record);
-      ctx.log(`    ${describeProbe(record)} [${String(record.wallSeconds)} s]`);
-      return result.sustainable;
-    });
+  const probes = new Map(assigners.map((a) => [a, [] as ProbeRecord[]]));
+  const brackets = await bisectInterleaved(assigners, start, settings.limits, async (assigner, rate) => {
+    const done = probes.get(assigner)!;
+    ctx.log(
+      `  ${assigner} probe ${String(done.length + 1)} at ${String(rate)} msg/s (${pct(rate, model)} of nominal)...`,
+    );
+    const probeStarted = Date.now();
+    const result = await runProbe(assigner, rate, timing, ctx);
+    const record = { ...result, wallSeconds: Math.round((Date.now() - probeStarted) / 100) / 10 };
+    done.push(record);
+    ctx.log(`    ${describeProbe(record)} [${String(record.wallSeconds)} s]`);
+    return result.sustainable;
+  });
+  const results: AssignerSustainable[] = assigners.map((assigner) => {
+    const { bracket } = brackets.get(assigner)!;
     ctx.log(`  ${assigner}: sustainable ≥ ${String(bracket.low)}, < ${String(bracket.high)} msg/s`);
-    results.push({ assigner, probes, bracket, sustainableRate: bracket.low });
-  }
+    return { assigner, probes: probes.get(assigner)!, bracket, sustainableRate: bracket.low };
+  });
   const rr = results.find((r) => r.assigner === 'round-robin');
   const la = results.find((r) => r.assigner === 'load-aware');
   const ratio =
