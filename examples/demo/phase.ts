@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Partitioners, type Admin, type Kafka } from 'kafkajs';
-import { uniqueName } from '@load-aware/integration-tests';
+import { createTopicsWithLeaders, uniqueName } from '@load-aware/integration-tests';
 import { startInstance, type InstanceHandle } from './instances.js';
 import type { DemoOptions } from './options.js';
 import { produceBacklog, runSteadyProducer } from './producer.js';
@@ -100,10 +100,9 @@ export async function runPhase(assigner: AssignerKind, ctx: PhaseContext): Promi
   const topic = uniqueName('demo');
   const groupId = uniqueName(`demo-${assigner}`);
   const layout = instanceIds(options);
-  await admin.createTopics({
-    topics: [{ topic, numPartitions: options.partitions, replicationFactor: 1 }],
-    waitForLeaders: true,
-  });
+  // Not KafkaJS's waitForLeaders: right after the previous phase's topic was deleted, a loaded
+  // broker can still answer UNKNOWN_TOPIC_OR_PARTITION for the new one, and waitForLeaders gives up.
+  await createTopicsWithLeaders(admin, [{ topic, numPartitions: options.partitions, replicationFactor: 1 }], 60_000);
   const phaseMs = options.phaseSeconds * 1000;
   const abort = new AbortController();
   const onOuterAbort = (): void => {

@@ -116,8 +116,8 @@ export async function runProbe(
   const totalMembers = layout.reduce((n, i) => n + i.members, 0);
   const topic = uniqueName('sustain');
   const groupId = uniqueName(`sustain-${assigner}`);
-  // Not KafkaJS's waitForLeaders: it gives up on the UNKNOWN_TOPIC_OR_PARTITION a broker still
-  // answers for a moment after the create, seen right after the previous probe's topic was deleted.
+  // Not KafkaJS's waitForLeaders: it gives up on the UNKNOWN_TOPIC_OR_PARTITION a loaded broker
+  // still answers for a moment after the create, seen right after the previous probe's topic was deleted.
   await createTopicsWithLeaders(admin, [{ topic, numPartitions: options.partitions, replicationFactor: 1 }], 60_000);
   const abort = new AbortController();
   const onOuterAbort = (): void => {
