@@ -21,6 +21,7 @@ module.exports = {
       testEnvironment: 'node',
       transform,
       moduleNameMapper,
+      // examples/test: the pure parts of the demo and its benchmark.
       testMatch: ['<rootDir>/packages/*/test/**/*.test.ts', '<rootDir>/examples/test/**/*.test.ts'],
       testPathIgnorePatterns: ignore,
       modulePathIgnorePatterns: ['<rootDir>/.*/\\.build/'],

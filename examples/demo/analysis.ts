@@ -66,7 +66,8 @@ export function loadRatio(record: PhaseRecord, sample: Sample): number {
   return ideal > 0 ? Math.max(...loads(record, sample)) / ideal : 1;
 }
 
-function complete(record: PhaseRecord, g: GenerationRecord): boolean {
+/** True when every member of the phase reported the generation and together they hold every partition. */
+export function isComplete(record: Pick<PhaseRecord, 'instances' | 'partitions'>, g: GenerationRecord): boolean {
   const totalMembers = record.instances.reduce((n, i) => n + i.members, 0);
   const held = new Set(g.members.flatMap((m) => m.partitions)).size;
   return g.members.length === totalMembers && held === record.partitions;
@@ -78,13 +79,13 @@ function owners(g: GenerationRecord): Map<number, string> {
 
 /** Partitions moved at each rebalance after the group first formed completely. */
 export function rebalanceMoves(record: PhaseRecord): { rebalances: number; moves: number[] } {
-  const formed = record.generations.findIndex((g) => complete(record, g));
+  const formed = record.generations.findIndex((g) => isComplete(record, g));
   if (formed < 0) return { rebalances: 0, moves: [] };
   const later = record.generations.slice(formed + 1);
   const moves: number[] = [];
   let previous = record.generations[formed]!;
   for (const g of later) {
-    if (!complete(record, g)) continue;
+    if (!isComplete(record, g)) continue;
     const before = owners(previous);
     let moved = 0;
     for (const [p, member] of owners(g)) if (before.get(p) !== member) moved++;

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Partitioners, type Admin, type Kafka } from 'kafkajs';
-import { uniqueName } from '@load-aware/integration-tests';
+import { createTopicsWithLeaders, uniqueName } from '@load-aware/integration-tests';
 import { startInstance, type InstanceHandle } from './instances.js';
 import type { DemoOptions } from './options.js';
 import { produceBacklog, runSteadyProducer } from './producer.js';
@@ -10,9 +10,9 @@ import { PhaseTracker } from './tracker.js';
 import type { Traffic } from './traffic.js';
 
 /** How often the parent samples end offsets and builds a timeline point. */
-const SAMPLE_MS = 1000;
+export const SAMPLE_MS = 1000;
 /** An admin request that takes longer is skipped (the next sample tries again). */
-const ADMIN_TIMEOUT_MS = 5000;
+export const ADMIN_TIMEOUT_MS = 5000;
 
 /** What the live view is shown while a phase runs. */
 export interface PhaseObserver {
@@ -43,11 +43,13 @@ export interface PhaseContext {
   observer: PhaseObserver;
 }
 
-function instanceIds(options: DemoOptions): Array<{ instanceId: string; members: number }> {
+/** The instances of a phase: instance-a, instance-b, ... with their member counts. */
+export function instanceIds(options: DemoOptions): Array<{ instanceId: string; members: number }> {
   return options.instances.map((members, i) => ({ instanceId: `instance-${String.fromCharCode(97 + i)}`, members }));
 }
 
-function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+/** `promise`, or a rejection naming `what` after `ms` ms. */
+export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
@@ -60,6 +62,36 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
 }
 
 /**
+ * What each instance process of a phase is asked to run; `lifetimeMs` is its safety net (it
+ * exits by itself after that long).
+ */
+export function instanceSpecs(
+  assigner: AssignerKind,
+  where: { brokers: string[]; options: DemoOptions; groupId: string; topic: string },
+  lifetimeMs: number,
+): InstanceSpec[] {
+  const { brokers, options, groupId, topic } = where;
+  return instanceIds(options).map(({ instanceId, members }) => ({
+    brokers,
+    groupId,
+    topic,
+    partitions: options.partitions,
+    instanceId,
+    members,
+    assigner,
+    workMs: options.workMs,
+    cpuMs: options.cpuMs,
+    statsIntervalMs: SAMPLE_MS,
+    lifetimeMs,
+    maxBytesPerPartition: 16_384,
+    sessionTimeoutMs: 10_000,
+    heartbeatIntervalMs: 500,
+    preset: options.preset,
+    trackAllPartitions: true,
+  }));
+}
+
+/**
  * Runs one phase: a fresh topic, a backlog, the instance processes with `assigner`, the steady
  * producer with the hotspot moving midway, and a sample every second until the phase ends (or
  * the signal aborts). Always stops its producer loop and instances and deletes its topic.
@@ -69,10 +101,9 @@ export async function runPhase(assigner: AssignerKind, ctx: PhaseContext): Promi
   const topic = uniqueName('demo');
   const groupId = uniqueName(`demo-${assigner}`);
   const layout = instanceIds(options);
-  await admin.createTopics({
-    topics: [{ topic, numPartitions: options.partitions, replicationFactor: 1 }],
-    waitForLeaders: true,
-  });
+  // Not KafkaJS's waitForLeaders: right after the previous phase's topic was deleted, a loaded
+  // broker can still answer UNKNOWN_TOPIC_OR_PARTITION for the new one, and waitForLeaders gives up.
+  await createTopicsWithLeaders(admin, [{ topic, numPartitions: options.partitions, replicationFactor: 1 }], 60_000);
   const phaseMs = options.phaseSeconds * 1000;
   const abort = new AbortController();
   const onOuterAbort = (): void => {
@@ -117,25 +148,7 @@ export async function runPhase(assigner: AssignerKind, ctx: PhaseContext): Promi
       observer,
     );
 
-    for (const { instanceId, members } of layout) {
-      const spec: InstanceSpec = {
-        brokers: ctx.brokers,
-        groupId,
-        topic,
-        partitions: options.partitions,
-        instanceId,
-        members,
-        assigner,
-        workMs: options.workMs,
-        cpuMs: options.cpuMs,
-        statsIntervalMs: SAMPLE_MS,
-        lifetimeMs: phaseMs + 120_000,
-        maxBytesPerPartition: 16_384,
-        sessionTimeoutMs: 10_000,
-        heartbeatIntervalMs: 500,
-        preset: options.preset,
-        trackAllPartitions: true,
-      };
+    for (const spec of instanceSpecs(assigner, { brokers: ctx.brokers, options, groupId, topic }, phaseMs + 120_000)) {
       handles.push(
         startInstance(spec, (event) => {
           tracker.onEvent(event);

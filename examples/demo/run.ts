@@ -18,6 +18,8 @@ export interface DemoRun {
   summaries: PhaseSummary[];
   rows: ComparisonRow[];
   kafkaVersion: string | undefined;
+  /** What result.json holds. */
+  result: Record<string, unknown>;
 }
 
 /** Thrown when the run was interrupted (Ctrl-C) after cleaning up. */
@@ -25,7 +27,7 @@ export class DemoInterruptedError extends Error {
   override readonly name = 'DemoInterruptedError';
 }
 
-function throwIfInterrupted(signal: AbortSignal): void {
+export function throwIfInterrupted(signal: AbortSignal): void {
   if (signal.aborted) throw new DemoInterruptedError('interrupted');
 }
 
@@ -52,71 +54,94 @@ function describe(options: DemoOptions, view: LiveView): void {
   );
 }
 
+/** Where a run's clients connect: a local broker this run started, or `--brokers`. */
+export interface Brokers {
+  brokers: string[];
+  /** The local broker's Kafka version; undefined for `--brokers`. */
+  kafkaVersion: string | undefined;
+}
+
 /**
- * Runs the demo: a broker (unless `options.brokers`), one phase per assigner, then the summary
- * table, result.json, chart.svg and summary.txt in `options.outDir`. Always stops what it
- * started, also when `signal` aborts (then it throws {@link DemoInterruptedError}).
+ * Runs `fn` with brokers: `options.brokers`, or a local broker started for it (fetched with
+ * Maven on first use) and always stopped afterwards, also when `fn` throws.
  */
-export async function runDemo(options: DemoOptions, signal: AbortSignal, view: LiveView): Promise<DemoRun> {
-  describe(options, view);
-  let cluster: KafkaCluster | undefined;
-  let brokers = options.brokers;
-  const startedAt = new Date().toISOString();
+export async function withBrokers<T>(
+  options: DemoOptions,
+  signal: AbortSignal,
+  view: LiveView,
+  fn: (brokers: Brokers) => Promise<T>,
+): Promise<T> {
+  if (options.brokers !== undefined) return fn({ brokers: options.brokers, kafkaVersion: undefined });
+  view.line('Starting a local Kafka broker (the first run downloads it with Maven)...');
+  const cluster: KafkaCluster = await startKafka({
+    logger: (line) => {
+      view.line(`  ${line}`);
+    },
+  });
   try {
-    if (brokers === undefined) {
-      view.line('Starting a local Kafka broker (the first run downloads it with Maven)...');
-      cluster = await startKafka({
-        logger: (line) => {
-          view.line(`  ${line}`);
-        },
-      });
-      brokers = cluster.brokers;
-    }
     throwIfInterrupted(signal);
-    const kafka = new Kafka({ clientId: 'load-aware-demo', brokers, logLevel: logLevel.NOTHING });
-    const admin = kafka.admin();
-    try {
-      await admin.connect();
-      const traffic = createTraffic(options);
-      const records: PhaseRecord[] = [];
-      for (const [index, assigner] of options.assigners.entries()) {
-        const layout = options.instances.map((members, i) => ({
-          instanceId: `instance-${String.fromCharCode(97 + i)}`,
-          members,
-        }));
-        view.line(`\n== Phase ${String(index + 1)}/${String(options.assigners.length)}: ${assigner} ==`);
-        const observer = view.phase(assigner, index, options.assigners.length, layout, options.phaseSeconds);
-        const record = await runPhase(assigner, { brokers, kafka, admin, options, traffic, signal, observer });
-        view.release();
-        throwIfInterrupted(signal);
-        records.push(record);
-      }
-      const summaries = records.map(summarize);
-      const rows = compare(
-        summaries.find((s) => s.assigner === 'round-robin'),
-        summaries.find((s) => s.assigner === 'load-aware'),
-      );
-      const outDir = resolve(options.outDir);
-      await mkdir(outDir, { recursive: true });
-      const result = {
-        startedAt,
-        kafka: { version: cluster?.version ?? 'external', brokers: cluster === undefined ? brokers : 'local' },
-        options,
-        traffic,
-        comparison: rows,
-        phases: records.map((record, i) => ({ summary: summaries[i], record })),
-      };
-      await writeFile(`${outDir}/result.json`, `${JSON.stringify(result, null, 2)}\n`);
-      await writeFile(`${outDir}/chart.svg`, renderChart(records, summaries));
-      await writeFile(`${outDir}/summary.txt`, `${textTable(rows)}\n`);
-      return { outDir, records, summaries, rows, kafkaVersion: cluster?.version };
-    } finally {
-      await admin.disconnect().catch(() => undefined);
-    }
+    return await fn({ brokers: cluster.brokers, kafkaVersion: cluster.version });
   } finally {
-    if (cluster !== undefined) {
-      view.line('Stopping the local Kafka broker...');
-      await cluster.stop();
+    view.line('Stopping the local Kafka broker...');
+    await cluster.stop();
+  }
+}
+
+/**
+ * Runs the demo: a broker (unless `options.brokers`, or `where` from {@link withBrokers}), one
+ * phase per assigner, then the summary table, result.json, chart.svg and summary.txt in
+ * `options.outDir`. Always stops what it started, also when `signal` aborts (then it throws
+ * {@link DemoInterruptedError}).
+ */
+export async function runDemo(
+  options: DemoOptions,
+  signal: AbortSignal,
+  view: LiveView,
+  where?: Brokers,
+): Promise<DemoRun> {
+  if (where === undefined) return withBrokers(options, signal, view, (b) => runDemo(options, signal, view, b));
+  describe(options, view);
+  const { brokers, kafkaVersion } = where;
+  const startedAt = new Date().toISOString();
+  throwIfInterrupted(signal);
+  const kafka = new Kafka({ clientId: 'load-aware-demo', brokers, logLevel: logLevel.NOTHING });
+  const admin = kafka.admin();
+  try {
+    await admin.connect();
+    const traffic = createTraffic(options);
+    const records: PhaseRecord[] = [];
+    for (const [index, assigner] of options.assigners.entries()) {
+      const layout = options.instances.map((members, i) => ({
+        instanceId: `instance-${String.fromCharCode(97 + i)}`,
+        members,
+      }));
+      view.line(`\n== Phase ${String(index + 1)}/${String(options.assigners.length)}: ${assigner} ==`);
+      const observer = view.phase(assigner, index, options.assigners.length, layout, options.phaseSeconds);
+      const record = await runPhase(assigner, { brokers, kafka, admin, options, traffic, signal, observer });
+      view.release();
+      throwIfInterrupted(signal);
+      records.push(record);
     }
+    const summaries = records.map(summarize);
+    const rows = compare(
+      summaries.find((s) => s.assigner === 'round-robin'),
+      summaries.find((s) => s.assigner === 'load-aware'),
+    );
+    const outDir = resolve(options.outDir);
+    await mkdir(outDir, { recursive: true });
+    const result = {
+      startedAt,
+      kafka: { version: kafkaVersion ?? 'external', brokers: kafkaVersion === undefined ? brokers : 'local' },
+      options,
+      traffic,
+      comparison: rows,
+      phases: records.map((record, i) => ({ summary: summaries[i], record })),
+    };
+    await writeFile(`${outDir}/result.json`, `${JSON.stringify(result, null, 2)}\n`);
+    await writeFile(`${outDir}/chart.svg`, renderChart(records, summaries));
+    await writeFile(`${outDir}/summary.txt`, `${textTable(rows)}\n`);
+    return { outDir, records, summaries, rows, kafkaVersion, result };
+  } finally {
+    await admin.disconnect().catch(() => undefined);
   }
 }

@@ -1,3 +1,4 @@
+import { isComplete } from './analysis.js';
 import type { PhaseObserver, SampleContext } from './phase.js';
 import type { InstanceEvent } from './protocol.js';
 import type { GenerationRecord, PhaseRecord, Sample } from './record.js';
@@ -152,10 +153,7 @@ export class PhaseTracker {
     rates: readonly number[],
     moved: boolean,
   ): void {
-    const lagOf = new Array<number>(this.record.partitions).fill(0);
-    for (const { partition, offset } of ends) {
-      lagOf[partition] = Math.max(0, Number(offset) - (this.nextOffsets[partition] ?? 0));
-    }
+    const lagOf = this.partitionLags(ends);
     const sample: Sample = {
       t: this.since(now),
       producedPerSec: rates.reduce((a, b) => a + b, 0),
@@ -182,6 +180,22 @@ export class PhaseTracker {
       moved,
     };
     this.observer.sample(sample, context);
+  }
+
+  /** Lag of each partition (index = partition): end offset − next offset to process. */
+  partitionLags(ends: ReadonlyArray<{ partition: number; offset: string }>): number[] {
+    const lagOf = new Array<number>(this.record.partitions).fill(0);
+    for (const { partition, offset } of ends) {
+      lagOf[partition] = Math.max(0, Number(offset) - (this.nextOffsets[partition] ?? 0));
+    }
+    return lagOf;
+  }
+
+  /** The newest generation reported so far, whether it is complete (every member, every partition). */
+  latestGeneration(): { generation: GenerationRecord; complete: boolean } | undefined {
+    const newest = Math.max(-1, ...this.generations.keys());
+    const generation = this.generations.get(newest);
+    return generation === undefined ? undefined : { generation, complete: isComplete(this.record, generation) };
   }
 
   /** The record, with generations in order and the steady producer's count added. */

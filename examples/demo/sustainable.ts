@@ -1,0 +1,228 @@
+/**
+ * The benchmark's second measure: the sustainable throughput of each assigner, the highest
+ * offered rate at which the consumers keep lag bounded (lag-verdict.ts), found by bisection over
+ * the rate (bisection.ts), one probe (probe.ts) per rate, on the demo's skewed workload.
+ */
+import { LAG_RULE, type LagRule } from './lag-verdict.js';
+import { bisectInterleaved, initialBracket, type BisectionLimits, type Bracket } from './bisection.js';
+import type { DemoOptions } from './options.js';
+import { runProbe, type ProbeContext, type ProbeResult, type ProbeTiming } from './probe.js';
+import type { AssignerKind } from './protocol.js';
+import { createTraffic } from './traffic.js';
+
+/** How long the probes are and when the bisection stops. */
+export interface SustainableSettings {
+  mode: 'default' | 'quick';
+  timing: ProbeTiming;
+  limits: BisectionLimits;
+  /** The low bound of the bracket, as a fraction of the ceiling (see {@link capacityModel}). */
+  lowFraction: number;
+}
+
+/** Default: ~60 s per probe with set-up and clean-up; five probes per assigner reach 5 %. */
+export const SUSTAINABLE_DEFAULT: Readonly<SustainableSettings> = Object.freeze({
+  mode: 'default',
+  timing: { stableDeadlineSeconds: 45, settleSeconds: 15, windowSeconds: 40 },
+  limits: { precision: 0.05, maxProbes: 6 },
+  lowFraction: 0.35,
+});
+
+/** `--quick`: a smoke run, short probes and three of them per assigner (a bracket of ~15 %). */
+export const SUSTAINABLE_QUICK: Readonly<SustainableSettings> = Object.freeze({
+  mode: 'quick',
+  timing: { stableDeadlineSeconds: 30, settleSeconds: 5, windowSeconds: 15 },
+  limits: { precision: 0.05, maxProbes: 3 },
+  lowFraction: 0.35,
+});
+
+/** What the work per message and the traffic's skew allow, whatever the assigner. */
+export interface CapacityModel {
+  /** Nominal msg/s of one member: 1000 / (workMs + cpuMs), one message at a time. */
+  memberRate: number;
+  members: number;
+  /** memberRate × members. */
+  groupRate: number;
+  /** Share of the total rate on the hottest partition. */
+  hottestShare: number;
+  /**
+   * memberRate × min(members, 1 / hottestShare): above it the group, or the one member holding
+   * the hottest partition (a partition is consumed by one member at a time), cannot keep up.
+   */
+  ceiling: number;
+}
+
+/** The capacity model of the demo's workload (pure). */
+export function capacityModel(options: DemoOptions): CapacityModel {
+  const memberRate = 1000 / (options.workMs + options.cpuMs);
+  const members = options.instances.reduce((a, b) => a + b, 0);
+  const { before } = createTraffic(options);
+  const total = before.reduce((a, b) => a + b, 0);
+  const hottestShare = total > 0 ? Math.max(...before) / total : 1;
+  return {
+    memberRate,
+    members,
+    groupRate: memberRate * members,
+    hottestShare,
+    ceiling: memberRate * Math.min(members, 1 / hottestShare),
+  };
+}
+
+/** A probe as the report keeps it: the result and its wall time with set-up and clean-up. */
+export type ProbeRecord = ProbeResult & { wallSeconds: number };
+
+/** The bisection of one assigner. */
+export interface AssignerSustainable {
+  assigner: AssignerKind;
+  probes: ProbeRecord[];
+  bracket: Bracket;
+  /** The bracket's lower end: the highest rate judged (or assumed, if unverified) sustainable. */
+  sustainableRate: number;
+}
+
+/** Everything the sustainable stage measured. */
+export interface SustainableResult {
+  settings: SustainableSettings;
+  rule: LagRule;
+  model: CapacityModel;
+  start: Bracket;
+  assigners: AssignerSustainable[];
+  /** load-aware's sustainable rate ÷ round-robin's, and the range the two brackets allow. */
+  ratio: { point: number; min: number; max: number } | null;
+  wallSeconds: number;
+}
+
+function pct(rate: number, model: CapacityModel): string {
+  return `${((100 * rate) / model.groupRate).toFixed(0)} %`;
+}
+
+function describeProbe(p: ProbeRecord): string {
+  const v = p.verdict;
+  if (v === undefined) return `unsettled (no stable group within the deadline)`;
+  return (
+    `${p.outcome}: growth ${v.growth.toFixed(1)} msg/s (limit ${v.growthLimit.toFixed(1)}), total slope ` +
+    `${v.totalSlope.toFixed(1)} msg/s, final lag ${v.finalLag.toFixed(0)} (limit ${v.finalLagLimit.toFixed(0)})`
+  );
+}
+
+/**
+ * Bisects every assigner's sustainable rate, their probes interleaved (round-robin's, then
+ * load-aware's, then round-robin's again...), on the brokers of `ctx`: one broker for all probes,
+ * every probe with its own topic and group, so no lag carries over.
+ */
+export async function runSustainable(
+  ctx: ProbeContext,
+  assigners: readonly AssignerKind[],
+  settings: SustainableSettings,
+): Promise<SustainableResult> {
+  const started = Date.now();
+  const model = capacityModel(ctx.options);
+  const start = initialBracket(Math.round(settings.lowFraction * model.ceiling), Math.round(model.ceiling));
+  const { timing } = settings;
+  ctx.log(
+    `\n== Sustainable throughput (${settings.mode}) ==\n` +
+      `Nominal capacity ${model.groupRate.toFixed(0)} msg/s (${String(model.members)} members × ` +
+      `${model.memberRate.toFixed(0)}); the hottest partition carries ${(100 * model.hottestShare).toFixed(1)} % ` +
+      `of the rate, so no assigner sustains more than ${model.ceiling.toFixed(0)} msg/s. Bisection from ` +
+      `${String(start.low)} to ${String(start.high)} msg/s until within ${String(100 * settings.limits.precision)} % ` +
+      `(at most ${String(settings.limits.maxProbes)} probes per assigner); each probe: stable group, ` +
+      `${String(timing.settleSeconds)} s settle, ${String(timing.windowSeconds)} s window.`,
+  );
+  const probes = new Map(assigners.map((a) => [a, [] as ProbeRecord[]]));
+  const brackets = await bisectInterleaved(assigners, start, settings.limits, async (assigner, rate) => {
+    const done = probes.get(assigner)!;
+    ctx.log(
+      `  ${assigner} probe ${String(done.length + 1)} at ${String(rate)} msg/s (${pct(rate, model)} of nominal)...`,
+    );
+    const probeStarted = Date.now();
+    const result = await runProbe(assigner, rate, timing, ctx);
+    const record = { ...result, wallSeconds: Math.round((Date.now() - probeStarted) / 100) / 10 };
+    done.push(record);
+    ctx.log(`    ${describeProbe(record)} [${String(record.wallSeconds)} s]`);
+    return result.sustainable;
+  });
+  const results: AssignerSustainable[] = assigners.map((assigner) => {
+    const { bracket } = brackets.get(assigner)!;
+    ctx.log(`  ${assigner}: sustainable ≥ ${String(bracket.low)}, < ${String(bracket.high)} msg/s`);
+    return { assigner, probes: probes.get(assigner)!, bracket, sustainableRate: bracket.low };
+  });
+  const rr = results.find((r) => r.assigner === 'round-robin');
+  const la = results.find((r) => r.assigner === 'load-aware');
+  const ratio =
+    rr === undefined || la === undefined
+      ? null
+      : {
+          point: la.bracket.low / rr.bracket.low,
+          min: la.bracket.low / rr.bracket.high,
+          max: la.bracket.high / rr.bracket.low,
+        };
+  return {
+    settings,
+    rule: { ...LAG_RULE },
+    model,
+    start,
+    assigners: results,
+    ratio,
+    wallSeconds: Math.round((Date.now() - started) / 1000),
+  };
+}
+
+function bound(rate: number, verified: boolean): string {
+  return verified ? String(rate) : `${String(rate)} (assumed, not probed)`;
+}
+
+/** The stage as Markdown: the rule, a probe table per assigner, then the summary. */
+export function sustainableMarkdown(r: SustainableResult): string {
+  const { model, rule, settings } = r;
+  const lines = [
+    `## Sustainable throughput (${settings.mode} mode, ${String(r.wallSeconds)} s)`,
+    '',
+    `Nominal capacity ${model.groupRate.toFixed(0)} msg/s (${String(model.members)} members × ${model.memberRate.toFixed(0)} msg/s); ` +
+      `hottest partition ${(100 * model.hottestShare).toFixed(1)} % of the rate, ceiling ${model.ceiling.toFixed(0)} msg/s. ` +
+      `Bisection from ${String(r.start.low)} to ${String(r.start.high)} msg/s, until within ` +
+      `${String(100 * settings.limits.precision)} % or ${String(settings.limits.maxProbes)} probes. Each probe: fresh ` +
+      `topic and group, stable group, ${String(settings.timing.settleSeconds)} s settle, ` +
+      `${String(settings.timing.windowSeconds)} s window. Bounded: the sum of the members' positive lag slopes ≤ ` +
+      `${String(100 * rule.maxGrowthFraction)} % of the rate, and the final lag ≤ ${String(rule.maxFinalLagSeconds)} s of traffic.`,
+  ];
+  for (const a of r.assigners) {
+    lines.push(
+      '',
+      `### ${a.assigner}`,
+      '',
+      '| # | rate (msg/s) | of nominal | growth (msg/s) | limit | total lag slope (msg/s) | final lag | consumed (msg/s) | verdict |',
+      '| -: | -: | -: | -: | -: | -: | -: | -: | --- |',
+    );
+    a.probes.forEach((p, i) => {
+      const v = p.verdict;
+      const cells = [
+        String(i + 1),
+        String(p.rate),
+        pct(p.rate, model),
+        v === undefined ? '-' : v.growth.toFixed(1),
+        v === undefined ? '-' : v.growthLimit.toFixed(1),
+        v === undefined ? '-' : v.totalSlope.toFixed(1),
+        v === undefined ? '-' : v.finalLag.toFixed(0),
+        p.consumedPerSec === null ? '-' : p.consumedPerSec.toFixed(0),
+        p.sustainable ? 'bounded' : `not (${p.outcome})`,
+      ];
+      lines.push(`| ${cells.join(' | ')} |`);
+    });
+  }
+  lines.push(
+    '',
+    '| assigner | sustainable rate (msg/s) | not sustainable at (msg/s) | probes |',
+    '| --- | -: | -: | -: |',
+  );
+  for (const a of r.assigners) {
+    lines.push(
+      `| ${a.assigner} | ${bound(a.bracket.low, a.bracket.lowVerified)} | ${bound(a.bracket.high, a.bracket.highVerified)} | ${String(a.probes.length)} |`,
+    );
+  }
+  if (r.ratio !== null) {
+    lines.push(
+      '',
+      `load-aware ÷ round-robin: ${r.ratio.point.toFixed(2)} (the brackets allow ${r.ratio.min.toFixed(2)}–${r.ratio.max.toFixed(2)}).`,
+    );
+  }
+  return lines.join('\n');
+}
