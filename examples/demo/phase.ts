@@ -5,7 +5,7 @@ import { startInstance, type InstanceHandle } from './instances.js';
 import type { DemoOptions } from './options.js';
 import { produceBacklog, runSteadyProducer } from './producer.js';
 import type { AssignerKind, InstanceSpec } from './protocol.js';
-import type { PhaseRecord, Sample } from './record.js';
+import { emptyPhaseRecord, type PhaseRecord, type Sample } from './record.js';
 import { PhaseTracker } from './tracker.js';
 import type { Traffic } from './traffic.js';
 
@@ -44,7 +44,7 @@ export interface PhaseContext {
 }
 
 /** The instances of a phase: instance-a, instance-b, ... with their member counts. */
-export function instanceIds(options: DemoOptions): Array<{ instanceId: string; members: number }> {
+export function instanceIds(options: { instances: readonly number[] }): Array<{ instanceId: string; members: number }> {
   return options.instances.map((members, i) => ({ instanceId: `instance-${String.fromCharCode(97 + i)}`, members }));
 }
 
@@ -123,7 +123,7 @@ export async function runPhase(assigner: AssignerKind, ctx: PhaseContext): Promi
     const endAt = t0 + phaseMs;
     const moveAt = t0 + phaseMs / 2;
     const tracker = new PhaseTracker(
-      {
+      emptyPhaseRecord({
         assigner,
         topic,
         groupId,
@@ -135,13 +135,7 @@ export async function runPhase(assigner: AssignerKind, ctx: PhaseContext): Promi
         eventsPerSecond: options.eventsPerSecond,
         backlogMessages,
         producedMessages: backlogMessages,
-        consumedMessages: 0,
-        samples: [],
-        generations: [],
-        assignments: [],
-        triggers: [],
-        warnings: [],
-      },
+      }),
       t0,
       endAt,
       SAMPLE_MS,

@@ -8,7 +8,7 @@ import { ADMIN_TIMEOUT_MS, instanceIds, instanceSpecs, SAMPLE_MS, withTimeout } 
 import { runSteadyProducer } from './producer.js';
 import { DemoInterruptedError } from './run.js';
 import type { AssignerKind } from './protocol.js';
-import type { GenerationRecord } from './record.js';
+import { emptyPhaseRecord, type GenerationRecord } from './record.js';
 import { PhaseTracker } from './tracker.js';
 import { createTraffic } from './traffic.js';
 
@@ -133,7 +133,7 @@ export async function runProbe(
     const lastWindowOpen = t0 + (timing.stableDeadlineSeconds + timing.settleSeconds) * 1000;
     const endAt = lastWindowOpen + timing.windowSeconds * 1000;
     const tracker = new PhaseTracker(
-      {
+      emptyPhaseRecord({
         assigner,
         topic,
         groupId,
@@ -143,15 +143,7 @@ export async function runProbe(
         instances: layout,
         partitions: options.partitions,
         eventsPerSecond: rate,
-        backlogMessages: 0,
-        producedMessages: 0,
-        consumedMessages: 0,
-        samples: [],
-        generations: [],
-        assignments: [],
-        triggers: [],
-        warnings: [],
-      },
+      }),
       t0,
       endAt,
       SAMPLE_MS,

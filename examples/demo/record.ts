@@ -76,3 +76,33 @@ export interface PhaseRecord {
   triggers: number[];
   warnings: Array<{ t: number; instanceId: string; message: string }>;
 }
+
+/** The parts of a {@link PhaseRecord} that say what runs; everything observed starts empty. */
+export type PhaseSetup = Pick<
+  PhaseRecord,
+  | 'assigner'
+  | 'topic'
+  | 'groupId'
+  | 'startedAt'
+  | 'durationSeconds'
+  | 'moveAtSeconds'
+  | 'instances'
+  | 'partitions'
+  | 'eventsPerSecond'
+> &
+  Partial<Pick<PhaseRecord, 'backlogMessages' | 'producedMessages'>>;
+
+/** A record before anything was observed: no samples, generations, assignments or warnings. */
+export function emptyPhaseRecord(setup: PhaseSetup): PhaseRecord {
+  return {
+    backlogMessages: 0,
+    producedMessages: 0,
+    ...setup,
+    consumedMessages: 0,
+    samples: [],
+    generations: [],
+    assignments: [],
+    triggers: [],
+    warnings: [],
+  };
+}

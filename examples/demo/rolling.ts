@@ -11,12 +11,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Partitioners, type Admin, type Kafka } from 'kafkajs';
 import { uniqueName } from '@load-aware/integration-tests';
 import { startInstance, type InstanceHandle } from './instances.js';
-import type { PhaseObserver } from './phase.js';
+import { instanceIds, withTimeout, type PhaseObserver } from './phase.js';
 import { runSteadyProducer } from './producer.js';
 import type { AssignerKind, InstanceEvent, InstanceSpec } from './protocol.js';
 import { settleQuietMs, type RollingOptions } from './rolling-options.js';
 import { isSettled, sampleRatio, type RollingRun, type StepRecord } from './rolling-analysis.js';
-import type { PhaseRecord } from './record.js';
+import { emptyPhaseRecord, type PhaseRecord } from './record.js';
 import { PhaseTracker } from './tracker.js';
 
 /** How often end offsets are read and a sample is taken. */
@@ -55,23 +55,6 @@ export interface RollingContext {
 /** Thrown when the run was aborted (Ctrl-C); everything it started is stopped first. */
 export class RollingInterruptedError extends Error {
   override readonly name = 'RollingInterruptedError';
-}
-
-/** instance-a, instance-b, ... with their member counts. */
-export function instanceLayout(instances: readonly number[]): Array<{ instanceId: string; members: number }> {
-  return instances.map((members, i) => ({ instanceId: `instance-${String.fromCharCode(97 + i)}`, members }));
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      reject(new Error(`${what} took over ${String(ms)} ms`));
-    }, ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => {
-    clearTimeout(timer);
-  });
 }
 
 /**
@@ -120,7 +103,7 @@ export async function runRolling(assigner: AssignerKind, ctx: RollingContext): P
   const { options, admin, signal, log } = ctx;
   const topic = uniqueName('rolling');
   const groupId = uniqueName(`rolling-${assigner}`);
-  const layout = instanceLayout(options.instances);
+  const layout = instanceIds(options);
   const totalMembers = options.instances.reduce((a, b) => a + b, 0);
   const quietMs = settleQuietMs(options.preset);
   await createTopic(admin, topic, options.partitions);
@@ -138,7 +121,7 @@ export async function runRolling(assigner: AssignerKind, ctx: RollingContext): P
     await producer.connect();
     const t0 = Date.now();
     const since = (at: number): number => Math.round((at - t0) / 100) / 10;
-    const record: PhaseRecord = {
+    const record = emptyPhaseRecord({
       assigner,
       topic,
       groupId,
@@ -149,15 +132,7 @@ export async function runRolling(assigner: AssignerKind, ctx: RollingContext): P
       instances: layout,
       partitions: options.partitions,
       eventsPerSecond: options.eventsPerSecond,
-      backlogMessages: 0,
-      producedMessages: 0,
-      consumedMessages: 0,
-      samples: [],
-      generations: [],
-      assignments: [],
-      triggers: [],
-      warnings: [],
-    };
+    });
     const tracker = new PhaseTracker(record, t0, Infinity, SAMPLE_MS, progress(record, log));
     let lastActivityAt = t0;
     const onEvent = (event: InstanceEvent): void => {
