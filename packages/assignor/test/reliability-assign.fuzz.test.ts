@@ -32,14 +32,16 @@ const SLACK_MS = 3000;
  */
 const PROTOTYPE_NAMES = ['constructor', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__', 'isPrototypeOf'];
 
-const topicName = fc.oneof(
-  { weight: 4, arbitrary: fc.constantFrom('orders', 'payments.v2', 'a', 'A', 'a-b_c.d') },
-  { weight: 2, arbitrary: fc.constantFrom(...PROTOTYPE_NAMES) },
-  { weight: 2, arbitrary: fc.string({ maxLength: 12 }) },
-  { weight: 1, arbitrary: fc.string({ unit: 'grapheme', maxLength: 8 }) },
-  { weight: 1, arbitrary: fc.constant('x'.repeat(249)) },
-  // fast-check's string generators produce "__proto__" on purpose; it is excluded as said above.
-).filter((name) => name !== '__proto__');
+const topicName = fc
+  .oneof(
+    { weight: 4, arbitrary: fc.constantFrom('orders', 'payments.v2', 'a', 'A', 'a-b_c.d') },
+    { weight: 2, arbitrary: fc.constantFrom(...PROTOTYPE_NAMES) },
+    { weight: 2, arbitrary: fc.string({ maxLength: 12 }) },
+    { weight: 1, arbitrary: fc.string({ unit: 'grapheme', maxLength: 8 }) },
+    { weight: 1, arbitrary: fc.constant('x'.repeat(249)) },
+    // fast-check's string generators produce "__proto__" on purpose; it is excluded as said above.
+  )
+  .filter((name) => name !== '__proto__');
 
 /** How the fake cluster answers for one topic. */
 type TopicMetadata =
