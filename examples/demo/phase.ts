@@ -61,23 +61,34 @@ export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): P
   });
 }
 
+/** Where a harness runs its instance processes, and what they consume. */
+export interface InstanceSite {
+  brokers: string[];
+  options: Pick<DemoOptions, 'partitions' | 'workMs' | 'cpuMs' | 'preset'>;
+  groupId: string;
+  topic: string;
+}
+
 /**
- * What each instance process of a phase is asked to run; `lifetimeMs` is its safety net (it
- * exits by itself after that long).
+ * What one instance process is asked to run; `lifetimeMs` is its safety net (it exits by itself
+ * after that long). Shared by the demo's phases, the sustainable-throughput probes and the
+ * rolling restart, so they differ only in what they say they differ in.
  */
-export function instanceSpecs(
+export function instanceSpec(
   assigner: AssignerKind,
-  where: { brokers: string[]; options: DemoOptions; groupId: string; topic: string },
+  site: InstanceSite,
+  instance: { instanceId: string; members: number },
   lifetimeMs: number,
-): InstanceSpec[] {
-  const { brokers, options, groupId, topic } = where;
-  return instanceIds(options).map(({ instanceId, members }) => ({
+  trackAllPartitions = true,
+): InstanceSpec {
+  const { brokers, options, groupId, topic } = site;
+  return {
     brokers,
     groupId,
     topic,
     partitions: options.partitions,
-    instanceId,
-    members,
+    instanceId: instance.instanceId,
+    members: instance.members,
     assigner,
     workMs: options.workMs,
     cpuMs: options.cpuMs,
@@ -87,8 +98,17 @@ export function instanceSpecs(
     sessionTimeoutMs: 10_000,
     heartbeatIntervalMs: 500,
     preset: options.preset,
-    trackAllPartitions: true,
-  }));
+    trackAllPartitions,
+  };
+}
+
+/** {@link instanceSpec} for every instance of the demo's layout. */
+export function instanceSpecs(
+  assigner: AssignerKind,
+  where: InstanceSite & { options: DemoOptions },
+  lifetimeMs: number,
+): InstanceSpec[] {
+  return instanceIds(where.options).map((instance) => instanceSpec(assigner, where, instance, lifetimeMs));
 }
 
 /**

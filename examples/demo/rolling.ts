@@ -11,16 +11,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Partitioners, type Admin, type Kafka } from 'kafkajs';
 import { uniqueName } from '@load-aware/integration-tests';
 import { startInstance, type InstanceHandle } from './instances.js';
-import { instanceIds, withTimeout, type PhaseObserver } from './phase.js';
+import { instanceIds, instanceSpec, SAMPLE_MS, withTimeout, type PhaseObserver } from './phase.js';
 import { runSteadyProducer } from './producer.js';
-import type { AssignerKind, InstanceEvent, InstanceSpec } from './protocol.js';
+import type { AssignerKind, InstanceEvent } from './protocol.js';
 import { settleQuietMs, type RollingOptions } from './rolling-options.js';
 import { isSettled, sampleRatio, type RollingRun, type StepRecord } from './rolling-analysis.js';
 import { emptyPhaseRecord, type PhaseRecord } from './record.js';
 import { PhaseTracker } from './tracker.js';
 
-/** How often end offsets are read and a sample is taken. */
-const SAMPLE_MS = 1000;
 /** Measured per-partition rates are the end offsets' growth over this many samples. */
 const RATE_WINDOW_SAMPLES = 5;
 /** An admin request that takes longer is skipped (the next poll tries again). */
@@ -149,24 +147,13 @@ export async function runRolling(assigner: AssignerKind, ctx: RollingContext): P
     };
 
     const start = (instanceId: string, members: number): InstanceHandle => {
-      const spec: InstanceSpec = {
-        brokers: ctx.brokers,
-        groupId,
-        topic,
-        partitions: options.partitions,
-        instanceId,
-        members,
+      const spec = instanceSpec(
         assigner,
-        workMs: options.workMs,
-        cpuMs: options.cpuMs,
-        statsIntervalMs: SAMPLE_MS,
-        lifetimeMs: PHASE_LIMIT_MS + 60_000,
-        maxBytesPerPartition: 16_384,
-        sessionTimeoutMs: 10_000,
-        heartbeatIntervalMs: 500,
-        preset: options.preset,
-        trackAllPartitions: options.trackAllPartitions,
-      };
+        { brokers: ctx.brokers, options, groupId, topic },
+        { instanceId, members },
+        PHASE_LIMIT_MS + 60_000,
+        options.trackAllPartitions,
+      );
       const handle = startInstance(spec, onEvent);
       handles.set(instanceId, handle);
       return handle;

@@ -29,7 +29,6 @@ export interface OwnAssignment {
 const REBALANCE_SIGNALS = new Set(['REBALANCE_IN_PROGRESS', 'ILLEGAL_GENERATION', 'UNKNOWN_MEMBER_ID']);
 
 interface CoordinatorLike {
-  readonly nodeId?: unknown;
   joinGroup?(request: unknown): Promise<unknown>;
   syncGroup?(request: unknown): Promise<unknown>;
 }
@@ -41,7 +40,6 @@ const nothingKnown: OwnAssignment = Object.freeze({
 });
 
 interface JoinRequest {
-  readonly memberId?: unknown;
   readonly groupProtocols?: ReadonlyArray<{ name: string; metadata: Buffer }>;
 }
 
