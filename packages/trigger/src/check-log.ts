@@ -15,8 +15,8 @@ const ratioText = (value: number | undefined): string => (value === undefined ? 
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
 
 /**
- * Writes the coordinator's lines for one evaluation (DESIGN.md §2): each violated check with
- * k/n, suppression by the cooldown, cooldown growth with its likely causes (WARN), and the group
+ * Writes the coordinator's lines for one evaluation (docs/ARCHITECTURE.md, "Trigger"): each
+ * violated check with k/n, suppression by the cooldown, cooldown growth with its likely causes (WARN), and the group
  * balanced again. Routine balanced and unjudged checks go to DEBUG.
  */
 export function logEvaluation(logger: Logger, ctx: CheckContext, e: Evaluation): void {

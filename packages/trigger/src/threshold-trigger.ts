@@ -1,6 +1,6 @@
 /**
- * The proactive-rebalance decision (DESIGN.md §2) as a pure state machine: observations in,
- * outcomes out. No timers and no I/O; the only impure input is the injected clock.
+ * The proactive-rebalance decision (docs/ARCHITECTURE.md, "Trigger") as a pure state machine:
+ * observations in, outcomes out. No timers and no I/O; the only impure input is the injected clock.
  */
 import { balance } from '@load-aware/assignor';
 import {

@@ -34,8 +34,8 @@ export interface AssignmentExplanation {
 }
 
 /**
- * Explains a balance result in the words of the reference's assignment log (DESIGN.md §2):
- * sizes and total weight, each instance's share, the skew against an even split, and the factors
+ * Explains a balance result in the words of the reference's assignment log (docs/ARCHITECTURE.md,
+ * "Assignment log"): sizes and total weight, each instance's share, the skew against an even split, and the factors
  * that can keep a group uneven no matter how it is placed.
  */
 export function explain(result: BalanceResult, defaultWeight: number): AssignmentExplanation {
