@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Kafka, logLevel, type Admin, type logCreator } from 'kafkajs';
 import { Registry } from 'prom-client';
-import { fetchWeights, type TopicPartition } from '@load-aware/assignor';
+import { fetchWeights, type TopicPartition } from '@load-aware/assignor/internal';
 import { createOffsetRateWeightSource, type OffsetRateWeightSource } from '@load-aware/weights-offset-rate';
 import { kafkaBrokersFromEnv, uniqueName } from './support';
 import { recordingLogger, weightMap, within } from './support/offset-rate-helpers';

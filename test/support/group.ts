@@ -1,5 +1,5 @@
 import { AssignerProtocol, type Admin } from 'kafkajs';
-import { decodeUserData } from '@load-aware/assignor';
+import { decodeUserData } from '@load-aware/assignor/internal';
 
 /** A member of a described group, with what its metadata and assignment say. */
 export interface ObservedMember {

@@ -6,7 +6,12 @@ import {
   type TopicPartition,
   type WeightedPartition,
 } from '@load-aware/assignor';
-import { decodeAssignments, fakeCluster, groupMembers, silentKafkaLogger } from './kafka-fakes.js';
+import {
+  decodeAssignedPartitions as decodeAssignments,
+  fakeCluster,
+  silentKafkaLogger,
+} from '@load-aware/test-support';
+import { groupMembers } from './kafka-fakes.js';
 import type { Scenario } from './scenarios.js';
 
 /** What is timed: KafkaJS's round-robin, our pure core, or our whole KafkaJS adapter. */
@@ -34,7 +39,7 @@ const GROUP_ID = 'bench';
 
 /** Builds the input `path` needs for `scenario`. */
 export function prepareCase(scenario: Scenario, path: PathId): PreparedCase {
-  const cluster = fakeCluster(scenario);
+  const cluster = fakeCluster(Object.fromEntries(scenario.topics.map((t) => [t, scenario.partitionsPerTopic])));
   const logger = silentKafkaLogger();
   const topics = [...scenario.topics];
   switch (path) {

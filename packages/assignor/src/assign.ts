@@ -11,6 +11,8 @@ import type { ResolvedLoadAwareAssignerOptions } from './options.js';
 import type { OwnAssignment } from './own-assignment.js';
 import { listPartitions } from './partition-catalog.js';
 import { fetchWeights } from './weight-source.js';
+import { weightTable } from './core/weights.js';
+import { errorCodeOf, errorMessageOf } from './error-fields.js';
 
 /** Everything one consumer's assigner needs to compute assignments as group leader. */
 export interface AssignContext {
@@ -80,8 +82,8 @@ export async function assignGroup(
     return encodeAssignments(result.assignments);
   } catch (err) {
     logger.warn(
-      { groupId: ctx.groupId, err, code: codeOf(err) },
-      `load-aware assignment failed (${messageOf(err)}); falling back to round-robin over each member's subscription`,
+      { groupId: ctx.groupId, err, code: errorCodeOf(err) },
+      `load-aware assignment failed (${errorMessageOf(err)}); falling back to round-robin over each member's subscription`,
     );
     return fallback(ctx, group, members, partitions, elapsedMs);
   }
@@ -166,14 +168,10 @@ function mergeWeights(
   partitions: ReadonlyArray<TopicPartition>,
   weights: ReadonlyArray<{ topic: string; partition: number; weight: number }>,
 ): Array<TopicPartition & { weight?: number }> {
-  const byTopic = new Map<string, Map<number, number>>();
-  for (const w of weights) {
-    let map = byTopic.get(w.topic);
-    if (map === undefined) byTopic.set(w.topic, (map = new Map<number, number>()));
-    if (!map.has(w.partition)) map.set(w.partition, w.weight);
-  }
+  // The shared duplicate rule: the trigger resolves the same source's answer the same way.
+  const table = weightTable(weights);
   return partitions.map((p) => {
-    const weight = byTopic.get(p.topic)?.get(p.partition);
+    const weight = table.weightOf(p.topic, p.partition);
     // Explicit fields, not a spread: at 100k partitions the spread alone costs ~100 ms and gives
     // the objects a different shape from the unweighted ones, which slows the sorts that follow.
     return weight === undefined ? p : { topic: p.topic, partition: p.partition, weight };
@@ -192,13 +190,4 @@ function encodeAssignments(assignments: ReadonlyMap<string, ReadonlyArray<TopicP
     });
   }
   return out;
-}
-
-function codeOf(err: unknown): string | undefined {
-  const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : undefined;
-}
-
-function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

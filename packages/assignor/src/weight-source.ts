@@ -1,6 +1,7 @@
 import type { TopicPartition } from './core/types.js';
 import { WeightsFailedError, WeightsTimeoutError } from './errors.js';
 import { withTimeout } from './timeout.js';
+import { errorMessageOf } from './error-fields.js';
 
 /** One partition's weight as a source reports it. */
 export interface PartitionWeight extends TopicPartition {
@@ -54,7 +55,7 @@ async function callSource(source: WeightSource, partitions: ReadonlyArray<TopicP
     // batching idiom) must not change which partitions are assigned.
     return await source.getWeights(partitions.map((p) => ({ topic: p.topic, partition: p.partition })));
   } catch (err) {
-    throw new WeightsFailedError(err instanceof Error ? err.message : String(err), { cause: err });
+    throw new WeightsFailedError(errorMessageOf(err), { cause: err });
   }
 }
 

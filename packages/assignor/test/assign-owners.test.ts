@@ -1,6 +1,7 @@
 import { AssignerProtocol, type Cluster, type PartitionAssigner } from 'kafkajs';
-import { LoadAwareAssigner, decodeUserData, type WeightSource } from '@load-aware/assignor';
-import { decodeAssignments, fakeCluster, member, ownerMember, recordingLogger } from './fakes';
+import { LoadAwareAssigner, decodeUserData, type WeightSource } from '@load-aware/assignor/internal';
+import { ownerMember } from './fakes';
+import { decodeAssignments, fakeCluster, member, recordingLogger } from '@load-aware/test-support';
 
 /**
  * Owners travel with the members: a leader that never assigned this group before (its
@@ -38,7 +39,7 @@ describe('owners reported by members', () => {
     const result = decodeAssignments(await assigner.assign({ members, topics: ['orders'] }));
     for (const [id, ps] of reported) expect(result.get(id)).toEqual([...ps].sort());
     expect(logger.messages('info')).toContain('moves: 0 of 12 previously owned partitions changed owner');
-    const moves = logger.records.find((r) => r.message?.startsWith('moves:'));
+    const moves = logger.records.find((r) => r.message.startsWith('moves:'));
     expect(moves?.fields).toMatchObject({ ownersReportedBy: 3, ownersRememberedFor: 0 });
   });
 

@@ -5,8 +5,8 @@ import {
   resolveOptions,
   type LoadAwareAssignerOptions,
   type WeightSource,
-} from '@load-aware/assignor';
-import { decodeAssignments, fakeCluster, member, recordingLogger } from './fakes';
+} from '@load-aware/assignor/internal';
+import { decodeAssignments, fakeCluster, member, recordingLogger } from '@load-aware/test-support';
 
 /** Weights 1..n for partition 0..n-1 of `orders`, scaled by `factor(p)`. */
 function weights(n: number, factor: (p: number) => number = () => 1): WeightSource {

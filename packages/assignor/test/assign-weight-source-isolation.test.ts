@@ -1,6 +1,6 @@
 import type { PartitionAssigner } from 'kafkajs';
 import { LoadAwareAssigner, type WeightSource } from '@load-aware/assignor';
-import { allPartitions, decodeAssignments, fakeCluster, member } from './fakes';
+import { allPartitions, decodeAssignments, fakeCluster, member } from '@load-aware/test-support';
 
 /** The partitions to assign never come from anything a weight source can touch. */
 describe('a weight source that edits the list it is given', () => {

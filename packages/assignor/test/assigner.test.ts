@@ -7,8 +7,15 @@ import {
   kafkaJsLogCreator,
   type LoadAwareAssignerOptions,
   type WeightSource,
-} from '@load-aware/assignor';
-import { allPartitions, decodeAssignments, fakeCluster, member, memberWithUserData, recordingLogger } from './fakes';
+} from '@load-aware/assignor/internal';
+import {
+  allPartitions,
+  decodeAssignments,
+  fakeCluster,
+  member,
+  memberWithUserData,
+  recordingLogger,
+} from '@load-aware/test-support';
 
 const skewed: Record<string, number> = {
   'orders:0': 100,
@@ -36,7 +43,7 @@ function assignerFor(
   partitionsPerTopic: Record<string, number>,
   hidden: string[] = [],
 ) {
-  const cluster = fakeCluster(partitionsPerTopic, hidden);
+  const cluster = fakeCluster(partitionsPerTopic, { hidden });
   const factory: PartitionAssigner = LoadAwareAssigner(options);
   const assigner = factory({ cluster, groupId: 'g1', logger: undefined as never });
   return { assigner, cluster };
@@ -200,7 +207,7 @@ describe('LoadAwareAssigner with KafkaJS', () => {
     const { assigner } = assignerFor({ weights: source as unknown as WeightSource, logger }, { t: 4 });
     const result = decodeAssignments(await assigner.assign({ members: [member('m1', ['t'], 'X')], topics: ['t'] }));
     expect(result.get('m1')).toEqual(allPartitions({ t: 4 }));
-    const summary = logger.records.find((r) => r.message?.startsWith('load-aware assignment'));
+    const summary = logger.records.find((r) => r.message.startsWith('load-aware assignment'));
     expect(summary?.fields).toMatchObject({ defaulted: 3, partitions: 4, result: 'load_aware' });
   });
 

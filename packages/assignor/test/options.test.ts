@@ -1,14 +1,15 @@
-import { ConfigError, ErrorCodes, LoadAwareAssigner, processInstanceId, resolveOptions } from '@load-aware/assignor';
+import {
+  ConfigError,
+  ErrorCodes,
+  LoadAwareAssigner,
+  processInstanceId,
+  resolveOptions,
+} from '@load-aware/assignor/internal';
 import { Registry } from 'prom-client';
+import { errorThrownBy } from '@load-aware/test-support';
 
 function configErrorOf(options: unknown): ConfigError {
-  try {
-    resolveOptions(options);
-  } catch (err) {
-    if (err instanceof ConfigError) return err;
-    throw err;
-  }
-  throw new Error('expected a ConfigError');
+  return errorThrownBy(() => resolveOptions(options), ConfigError);
 }
 
 describe('LoadAwareAssigner options', () => {

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { decodeUserData, encodeUserData, type TopicPartition } from '@load-aware/assignor';
+import { decodeUserData, encodeUserData, type TopicPartition } from '@load-aware/assignor/internal';
 
 /** Owned partitions in userData version 2: round trip, canonical form, size, and old readers. */
 

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { AssignerProtocol, type Cluster, type GroupMember, type GroupMemberAssignment } from 'kafkajs';
 import { Registry } from 'prom-client';
-import { encodeUserData, LoadAwareAssigner, type WeightSource } from '@load-aware/assignor';
-import { recordingLogger } from './fakes';
+import { encodeUserData, LoadAwareAssigner, type WeightSource } from '@load-aware/assignor/internal';
+import { recordingLogger } from '@load-aware/test-support';
 
 /**
  * Bad input, end to end: `assign()` as KafkaJS calls it on the leader, with arbitrary member

@@ -1,4 +1,5 @@
-import { ConfigError, ErrorCodes, LoadAwareAssigner, resolveOptions } from '@load-aware/assignor';
+import { ConfigError, ErrorCodes, LoadAwareAssigner, resolveOptions } from '@load-aware/assignor/internal';
+import { errorThrownBy } from '@load-aware/test-support';
 
 /**
  * Every option of `LoadAwareAssigner(options)`, given a wrong type and a wrong range, fails at
@@ -22,15 +23,7 @@ const BAD: Record<string, unknown[]> = {
 };
 
 function configErrorOf(options: unknown): ConfigError {
-  try {
-    LoadAwareAssigner(options as never);
-  } catch (err) {
-    if (err instanceof ConfigError) return err;
-    throw new Error(`expected a ConfigError, got ${String(err)}`, { cause: err });
-  }
-  throw new Error(
-    `expected a ConfigError for ${JSON.stringify(options, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v))}`,
-  );
+  return errorThrownBy(() => LoadAwareAssigner(options as never), ConfigError);
 }
 
 const cases = Object.entries(BAD).flatMap(([key, values]) =>

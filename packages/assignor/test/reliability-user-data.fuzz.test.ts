@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { decodeUserData, encodeUserData } from '@load-aware/assignor';
+import { decodeUserData, encodeUserData } from '@load-aware/assignor/internal';
 
 /**
  * The userData decoder against a reference model of the record layout, on inputs that reach deep

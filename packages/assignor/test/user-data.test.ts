@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { decodeUserData, encodeUserData, USER_DATA_VERSION } from '@load-aware/assignor';
+import { decodeUserData, encodeUserData, USER_DATA_VERSION } from '@load-aware/assignor/internal';
 
 describe('userData codec', () => {
   it('round-trips instance id, capacity and epoch', () => {

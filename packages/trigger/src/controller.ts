@@ -1,4 +1,4 @@
-import { fetchWeights, withTimeout, type WeightedPartition } from '@load-aware/assignor';
+import { errorMessageOf, fetchWeights, withTimeout, type WeightedPartition } from '@load-aware/assignor/internal';
 import { logEvaluation } from './check-log.js';
 import { electCoordinator } from './election.js';
 import { CheckTimeoutError, GroupNotDescribedError } from './errors.js';
@@ -190,7 +190,7 @@ export function createTriggerController(
       const fields = { groupId, memberId: self, err, code: (err as { code?: unknown }).code };
       if (coordinator && groupId !== undefined && !isStopped()) {
         metrics.evaluation(groupId, 'error', undefined, (performance.now() - started) / 1000);
-        logger.warn(fields, `trigger check failed: ${err instanceof Error ? err.message : String(err)}`);
+        logger.warn(fields, `trigger check failed: ${errorMessageOf(err)}`);
       } else {
         logger.debug(fields, 'trigger check failed');
       }

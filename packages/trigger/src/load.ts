@@ -3,7 +3,13 @@
  * `balance()` measures its own result (effective weights, instances, capacity), so that the ratio
  * compares like with like.
  */
-import { isUsableWeight, type TopicPartition, type WeightedPartition } from '@load-aware/assignor';
+import {
+  instanceCapacities,
+  keyOfPartition as keyOf,
+  weightTable,
+  type TopicPartition,
+  type WeightedPartition,
+} from '@load-aware/assignor/internal';
 
 /** A group member as the trigger sees it: who it is, what it subscribes to, what it holds now. */
 export interface ObservedMember {
@@ -27,40 +33,26 @@ export interface ResolvedWeights {
   readonly usableCount: number;
 }
 
-function keyOf(p: TopicPartition): string {
-  return `${p.topic}\u0000${String(p.partition)}`;
-}
-
 /**
- * Resolves weights the way `balance()` does: unusable weights become `defaultWeight`; a partition
- * listed twice keeps its largest usable weight. A partition that is assigned but absent from
- * `partitions` joins without a weight, so both sides of the ratio weigh the same set.
+ * Resolves weights with `balance()`'s own table: unusable weights become `defaultWeight`; a
+ * partition listed twice keeps its largest usable weight. A partition that is assigned but absent
+ * from `partitions` joins without a weight, so both sides of the ratio weigh the same set.
  */
 export function resolveWeights(
   members: ReadonlyArray<ObservedMember>,
   partitions: ReadonlyArray<WeightedPartition>,
   defaultWeight: number,
 ): ResolvedWeights {
-  const usable = new Map<string, number>();
-  const all = new Map<string, WeightedPartition>();
-  for (const p of partitions) {
-    const key = keyOf(p);
-    if (!all.has(key)) all.set(key, { topic: p.topic, partition: p.partition });
-    if (isUsableWeight(p.weight) && p.weight >= (usable.get(key) ?? -1)) usable.set(key, p.weight);
-  }
-  for (const m of members) {
-    for (const p of m.assigned) {
-      const key = keyOf(p);
-      if (!all.has(key)) all.set(key, { topic: p.topic, partition: p.partition });
-    }
-  }
+  const table = weightTable(partitions);
+  for (const m of members) for (const p of m.assigned) table.add(p.topic, p.partition, undefined);
+  const all: WeightedPartition[] = [];
+  table.forEach((topic, partition, weight) => {
+    all.push(weight === undefined ? { topic, partition } : { topic, partition, weight });
+  });
   return {
-    partitions: [...all].map(([key, p]) => {
-      const weight = usable.get(key);
-      return weight === undefined ? p : { ...p, weight };
-    }),
-    weightOf: (p) => usable.get(keyOf(p)) ?? defaultWeight,
-    usableCount: usable.size,
+    partitions: all,
+    weightOf: (p) => table.weightOf(p.topic, p.partition) ?? defaultWeight,
+    usableCount: table.usableCount,
   };
 }
 
@@ -73,11 +65,9 @@ export function currentMaxInstanceLoad(
   members: ReadonlyArray<ObservedMember>,
   weightOf: (partition: TopicPartition) => number,
 ): number {
+  const capacity = instanceCapacities(members);
   const load = new Map<string, number>();
-  const capacity = new Map<string, number>();
   for (const m of members) {
-    const cap = typeof m.capacity === 'number' && Number.isFinite(m.capacity) && m.capacity > 0 ? m.capacity : 1;
-    capacity.set(m.instanceId, Math.max(capacity.get(m.instanceId) ?? 0, cap));
     let sum = load.get(m.instanceId) ?? 0;
     for (const p of m.assigned) sum += weightOf(p);
     load.set(m.instanceId, sum);
@@ -117,14 +107,17 @@ export function heldPartitions(members: ReadonlyArray<ObservedMember>): TopicPar
   return [...seen.values()];
 }
 
-/** Attaches a source's weights to `partitions`; partitions it did not report stay weightless. */
+/**
+ * Attaches a source's weights to `partitions`, resolving a partition reported twice the way the
+ * leader does; partitions it did not report stay weightless.
+ */
 export function withWeights(
   partitions: ReadonlyArray<TopicPartition>,
   weights: ReadonlyArray<{ topic: string; partition: number; weight: number }>,
 ): WeightedPartition[] {
-  const byKey = new Map(weights.map((w) => [keyOf(w), w.weight]));
+  const table = weightTable(weights);
   return partitions.map((p) => {
-    const weight = byKey.get(keyOf(p));
+    const weight = table.weightOf(p.topic, p.partition);
     return weight === undefined ? p : { ...p, weight };
   });
 }

@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import { getOrCreateMetric } from '@load-aware/assignor';
+import { getOrCreateMetric } from '@load-aware/assignor/internal';
 import { TRIGGER_OUTCOMES, type Evaluation } from './types.js';
 
 /** An evaluation outcome, plus `error` for checks that could not evaluate at all. */

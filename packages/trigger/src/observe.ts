@@ -1,12 +1,6 @@
 import { AssignerProtocol, type GroupDescription, type MemberDescription } from 'kafkajs';
-import { decodeUserData, type TopicPartition } from '@load-aware/assignor';
+import { decodeMember as decodeSubscription, type TopicPartition } from '@load-aware/assignor/internal';
 import type { ObservedMember } from './load.js';
-
-/**
- * Instance id given to a member without usable load-aware userData: an instance of its own, as
- * the assignor treats it (same prefix, so logs of both read alike).
- */
-const OWN_INSTANCE_PREFIX = 'member:';
 
 /** A described group, decoded. */
 export interface ObservedGroup {
@@ -42,26 +36,22 @@ export function observeGroup(group: GroupDescription): ObservedGroup {
   };
 }
 
+/**
+ * One described member: its subscription and instance decoded exactly as the leader decodes them
+ * (an instance of its own without usable load-aware userData), plus what it holds now.
+ */
 function decodeMember(m: MemberDescription): { member: ObservedMember; isLoadAware: boolean } {
-  let topics: string[] = [];
-  let userData: Buffer | undefined;
-  try {
-    const metadata = m.memberMetadata.length > 0 ? AssignerProtocol.MemberMetadata.decode(m.memberMetadata) : null;
-    if (metadata !== null && Array.isArray(metadata.topics)) topics = metadata.topics.filter(isString);
-    if (metadata !== null && Buffer.isBuffer(metadata.userData)) userData = metadata.userData;
-  } catch {
-    // Another client's or a corrupted subscription: the member still holds what it holds.
-  }
-  const decoded = decodeUserData(userData);
+  // Another client's or a corrupted subscription yields no topics: the member still holds what it holds.
+  const subscription = decodeSubscription({ memberId: m.memberId, memberMetadata: m.memberMetadata });
   return {
     member: {
       memberId: m.memberId,
-      instanceId: decoded.ok ? decoded.value.instanceId : `${OWN_INSTANCE_PREFIX}${m.memberId}`,
-      topics,
+      instanceId: subscription.instanceId,
+      topics: subscription.topics ?? [],
       assigned: decodeAssignment(m.memberAssignment),
-      capacity: decoded.ok ? decoded.value.capacity : 1,
+      capacity: subscription.capacity,
     },
-    isLoadAware: decoded.ok,
+    isLoadAware: subscription.problem === undefined,
   };
 }
 
@@ -79,8 +69,4 @@ function decodeAssignment(bytes: Buffer): TopicPartition[] {
   } catch {
     return [];
   }
-}
-
-function isString(value: unknown): value is string {
-  return typeof value === 'string';
 }

@@ -12,7 +12,7 @@ import {
   type LoadAwarePartitionAssigner,
   type Logger,
   type WeightSource,
-} from '@load-aware/assignor';
+} from '@load-aware/assignor/internal';
 
 const WEEK_MS = 7 * 24 * 3600 * 1000;
 

@@ -1,13 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { AssignerProtocol, type Consumer, type GroupDescription } from 'kafkajs';
-import { encodeUserData, type Logger } from '@load-aware/assignor';
-import type { ObservedMember, Observation } from '@load-aware/trigger';
-
-/** A manual clock: tests move time by assigning `t`. */
-export function manualClock(start = 0): { t: number; now: () => number } {
-  const clock = { t: start, now: () => clock.t };
-  return clock;
-}
+import { encodeUserData } from '@load-aware/assignor/internal';
+import type { ObservedMember, Observation } from '@load-aware/trigger/internal';
 
 /** Members `m<i>` on instances given by `instances[i]`, all subscribed to topic `t`. */
 export function observation(
@@ -28,31 +22,6 @@ export function observation(
     partitions: weights.map((weight, partition) =>
       weight === undefined ? { topic: 't', partition } : { topic: 't', partition, weight },
     ),
-  };
-}
-
-/** One recorded log call. */
-export interface LogRecord {
-  level: 'debug' | 'info' | 'warn' | 'error';
-  fields: Record<string, unknown>;
-  message: string;
-}
-
-/** A logger that keeps everything. */
-export function recordingLogger(): Logger & { records: LogRecord[]; messages(level: LogRecord['level']): string[] } {
-  const records: LogRecord[] = [];
-  const at =
-    (level: LogRecord['level']) =>
-    (fields: Record<string, unknown>, message?: string): void => {
-      records.push({ level, fields, message: message ?? '' });
-    };
-  return {
-    records,
-    debug: at('debug'),
-    info: at('info'),
-    warn: at('warn'),
-    error: at('error'),
-    messages: (level) => records.filter((r) => r.level === level).map((r) => r.message),
   };
 }
 

@@ -1,6 +1,7 @@
 import { ConfigError, LoadAwareAssigner } from '@load-aware/assignor';
-import { createThresholdTrigger, createTriggerController, resolveTriggerOptions } from '@load-aware/trigger';
+import { createThresholdTrigger, createTriggerController, resolveTriggerOptions } from '@load-aware/trigger/internal';
 import { description, fakeConsumer } from './fakes';
+import { errorThrownBy } from '@load-aware/test-support';
 
 /**
  * Every option of `createThresholdTrigger(options)` and `createTriggerController(deps, options)`
@@ -32,13 +33,7 @@ const BAD_CONTROLLER: Record<string, unknown[]> = {
 };
 
 function configErrorOf(action: () => unknown): ConfigError {
-  try {
-    action();
-  } catch (err) {
-    if (err instanceof ConfigError) return err;
-    throw new Error(`expected a ConfigError, got ${String(err)}`, { cause: err });
-  }
-  throw new Error('expected a ConfigError');
+  return errorThrownBy(action, ConfigError);
 }
 
 const triggerCases = Object.entries(BAD_TRIGGER).flatMap(([key, values]) =>

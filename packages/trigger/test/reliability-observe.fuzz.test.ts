@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { AssignerProtocol, type GroupDescription } from 'kafkajs';
-import { encodeUserData } from '@load-aware/assignor';
-import { createThresholdTrigger, electCoordinator, observeGroup } from '@load-aware/trigger';
+import { encodeUserData } from '@load-aware/assignor/internal';
+import { createThresholdTrigger, electCoordinator, observeGroup } from '@load-aware/trigger/internal';
 
 /**
  * What the trigger reads from DescribeGroups comes from every member of the group, including

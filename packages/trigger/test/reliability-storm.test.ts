@@ -1,5 +1,9 @@
 import { balance, type TopicPartition, type WeightedPartition } from '@load-aware/assignor';
-import { createThresholdTrigger, type ObservedMember, type ThresholdTriggerOptions } from '@load-aware/trigger';
+import {
+  createThresholdTrigger,
+  type ObservedMember,
+  type ThresholdTriggerOptions,
+} from '@load-aware/trigger/internal';
 
 /**
  * No storm, quantified: the real threshold trigger and the real `balance()` in a closed loop over

@@ -1,5 +1,6 @@
 import { createThresholdTrigger, type Evaluation, type ThresholdTriggerOptions } from '@load-aware/trigger';
-import { manualClock, observation } from './fakes';
+import { observation } from './fakes';
+import { manualClock } from '@load-aware/test-support';
 
 // Four partitions of 10 on two instances: 2+2 is optimal (20), 3+1 is skewed (30 → ratio 1.5).
 const EVEN = [10, 10, 10, 10];

@@ -1,4 +1,4 @@
-import { withTimeout, type Logger, type TopicPartition } from '@load-aware/assignor';
+import { errorMessageOf, withTimeout, type Logger, type TopicPartition } from '@load-aware/assignor/internal';
 import type { Admin } from 'kafkajs';
 import { groupByTopic, type EndOffsetResult, type OwnedEndOffsetsReader } from './end-offsets-reader.js';
 import { OffsetRateErrorCodes, PartitionReadError } from './errors.js';
@@ -62,7 +62,7 @@ export function createAdminReader(admin: Admin, owned: boolean, logger: Logger):
         kafkaErrorType(err) === 'UNKNOWN_TOPIC_OR_PARTITION'
           ? OffsetRateErrorCodes.unknownPartition
           : OffsetRateErrorCodes.listOffsetsFailed;
-      const reason = `fetchTopicOffsets failed: ${err instanceof Error ? err.message : String(err)}`;
+      const reason = `fetchTopicOffsets failed: ${errorMessageOf(err)}`;
       return partitions.map((partition) => ({
         topic,
         partition,

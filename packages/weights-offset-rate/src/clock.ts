@@ -1,3 +1,5 @@
+import { withTimeout } from '@load-aware/assignor/internal';
+
 /**
  * Time and timers as the sampler sees them. Injectable so tests drive sampling without waiting;
  * the default reads a monotonic clock, because a wall clock that jumps (NTP, suspend) would turn
@@ -49,26 +51,7 @@ export function isClock(value: unknown): value is Clock {
   );
 }
 
-/**
- * Races `work` against a timer of `clock`, which is always cleared, so a fast answer leaves
- * nothing behind. `work` itself keeps running after a timeout: callers that must not overlap it
- * keep their own handle on it.
- */
-export async function raceClock<T>(
-  clock: Clock,
-  work: Promise<T>,
-  timeoutMs: number,
-  onTimeout: () => Error,
-): Promise<T> {
-  let handle: unknown;
-  const timeout = new Promise<never>((_, reject) => {
-    handle = clock.setTimeout(() => {
-      reject(onTimeout());
-    }, timeoutMs);
-  });
-  try {
-    return await Promise.race([work, timeout]);
-  } finally {
-    clock.clearTimeout(handle);
-  }
+/** Races `work` against a timer of `clock`: the shared timeout rule, on the injectable clock. */
+export function raceClock<T>(clock: Clock, work: Promise<T>, timeoutMs: number, onTimeout: () => Error): Promise<T> {
+  return withTimeout(work, timeoutMs, onTimeout, clock);
 }

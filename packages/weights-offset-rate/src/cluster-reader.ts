@@ -1,5 +1,11 @@
-import { withTimeout, type Logger, type TopicPartition } from '@load-aware/assignor';
-import { groupByTopic, partitionKey, type EndOffsetResult, type OwnedEndOffsetsReader } from './end-offsets-reader.js';
+import {
+  errorMessageOf,
+  partitionKey,
+  withTimeout,
+  type Logger,
+  type TopicPartition,
+} from '@load-aware/assignor/internal';
+import { groupByTopic, type EndOffsetResult, type OwnedEndOffsetsReader } from './end-offsets-reader.js';
 import { OffsetRateErrorCodes, PartitionReadError, SampleTimeoutError } from './errors.js';
 import {
   isTopicScopedError,
@@ -115,7 +121,7 @@ export function createClusterReader(cluster: InternalCluster, logger: Logger): O
       } catch (err) {
         // No metadata loaded at all (KafkaJS throws): fail this topic, refresh next time.
         forceRefresh = true;
-        for (const id of ids) fail(id, OffsetRateErrorCodes.unknownPartition, `no metadata: ${messageOf(err)}`);
+        for (const id of ids) fail(id, OffsetRateErrorCodes.unknownPartition, `no metadata: ${errorMessageOf(err)}`);
         continue;
       }
       for (const id of ids) {
@@ -181,7 +187,7 @@ export function createClusterReader(cluster: InternalCluster, logger: Logger): O
         kafkaErrorType(err) === 'UNKNOWN_TOPIC_OR_PARTITION'
           ? OffsetRateErrorCodes.unknownPartition
           : OffsetRateErrorCodes.listOffsetsFailed;
-      const reason = `ListOffsets to broker ${String(nodeId)} failed: ${messageOf(err)}`;
+      const reason = `ListOffsets to broker ${String(nodeId)} failed: ${errorMessageOf(err)}`;
       return [...topics].flatMap(([topic, partitions]) =>
         partitions.map((partition) => ({
           topic,
@@ -342,8 +348,4 @@ function atTime(found: Found): OffsetAtTime | undefined {
 
 function toBigInt(value: string): bigint | undefined {
   return /^-?\d{1,19}$/.test(value) ? BigInt(value) : undefined;
-}
-
-function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

@@ -30,11 +30,6 @@ export function isEndOffsetsReader(value: unknown): value is EndOffsetsReader {
   return typeof value === 'object' && value !== null && typeof (value as EndOffsetsReader).read === 'function';
 }
 
-/** A map key for one partition; `\u0000` cannot appear in a Kafka topic name. */
-export function partitionKey(topic: string, partition: number): string {
-  return `${topic}\u0000${String(partition)}`;
-}
-
 /** Groups partitions by topic, keeping first-seen order, partitions ascending. */
 export function groupByTopic(partitions: ReadonlyArray<TopicPartition>): Map<string, number[]> {
   const byTopic = new Map<string, number[]>();

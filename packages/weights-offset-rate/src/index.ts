@@ -5,24 +5,15 @@
  * request per leader broker for all topics. Partitions without sampled history are weighed at
  * once from the brokers' time index (offsets by timestamp), so a fresh process's first
  * assignment is already balanced by load.
+ *
+ * The root exports what users need (listed in the package README); tests reach the internals
+ * through the unstable `@load-aware/weights-offset-rate/internal`.
  */
 export { createOffsetRateWeightSource, type OffsetRateWeightSource } from './offset-rate-weight-source.js';
-export {
-  resolveOptions,
-  defaultSampleIntervalMs,
-  defaultSampleTimeoutMs,
-  MIN_SAMPLE_INTERVAL_MS,
-  MAX_SAMPLE_INTERVAL_MS,
-  type OffsetRateWeightSourceOptions,
-  type ResolvedOffsetRateWeightSourceOptions,
-  type OffsetRateClient,
-  type ResolvedClient,
-} from './options.js';
-export type { EndOffsetsReader, EndOffsetResult } from './end-offsets-reader.js';
+export type { OffsetRateWeightSourceOptions, OffsetRateClient } from './options.js';
+// The two seams the options accept: your own end-offset reader and a clock (tests, simulations).
+export type { EndOffsetsReader } from './end-offsets-reader.js';
 export type { Clock } from './clock.js';
-export type { UnmeasuredWeight } from './weight-answer.js';
-export { MAX_CONSECUTIVE_FAILURES } from './partition-tracker.js';
-export { PartitionHistory, MAX_SAMPLES_PER_WINDOW, type RateWindow, type RecordOutcome } from './partition-history.js';
 export {
   OffsetRateErrorCodes,
   SampleTimeoutError,

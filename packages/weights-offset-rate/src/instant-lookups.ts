@@ -1,6 +1,5 @@
 import type { Logger, TopicPartition } from '@load-aware/assignor';
 import { epochMsOf, raceClock, type Clock } from './clock.js';
-import { partitionKey } from './end-offsets-reader.js';
 import { OffsetRateErrorCodes, PartitionReadError } from './errors.js';
 import {
   CLOCK_SKEW_TOLERANCE_MS,
@@ -13,6 +12,7 @@ import { kafkaErrorType } from './kafkajs-internals.js';
 import type { OffsetRateMetrics } from './metrics.js';
 import type { PartitionTracker, ReplacedInstant } from './partition-tracker.js';
 import type { TimeIndexAnswer, TimeIndexReader } from './time-index.js';
+import { errorCodeOf, partitionKey, partitionLabel } from '@load-aware/assignor/internal';
 
 /** How many partitions a log line names; the count is always given in full. */
 const EXAMPLES = 5;
@@ -102,7 +102,7 @@ export class InstantLookups {
       const ratio = larger === 0 ? 0 : Math.abs(r.sampled - r.instant.weight) / larger;
       metrics.instantDivergence(ratio);
       if (ratio >= NOTABLE_DIVERGENCE)
-        notable.push({ partition: nameOf(r), instant: r.instant.weight, sampled: r.sampled });
+        notable.push({ partition: partitionLabel(r), instant: r.instant.weight, sampled: r.sampled });
     }
     logger.debug(
       { partitions: replaced.length, diverging: notable.length, examples: notable.slice(0, EXAMPLES) },
@@ -112,7 +112,7 @@ export class InstantLookups {
     if (lagging.length > 0) {
       this.notice(
         'lagging',
-        { partitions: lagging.length, examples: lagging.slice(0, EXAMPLES).map(nameOf) },
+        { partitions: lagging.length, examples: lagging.slice(0, EXAMPLES).map(partitionLabel) },
         'offset-rate: partitions the time index showed idle are producing: they just became active, or their record timestamps lag this process clock by more than rateIntervalMs',
       );
     }
@@ -209,8 +209,8 @@ export class InstantLookups {
       const err = list.find((p) => p.error !== undefined)?.error;
       const fields = {
         partitions: list.length,
-        examples: list.slice(0, EXAMPLES).map(nameOf),
-        ...(err === undefined ? {} : { err, code: codeOf(err) }),
+        examples: list.slice(0, EXAMPLES).map(partitionLabel),
+        ...(err === undefined ? {} : { err, code: errorCodeOf(err) }),
       };
       this.notice(cause, fields, causeMessage(cause, rateIntervalMs));
     }
@@ -241,13 +241,4 @@ function causeMessage(cause: InstantCause, rateIntervalMs: number): string {
     case 'failed':
       return `offset-rate: the time-index lookup failed for these partitions; ${sampled}`;
   }
-}
-
-function nameOf(p: TopicPartition): string {
-  return `${p.topic}:${String(p.partition)}`;
-}
-
-function codeOf(err: unknown): string | undefined {
-  const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : undefined;
 }

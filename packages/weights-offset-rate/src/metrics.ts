@@ -1,4 +1,4 @@
-import { getOrCreateMetric } from '@load-aware/assignor';
+import { getOrCreateMetric } from '@load-aware/assignor/internal';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { InstantOutcome } from './instant-rate.js';
 

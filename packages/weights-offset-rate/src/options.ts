@@ -1,4 +1,4 @@
-import { isLogger, isRegistry, noopLogger, validateOptions, type Logger } from '@load-aware/assignor';
+import { isLogger, isRegistry, noopLogger, validateOptions, type Logger } from '@load-aware/assignor/internal';
 import type { Admin, Kafka } from 'kafkajs';
 import type { Registry } from 'prom-client';
 import { z } from 'zod';

@@ -1,5 +1,5 @@
 import type { TopicPartition } from '@load-aware/assignor';
-import { partitionKey } from './end-offsets-reader.js';
+import { partitionKey } from '@load-aware/assignor/internal';
 import { PartitionHistory, type RateWindow } from './partition-history.js';
 
 /**

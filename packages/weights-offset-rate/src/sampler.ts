@@ -1,9 +1,10 @@
 import { LoadAwareError, type Logger, type TopicPartition } from '@load-aware/assignor';
 import { raceClock, type Clock } from './clock.js';
-import { partitionKey, type EndOffsetsReader } from './end-offsets-reader.js';
+import type { EndOffsetsReader } from './end-offsets-reader.js';
 import { OffsetRateErrorCodes, PartitionReadError, SampleFailedError, SampleTimeoutError } from './errors.js';
 import type { OffsetRateMetrics } from './metrics.js';
 import type { PartitionOutcome, PartitionTracker, ReplacedInstant, SampleReport } from './partition-tracker.js';
+import { errorCodeOf, errorMessageOf, partitionKey, partitionLabel } from '@load-aware/assignor/internal';
 
 /**
  * Extra time a reader gets past `sampleTimeoutMs` before the sampler gives up on it. Our readers
@@ -164,10 +165,7 @@ export class Sampler {
         }
       }
     } catch (err) {
-      const error =
-        err instanceof LoadAwareError
-          ? err
-          : new SampleFailedError(err instanceof Error ? err.message : String(err), { cause: err });
+      const error = err instanceof LoadAwareError ? err : new SampleFailedError(errorMessageOf(err), { cause: err });
       for (const { topic, partition } of partitions) outcomes.set(partitionKey(topic, partition), { error });
     }
     return outcomes;
@@ -189,7 +187,7 @@ export class Sampler {
       const err = report.failed[0]?.error;
       if (this.failedInARow === 0) {
         logger.warn(
-          { partitions, err, code: codeOf(err) },
+          { partitions, err, code: errorCodeOf(err) },
           'offset-rate: no end offset could be read; weights age out after rateIntervalMs unless sampling recovers',
         );
       } else {
@@ -206,7 +204,7 @@ export class Sampler {
       metrics.sampleError('some');
       const err = report.failed[0]?.error;
       logger.warn(
-        { failed, examples: names(report.failed), err, code: codeOf(err) },
+        { failed, examples: names(report.failed), err, code: errorCodeOf(err) },
         'offset-rate: some end offsets could not be read this sample',
       );
     }
@@ -258,12 +256,7 @@ function describe(value: unknown): string {
 }
 
 function names(list: ReadonlyArray<TopicPartition>): string[] {
-  return list.slice(0, EXAMPLES).map((p) => `${p.topic}:${String(p.partition)}`);
-}
-
-function codeOf(err: unknown): string | undefined {
-  const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : undefined;
+  return list.slice(0, EXAMPLES).map(partitionLabel);
 }
 
 function round(ms: number): number {

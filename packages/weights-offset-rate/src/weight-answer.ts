@@ -1,5 +1,5 @@
 import type { PartitionWeight, TopicPartition } from '@load-aware/assignor';
-import { partitionKey } from './end-offsets-reader.js';
+import { median as medianOf, partitionKey } from '@load-aware/assignor/internal';
 
 /** What a partition without a measured weight gets: nothing (the assignor's default) or the median. */
 export type UnmeasuredWeight = 'omit' | 'median';
@@ -51,14 +51,6 @@ export function answerWeights(
   const median = unmeasured === 'median' ? medianOf(weights.map((w) => w.weight)) : undefined;
   if (median !== undefined) for (const p of missing) weights.push({ ...p, weight: median });
   return { weights, asked, measured, filled: median === undefined ? 0 : missing.length, unmeasured: missing };
-}
-
-/** The median (mean of the two middle values for an even count), undefined for none. */
-export function medianOf(values: ReadonlyArray<number>): number | undefined {
-  if (values.length === 0) return undefined;
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 function isTopicPartition(value: unknown): value is TopicPartition {

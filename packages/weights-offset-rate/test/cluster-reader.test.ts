@@ -1,7 +1,8 @@
 import { Kafka, logLevel } from 'kafkajs';
 import type { TopicPartition } from '@load-aware/assignor';
 import { createOffsetRateWeightSource, type OffsetRateWeightSource } from '@load-aware/weights-offset-rate';
-import { FakeClock, keyOf, recordingLogger } from './fakes';
+import { FakeClock, recordingLogger } from '@load-aware/test-support';
+import { partitionLabel as keyOf } from '@load-aware/assignor/internal';
 import { FakeCluster, fakeKafka, protocolError } from './fake-kafka';
 
 const SAMPLE_MS = 15_000;

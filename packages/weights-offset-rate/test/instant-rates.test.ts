@@ -5,7 +5,9 @@ import {
   type OffsetRateWeightSource,
   type OffsetRateWeightSourceOptions,
 } from '@load-aware/weights-offset-rate';
-import { EPOCH_MS, FakeClock, fakeReader, flush, keyOf, recordingLogger } from './fakes';
+import { fakeReader } from './fakes';
+import { EPOCH_MS, FakeClock, flush, recordingLogger } from '@load-aware/test-support';
+import { partitionLabel as keyOf } from '@load-aware/assignor/internal';
 import { FakeCluster, fakeAdmin, fakeKafka } from './fake-kafka';
 import { histogramCount, metricValue } from './metrics-helpers';
 

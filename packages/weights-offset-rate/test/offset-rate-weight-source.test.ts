@@ -6,7 +6,9 @@ import {
   type OffsetRateWeightSource,
   type OffsetRateWeightSourceOptions,
 } from '@load-aware/weights-offset-rate';
-import { FakeClock, fakeReader, flush, growing, keyOf, recordingLogger } from './fakes';
+import { fakeReader, growing } from './fakes';
+import { FakeClock, flush, recordingLogger } from '@load-aware/test-support';
+import { partitionLabel as keyOf } from '@load-aware/assignor/internal';
 import { histogramCount, metricValue } from './metrics-helpers';
 
 const SAMPLE_MS = 15_000;

@@ -4,19 +4,14 @@ import {
   defaultSampleTimeoutMs,
   resolveOptions,
   type OffsetRateWeightSourceOptions,
-} from '@load-aware/weights-offset-rate';
+} from '@load-aware/weights-offset-rate/internal';
 import { FakeCluster, fakeAdmin, fakeKafka } from './fake-kafka';
+import { errorThrownBy } from '@load-aware/test-support';
 
 const reader = { read: () => Promise.resolve([]) };
 
 function errorOf(options: unknown): ConfigError {
-  try {
-    resolveOptions(options);
-  } catch (err) {
-    if (err instanceof ConfigError) return err;
-    throw err;
-  }
-  throw new Error('expected a ConfigError');
+  return errorThrownBy(() => resolveOptions(options), ConfigError);
 }
 
 describe('offset-rate options', () => {

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { MAX_SAMPLES_PER_WINDOW, PartitionHistory, type RateWindow } from '@load-aware/weights-offset-rate';
+import { MAX_SAMPLES_PER_WINDOW, PartitionHistory, type RateWindow } from '@load-aware/weights-offset-rate/internal';
 
 const window: RateWindow = { rateIntervalMs: 60_000, slackMs: 7_500, smoothingHalfLifeMs: 0 };
 

@@ -1,5 +1,6 @@
 import { ConfigError } from '@load-aware/assignor';
-import { createOffsetRateWeightSource, resolveOptions } from '@load-aware/weights-offset-rate';
+import { createOffsetRateWeightSource, resolveOptions } from '@load-aware/weights-offset-rate/internal';
+import { errorThrownBy } from '@load-aware/test-support';
 
 /**
  * Every option of `createOffsetRateWeightSource(options)`, given a wrong type and a wrong range,
@@ -43,13 +44,7 @@ const BAD: Record<string, unknown[]> = {
 const OPTION_OF: Record<string, string> = { client: 'kafka' };
 
 function configErrorOf(options: unknown): ConfigError {
-  try {
-    createOffsetRateWeightSource(options as never);
-  } catch (err) {
-    if (err instanceof ConfigError) return err;
-    throw new Error(`expected a ConfigError, got ${String(err)}`, { cause: err });
-  }
-  throw new Error('expected a ConfigError');
+  return errorThrownBy(() => createOffsetRateWeightSource(options as never), ConfigError);
 }
 
 /** Every string reachable from a value (own properties, causes, arrays), to look for secrets. */

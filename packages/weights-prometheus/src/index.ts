@@ -2,10 +2,12 @@
  * @packageDocumentation
  * Partition weights from Prometheus or VictoriaMetrics for the load-aware KafkaJS assigner: one
  * PromQL instant query per assignment, over the HTTP API, with an optional short-lived cache.
+ *
+ * The root exports what users need (listed in the package README); tests reach the internals
+ * through the unstable `@load-aware/weights-prometheus/internal`.
  */
 export { createPrometheusWeightSource } from './prometheus-weight-source.js';
-export type { PrometheusWeightSourceOptions, ResolvedPrometheusWeightSourceOptions } from './options.js';
-export { resolveOptions } from './options.js';
+export type { PrometheusWeightSourceOptions } from './options.js';
 export {
   PrometheusErrorCodes,
   PrometheusQueryError,
@@ -14,10 +16,3 @@ export {
   type PrometheusQueryErrorCode,
   type PrometheusQueryErrorDetails,
 } from './errors.js';
-export { parseQueryTemplate, TOPIC_PLACEHOLDER, type QueryTemplate, type ParsedTemplate } from './query-template.js';
-export { escapeRegex, isLegalTopic, MAX_TOPIC_LENGTH } from './topics.js';
-export { parseInstantVector, parseSampleValue, type InstantVector, type VectorSample } from './response.js';
-export { MAX_EXCERPT_LENGTH } from './redaction.js';
-export { MAX_RESPONSE_BYTES } from './instant-query.js';
-export type { QueryResult } from './metrics.js';
-export type { LookupResult } from './cache.js';

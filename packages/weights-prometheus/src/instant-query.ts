@@ -2,6 +2,7 @@ import axios, { type AxiosInstance, type AxiosResponse } from 'axios';
 import { PrometheusErrorCodes, PrometheusQueryError } from './errors.js';
 import { excerpt, type Redactor } from './redaction.js';
 import { parseInstantVector, type InstantVector } from './response.js';
+import { errorCodeOf, errorMessageOf } from '@load-aware/assignor/internal';
 
 /** Largest response body accepted; a broad query against a big server must not exhaust memory. */
 export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
@@ -107,15 +108,9 @@ async function run(client: AxiosInstance, config: InstantQueryConfig, promql: st
 
 /** A plain error with the failure's code and message only: no config, headers, request or response. */
 function sanitize(err: unknown, redactor: Redactor): Error {
-  const code = codeOf(err);
-  const message = redactor.redact(err instanceof Error ? err.message : String(err));
+  const code = errorCodeOf(err);
+  const message = redactor.redact(errorMessageOf(err));
   const plain = new Error(code === undefined || message.includes(code) ? message : `${code}: ${message}`);
   if (code !== undefined) Object.defineProperty(plain, 'code', { value: code, enumerable: true });
   return plain;
-}
-
-function codeOf(err: unknown): string | undefined {
-  if (typeof err !== 'object' || err === null) return undefined;
-  const code = (err as { code?: unknown }).code;
-  return typeof code === 'string' ? code : undefined;
 }

@@ -1,4 +1,4 @@
-import { getOrCreateMetric } from '@load-aware/assignor';
+import { getOrCreateMetric } from '@load-aware/assignor/internal';
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { PrometheusErrorCodes, type PrometheusQueryErrorCode } from './errors.js';
 import type { LookupResult } from './cache.js';

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { PartitionWeight, TopicPartition, WeightSource } from '@load-aware/assignor';
+import { partitionKey } from '@load-aware/assignor/internal';
 import { createAnswerCache } from './cache.js';
 import { InvalidTopicError, PrometheusQueryError } from './errors.js';
 import { createInstantQuery } from './instant-query.js';
@@ -146,8 +147,4 @@ function parsePartition(label: string | undefined): number | undefined {
   if (label === undefined || !/^\d{1,10}$/.test(label)) return undefined;
   const partition = Number(label);
   return partition <= 0x7fff_ffff ? partition : undefined;
-}
-
-function partitionKey(topic: string, partition: number): string {
-  return `${topic}\0${String(partition)}`;
 }

@@ -1,18 +1,13 @@
 import { ConfigError, ErrorCodes } from '@load-aware/assignor';
-import { createPrometheusWeightSource, resolveOptions } from '@load-aware/weights-prometheus';
+import { createPrometheusWeightSource, resolveOptions } from '@load-aware/weights-prometheus/internal';
 import { Registry } from 'prom-client';
 import { reachableStrings } from './fake-prometheus';
+import { errorThrownBy } from '@load-aware/test-support';
 
 const base = { url: 'http://127.0.0.1:9090', query: 'x{topic=~"%s"}' };
 
 function configErrorOf(options: unknown): ConfigError {
-  try {
-    resolveOptions(options);
-  } catch (err) {
-    if (err instanceof ConfigError) return err;
-    throw err;
-  }
-  throw new Error('expected a ConfigError');
+  return errorThrownBy(() => resolveOptions(options), ConfigError);
 }
 
 describe('PrometheusWeightSource options', () => {

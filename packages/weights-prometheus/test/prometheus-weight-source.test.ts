@@ -1,6 +1,6 @@
 import { createServer as createTcpServer, type Server as TcpServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { fetchWeights, type TopicPartition, type WeightSource } from '@load-aware/assignor';
+import { fetchWeights, type TopicPartition, type WeightSource } from '@load-aware/assignor/internal';
 import {
   createPrometheusWeightSource,
   InvalidTopicError,
@@ -8,7 +8,7 @@ import {
   PrometheusErrorCodes,
   PrometheusQueryError,
   type PrometheusWeightSourceOptions,
-} from '@load-aware/weights-prometheus';
+} from '@load-aware/weights-prometheus/internal';
 import { Registry } from 'prom-client';
 import {
   reachableStrings,
@@ -18,6 +18,7 @@ import {
   vectorBody,
   type FakePrometheus,
 } from './fake-prometheus';
+import { rejectionOf } from '@load-aware/test-support';
 
 const QUERY = 'sum by (topic, partition) (rate(kafka_messages_in_total{topic=~"%s"}[1m]))';
 let fake: FakePrometheus;
@@ -37,14 +38,8 @@ function tps(topic: string, ...partitions: number[]): TopicPartition[] {
   return partitions.map((partition) => ({ topic, partition }));
 }
 
-async function rejectionOf(promise: Promise<unknown>): Promise<PrometheusQueryError> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof PrometheusQueryError) return err;
-    throw err;
-  }
-  throw new Error('expected a PrometheusQueryError');
+function queryErrorOf(promise: Promise<unknown>): Promise<PrometheusQueryError> {
+  return rejectionOf(promise, PrometheusQueryError);
 }
 
 describe('createPrometheusWeightSource', () => {
@@ -157,14 +152,14 @@ describe('createPrometheusWeightSource', () => {
   describe('failures', () => {
     it('rejects a non-success status with the server’s error type and message', async () => {
       fake.answer({ body: '{"status":"error","errorType":"bad_data","error":"1:15: parse error: unexpected }"}' });
-      const err = await rejectionOf(source().getWeights(tps('t', 0)));
+      const err = await queryErrorOf(source().getWeights(tps('t', 0)));
       expect(err.code).toBe(PrometheusErrorCodes.queryFailed);
       expect(err.message).toContain('bad_data: 1:15: parse error');
     });
 
     it('rejects a non-2xx answer with its status and a bounded excerpt of the body', async () => {
       fake.answer({ status: 503, body: `Service Unavailable\n\n${'x'.repeat(10_000)}` });
-      const err = await rejectionOf(source().getWeights(tps('t', 0)));
+      const err = await queryErrorOf(source().getWeights(tps('t', 0)));
       expect(err.code).toBe(PrometheusErrorCodes.httpStatus);
       expect(err.status).toBe(503);
       expect(err.message).toContain('HTTP 503: Service Unavailable xxx');
@@ -174,14 +169,14 @@ describe('createPrometheusWeightSource', () => {
 
     it('rejects a 4xx JSON error body as an HTTP status error that quotes the body', async () => {
       fake.answer({ status: 400, body: '{"status":"error","errorType":"bad_data","error":"invalid parameter"}' });
-      const err = await rejectionOf(source().getWeights(tps('t', 0)));
+      const err = await queryErrorOf(source().getWeights(tps('t', 0)));
       expect(err.code).toBe(PrometheusErrorCodes.httpStatus);
       expect(err.message).toContain('invalid parameter');
     });
 
     it('does not follow redirects (they would carry the Authorization header elsewhere)', async () => {
       fake.answer({ status: 302, body: '' });
-      const err = await rejectionOf(source().getWeights(tps('t', 0)));
+      const err = await queryErrorOf(source().getWeights(tps('t', 0)));
       expect(err.code).toBe(PrometheusErrorCodes.httpStatus);
       expect(err.message).toContain('(empty body)');
       expect(fake.requests).toHaveLength(1);
@@ -193,14 +188,14 @@ describe('createPrometheusWeightSource', () => {
       ['a non-numeric value', vectorBody([series('t', 0, 'lots')])],
     ])('rejects a 2xx body that is %s as malformed', async (_what, body) => {
       fake.answer({ body });
-      const err = await rejectionOf(source().getWeights(tps('t', 0)));
+      const err = await queryErrorOf(source().getWeights(tps('t', 0)));
       expect(err.code).toBe(PrometheusErrorCodes.malformedResponse);
     });
 
     it('times out when the server does not answer within timeoutMs', async () => {
       fake.answer({ body: vectorBody([]), delayMs: 5_000 });
       const startedAt = Date.now();
-      const err = await rejectionOf(source({ timeoutMs: 200 }).getWeights(tps('t', 0)));
+      const err = await queryErrorOf(source({ timeoutMs: 200 }).getWeights(tps('t', 0)));
       expect(err.code).toBe(PrometheusErrorCodes.timeout);
       expect(err.message).toContain('timeoutMs=200');
       expect(Date.now() - startedAt).toBeLessThan(1_500);
@@ -212,7 +207,7 @@ describe('createPrometheusWeightSource', () => {
       await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
       try {
         const { port } = silent.address() as AddressInfo;
-        const err = await rejectionOf(
+        const err = await queryErrorOf(
           source({ url: `http://127.0.0.1:${String(port)}`, timeoutMs: 200 }).getWeights(tps('t', 0)),
         );
         expect(err.code).toBe(PrometheusErrorCodes.timeout);
@@ -229,7 +224,7 @@ describe('createPrometheusWeightSource', () => {
     it('bounds the whole exchange: a body trickled byte by byte still times out', async () => {
       fake.answer({ body: vectorBody([series('t', 0, '1')]), trickleMs: 20 });
       const startedAt = Date.now();
-      const err = await rejectionOf(source({ timeoutMs: 300 }).getWeights(tps('t', 0)));
+      const err = await queryErrorOf(source({ timeoutMs: 300 }).getWeights(tps('t', 0)));
       expect(err.code).toBe(PrometheusErrorCodes.timeout);
       expect(Date.now() - startedAt).toBeLessThan(1_500);
     });
@@ -237,7 +232,7 @@ describe('createPrometheusWeightSource', () => {
     it('rejects when nothing listens, with a plain cause that holds only the failure code and message', async () => {
       const url = fake.url;
       await fake.close();
-      const err = await rejectionOf(createPrometheusWeightSource({ url, query: QUERY }).getWeights(tps('t', 0)));
+      const err = await queryErrorOf(createPrometheusWeightSource({ url, query: QUERY }).getWeights(tps('t', 0)));
       expect(err.code).toBe(PrometheusErrorCodes.requestFailed);
       expect(err.message).toContain('ECONNREFUSED');
       expect(err.cause).toBeInstanceOf(Error);
@@ -266,7 +261,7 @@ describe('createPrometheusWeightSource', () => {
       ];
       for (const answer of answers) {
         fake.answer(answer);
-        const err = await rejectionOf(
+        const err = await queryErrorOf(
           source({ authorization: token, logger, registry, timeoutMs: 200 }).getWeights(tps('t', 0)),
         );
         check(err.code, err);
@@ -276,7 +271,7 @@ describe('createPrometheusWeightSource', () => {
       await fake.close();
       check(
         'refused',
-        await rejectionOf(
+        await queryErrorOf(
           createPrometheusWeightSource({ url, query: QUERY, authorization: token, logger, registry }).getWeights(
             tps('t', 0),
           ),
@@ -291,7 +286,7 @@ describe('createPrometheusWeightSource', () => {
 
     it('is redacted from a body excerpt, keeping the rest of the excerpt', async () => {
       fake.answer({ status: 403, body: `forbidden for ${token}` });
-      const err = await rejectionOf(source({ authorization: token }).getWeights(tps('t', 0)));
+      const err = await queryErrorOf(source({ authorization: token }).getWeights(tps('t', 0)));
       expect(err.message).toContain('forbidden for [REDACTED]');
     });
   });

@@ -1,4 +1,9 @@
-import { escapeRegex, isLegalTopic, MAX_TOPIC_LENGTH, parseQueryTemplate } from '@load-aware/weights-prometheus';
+import {
+  escapeRegex,
+  isLegalTopic,
+  MAX_TOPIC_LENGTH,
+  parseQueryTemplate,
+} from '@load-aware/weights-prometheus/internal';
 
 function render(template: string, topics: string[]): string {
   const parsed = parseQueryTemplate(template);

@@ -1,6 +1,7 @@
 import { ConfigError } from '@load-aware/assignor';
-import { createPrometheusWeightSource, resolveOptions } from '@load-aware/weights-prometheus';
+import { createPrometheusWeightSource, resolveOptions } from '@load-aware/weights-prometheus/internal';
 import { reachableStrings } from './fake-prometheus';
+import { errorThrownBy } from '@load-aware/test-support';
 
 /**
  * Every option of `createPrometheusWeightSource(options)`, given a wrong type and a wrong range,
@@ -39,13 +40,7 @@ const BAD: Record<string, unknown[]> = {
 const OPTION_OF: Record<string, string> = { endpoint: 'url', template: 'query' };
 
 function configErrorOf(options: unknown): ConfigError {
-  try {
-    createPrometheusWeightSource(options as never);
-  } catch (err) {
-    if (err instanceof ConfigError) return err;
-    throw new Error(`expected a ConfigError, got ${String(err)}`, { cause: err });
-  }
-  throw new Error('expected a ConfigError');
+  return errorThrownBy(() => createPrometheusWeightSource(options as never), ConfigError);
 }
 
 const cases = Object.entries(BAD).flatMap(([key, values]) =>

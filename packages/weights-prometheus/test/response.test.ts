@@ -1,4 +1,4 @@
-import { parseInstantVector, parseSampleValue } from '@load-aware/weights-prometheus';
+import { parseInstantVector, parseSampleValue } from '@load-aware/weights-prometheus/internal';
 
 describe('instant-vector bodies', () => {
   it('reads labels and string sample values, including NaN and ±Inf', () => {

@@ -11,7 +11,7 @@
  * Usage: node packages/assignor/.build/bench/quality/quality.bench.js [case-id ...]
  */
 import { availableParallelism, cpus, loadavg } from 'node:os';
-import { balance, referenceBalance } from '@load-aware/assignor';
+import { balance, referenceBalance } from '@load-aware/assignor/internal';
 import { optimum } from './exact.js';
 import { moved, score, weightMap, type Assignment } from './judge.js';
 import { createKafkaJsRoundRobin } from './kafkajs-round-robin.js';

@@ -47,7 +47,7 @@ import { resolveBalanceOptions } from './tuning.js';
  */
 export function balance(input: BalanceInput, options: BalanceOptions = {}): BalanceResult {
   const settings = resolveBalanceOptions(options);
-  const model = buildModel(input, options);
+  const model = buildModel(input, settings.defaultWeight);
   const previous = resolvePrevious(model, input);
   const level = {
     tolerance: settings.moveTolerance,
@@ -66,7 +66,7 @@ export function balance(input: BalanceInput, options: BalanceOptions = {}): Bala
  * as by {@link balance}, so the two can be compared directly.
  */
 export function referenceBalance(input: BalanceInput, options: BalanceOptions = {}): BalanceResult {
-  const model = buildModel(input, options);
+  const model = buildModel(input, resolveBalanceOptions(options).defaultWeight);
   const tallies = emptyTallies(model);
   const owner = placeGreedy(model, tallies);
   const weighted = model.partitions.flatMap((p, index) => (p.weight > 0 ? [index] : []));

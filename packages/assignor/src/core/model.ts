@@ -1,10 +1,8 @@
-import type { BalanceInput, BalanceOptions } from './types.js';
+import type { BalanceInput } from './types.js';
 import { compareStrings } from './order.js';
 import { resolvePartitions, type ResolvedPartition } from './weights.js';
+import { instanceCapacities } from './capacity.js';
 import { InvalidBalanceInputError } from '../errors.js';
-
-/** Default weight of a partition that has no usable weight. */
-export const DEFAULT_PARTITION_WEIGHT = 1;
 
 /** Members and instances of one topic's subscribers, as indexes into the model's arrays. */
 export interface TopicSubscribers {
@@ -38,10 +36,10 @@ export interface BalanceModel {
 
 /**
  * Turns the caller's input into a {@link BalanceModel}. Throws {@link InvalidBalanceInputError}
- * for input no assignment can satisfy (a duplicated member id, an empty id).
+ * for input no assignment can satisfy (a duplicated member id, an empty id). `defaultWeight` is
+ * the already-checked weight of partitions without a usable one.
  */
-export function buildModel(input: BalanceInput, options: BalanceOptions = {}): BalanceModel {
-  const defaultWeight = options.defaultWeight ?? DEFAULT_PARTITION_WEIGHT;
+export function buildModel(input: BalanceInput, defaultWeight: number): BalanceModel {
   const members = [...input.members].sort((a, b) => compareStrings(a.memberId, b.memberId));
   for (let i = 0; i < members.length; i++) {
     const member = members[i]!;
@@ -55,15 +53,8 @@ export function buildModel(input: BalanceInput, options: BalanceOptions = {}): B
   const instanceIndex = new Map(instanceIds.map((id, i) => [id, i]));
   const memberInstance = Int32Array.from(members, (m) => instanceIndex.get(m.instanceId)!);
   const instanceMembers = instanceIds.map((_, i) => indexesWhere(memberInstance, i));
-  // Members of one instance should agree on its capacity; if they do not, the largest positive
-  // value wins so that the outcome does not depend on which member happens to be listed first.
-  const instanceCapacity = new Float64Array(instanceIds.length).fill(0);
-  members.forEach((m, i) => {
-    const cap = m.capacity;
-    const usable = typeof cap === 'number' && Number.isFinite(cap) && cap > 0 ? cap : 1;
-    const inst = memberInstance[i]!;
-    instanceCapacity[inst] = Math.max(instanceCapacity[inst]!, usable);
-  });
+  const capacityById = instanceCapacities(members);
+  const instanceCapacity = Float64Array.from(instanceIds, (id) => capacityById.get(id)!);
 
   const subscribersByTopic = buildSubscribers(
     members.map((m) => m.topics),

@@ -1,6 +1,6 @@
 import type { BalanceMember, TopicPartition } from './types.js';
 import { compareStrings, comparePartitions } from './order.js';
-import { partitionKey } from './weights.js';
+import { partitionKey } from './partition-key.js';
 
 /**
  * The safety net: deals partitions out one by one, in topic/partition order, to the members

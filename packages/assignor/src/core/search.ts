@@ -1,3 +1,4 @@
+import { RELATIVE_EPS } from './numbers.js';
 import type { Problem } from './problem.js';
 import { extremes, indexItems, moveItem, type Placement } from './placement.js';
 import { moveDelta, type MoveLedger, type WorkBudget } from './ledger.js';
@@ -16,7 +17,6 @@ export interface SearchGoal {
 }
 
 /** Improvements smaller than this fraction of the busiest level are float noise, not progress. */
-const RELATIVE_EPS = 1e-9;
 
 /**
  * Rounds of "lower the maximum, then raise the minimum". Raising the minimum can open new ways to

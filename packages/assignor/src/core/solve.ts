@@ -1,3 +1,4 @@
+import { RELATIVE_EPS } from './numbers.js';
 import { meanLoad, type Problem } from './problem.js';
 import { emptyPlacement, extremes, place, placeGreedily, type Placement } from './placement.js';
 import { countMoves, freeLedger, type MoveLedger, type WorkBudget } from './ledger.js';
@@ -7,7 +8,6 @@ import { relabel } from './relabel.js';
 import { searchExactly } from './exact.js';
 
 /** Comparisons of levels ignore differences below this fraction (float noise). */
-const RELATIVE_EPS = 1e-9;
 
 /**
  * Searches stop once the busiest level is this close to the lower bound (and the least busy this

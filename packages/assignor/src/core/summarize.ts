@@ -1,10 +1,10 @@
+import { median, RELATIVE_EPS } from './numbers.js';
 import type { BalanceResult, InstanceLoad, MemberLoad, TopicPartition } from './types.js';
 import type { BalanceModel } from './model.js';
 import type { PreviousOwners } from './previous.js';
 import { comparePartitions, compareStrings } from './order.js';
 
 /** Lower bounds this close above the achieved maximum are summation-order noise, not a bound. */
-const RELATIVE_EPS = 1e-9;
 
 /**
  * Builds the public result from the owner of each partition. Tallies are summed afresh in model
@@ -96,15 +96,6 @@ export function summarize(
     forcedMoveCount,
     previouslyOwnedCount,
   };
-}
-
-/** Median of a list of numbers, undefined for an empty list. */
-function median(values: Float64Array): number | undefined {
-  if (values.length === 0) return undefined;
-  // A typed array sorts numerically without a comparator, several times faster on 100k values.
-  const sorted = values.sort();
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 /** Topics whose subscribers live on fewer than all instances. */

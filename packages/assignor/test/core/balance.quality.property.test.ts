@@ -6,7 +6,7 @@ import {
   type BalanceResult,
   type TopicPartition,
   type WeightedPartition,
-} from '@load-aware/assignor';
+} from '@load-aware/assignor/internal';
 import { keyOf } from './fixtures';
 
 const RUNS = { numRuns: 150 };

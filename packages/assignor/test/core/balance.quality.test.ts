@@ -5,8 +5,9 @@ import {
   type BalanceInput,
   type BalanceOptions,
   type BalanceResult,
-} from '@load-aware/assignor';
+} from '@load-aware/assignor/internal';
 import { member, uniform, weighted } from './fixtures';
+import { errorThrownBy } from '@load-aware/test-support';
 
 /** One single-member instance per weight list entry's group: the textbook setting. */
 function singles(count: number): BalanceInput['members'] {
@@ -18,13 +19,7 @@ function loads(result: BalanceResult): number[] {
 }
 
 function errorOf(input: BalanceInput, options: BalanceOptions): InvalidBalanceInputError {
-  try {
-    balance(input, options);
-  } catch (err) {
-    if (err instanceof InvalidBalanceInputError) return err;
-    throw err;
-  }
-  throw new Error('expected balance() to throw');
+  return errorThrownBy(() => balance(input, options), InvalidBalanceInputError);
 }
 
 describe('balance quality on the classic hard cases for greedy', () => {
@@ -184,10 +179,28 @@ describe('balance options', () => {
     ['maxMovesPerRebalance', { maxMovesPerRebalance: -1 }],
     ['maxMovesPerRebalance', { maxMovesPerRebalance: Number.NaN }],
     ['searchBudget', { searchBudget: -5 }],
+    ['searchBudget', { searchBudget: '5' as unknown as number }],
+    ['defaultWeight', { defaultWeight: Number.NaN }],
+    ['defaultWeight', { defaultWeight: -1 }],
+    ['defaultWeight', { defaultWeight: Number.POSITIVE_INFINITY }],
+    ['defaultWeight', { defaultWeight: '2' as unknown as number }],
   ])('rejects a bad %s with InvalidBalanceInputError naming it', (field, options) => {
     const err = errorOf(input, options);
     expect(err.code).toBe('LOAD_AWARE_INVALID_BALANCE_INPUT');
     expect(err.field).toBe(field);
+  });
+
+  it('checks options in referenceBalance() too, and rejects options that are not an object', () => {
+    expect(() => referenceBalance(input, { defaultWeight: Number.NaN })).toThrow(InvalidBalanceInputError);
+    expect(() => balance(input, null as unknown as BalanceOptions)).toThrow(/options null/);
+  });
+
+  it('gives the same result for any input order once a default weight is set', () => {
+    // A NaN default used to make the heaviest-first comparator inconsistent; a valid one never does.
+    const partitions = [...uniform('t', 6, 1), { topic: 't', partition: 9 }, { topic: 't', partition: 7 }];
+    const forward = balance({ members: singles(3), partitions }, { defaultWeight: 2.5 });
+    const backward = balance({ members: singles(3), partitions: [...partitions].reverse() }, { defaultWeight: 2.5 });
+    expect(backward.assignments).toEqual(forward.assignments);
   });
 
   it('accepts an unbounded maxMovesPerRebalance and a zero tolerance', () => {

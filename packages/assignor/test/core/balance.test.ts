@@ -6,17 +6,12 @@ import {
   type BalanceInput,
   type BalanceResult,
   type WeightedPartition,
-} from '@load-aware/assignor';
+} from '@load-aware/assignor/internal';
 import { label, labels, member, uniform, weighted } from './fixtures';
+import { errorThrownBy } from '@load-aware/test-support';
 
 function errorOf(input: BalanceInput): InvalidBalanceInputError {
-  try {
-    balance(input);
-  } catch (err) {
-    if (err instanceof InvalidBalanceInputError) return err;
-    throw err;
-  }
-  throw new Error('expected balance() to throw');
+  return errorThrownBy(() => balance(input), InvalidBalanceInputError);
 }
 
 function instanceCounts(result: BalanceResult): Record<string, number> {

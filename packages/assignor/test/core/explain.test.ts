@@ -5,7 +5,7 @@ import {
   type BalanceMember,
   type BalanceOptions,
   type UnevennessFactor,
-} from '@load-aware/assignor';
+} from '@load-aware/assignor/internal';
 import { member, uniform, weighted } from './fixtures';
 
 type Code = UnevennessFactor['code'];

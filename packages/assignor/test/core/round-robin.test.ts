@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { roundRobin, type BalanceMember, type TopicPartition } from '@load-aware/assignor';
+import { roundRobin, type BalanceMember, type TopicPartition } from '@load-aware/assignor/internal';
 import { keyOf, labels, member, uniform } from './fixtures';
 
 describe('roundRobin', () => {

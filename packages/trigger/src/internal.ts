@@ -1,0 +1,16 @@
+/**
+ * @packageDocumentation
+ * Internals of `@load-aware/trigger` for the tests: the election, the group observation, the
+ * check-log hints and option resolution. **Unstable**: anything here may change in any release.
+ * Users import from the package root.
+ */
+export * from './index.js';
+export type { ObservedMember } from './load.js';
+export { electCoordinator } from './election.js';
+export { observeGroup, type ObservedGroup } from './observe.js';
+export { likelyCauses, type CheckContext } from './check-log.js';
+export {
+  resolveTriggerOptions,
+  type ResolvedThresholdTriggerOptions,
+  type ResolvedTriggerControllerOptions,
+} from './options.js';

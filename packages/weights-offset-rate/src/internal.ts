@@ -1,0 +1,20 @@
+/**
+ * @packageDocumentation
+ * Internals of `@load-aware/weights-offset-rate` for the tests and sibling packages: option
+ * resolution and its defaults, the sample history, the reader and clock seams. **Unstable**:
+ * anything here may change in any release. Users import from the package root.
+ */
+export * from './index.js';
+export {
+  resolveOptions,
+  defaultSampleIntervalMs,
+  defaultSampleTimeoutMs,
+  MIN_SAMPLE_INTERVAL_MS,
+  MAX_SAMPLE_INTERVAL_MS,
+  type ResolvedOffsetRateWeightSourceOptions,
+  type ResolvedClient,
+} from './options.js';
+export type { EndOffsetResult } from './end-offsets-reader.js';
+export type { UnmeasuredWeight } from './weight-answer.js';
+export { MAX_CONSECUTIVE_FAILURES } from './partition-tracker.js';
+export { PartitionHistory, MAX_SAMPLES_PER_WINDOW, type RateWindow, type RecordOutcome } from './partition-history.js';
