@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { AssignerProtocol, type Cluster, type GroupMember, type GroupMemberAssignment } from 'kafkajs';
 import { Registry } from 'prom-client';
 import { encodeUserData, LoadAwareAssigner, type WeightSource } from '@load-aware/assignor/internal';
-import { recordingLogger } from '@load-aware/test-support';
+import { partitionMetadata, recordingLogger } from '@load-aware/test-support';
 
 /**
  * Bad input, end to end: `assign()` as KafkaJS calls it on the leader, with arbitrary member
@@ -248,14 +248,7 @@ function fuzzCluster(s: Scenario): { cluster: Cluster; visible: () => Map<string
       const m = byTopic.get(topic);
       if (m?.kind === 'throws') throw new Error('Topic metadata not loaded');
       if (m === undefined || m.kind === 'unknown' || !shown.has(topic)) return [];
-      return Array.from({ length: m.partitions }, (_, partitionId) => ({
-        partitionId,
-        leader: 1,
-        partitionErrorCode: 0,
-        replicas: [1],
-        isr: [1],
-        offlineReplicas: [],
-      }));
+      return partitionMetadata(m.partitions);
     },
   };
   const visible = (): Map<string, number> => {

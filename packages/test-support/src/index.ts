@@ -10,6 +10,7 @@ export { FakeClock, EPOCH_MS, flush, manualClock } from './clock.js';
 export {
   fakeCluster,
   silentKafkaLogger,
+  partitionMetadata,
   member,
   memberWithUserData,
   decodeAssignments,

@@ -4,6 +4,7 @@ import {
   type GroupMember,
   type GroupMemberAssignment,
   type Logger as KafkaJsLogger,
+  type PartitionMetadata,
 } from 'kafkajs';
 import type { TopicPartition } from '@load-aware/assignor';
 import { encodeUserData, partitionLabel } from '@load-aware/assignor/internal';
@@ -34,17 +35,7 @@ export function fakeCluster(
   const targetTopicCalls: string[][] = [];
   // Built once per topic: a benchmark times the assigner, not this fake.
   const metadata = new Map(
-    Object.entries(partitionsPerTopic).map(([topic, count]) => [
-      topic,
-      Array.from({ length: count }, (_, partitionId) => ({
-        partitionId,
-        leader: 1,
-        partitionErrorCode: 0,
-        replicas: [1],
-        isr: [1],
-        offlineReplicas: [],
-      })),
-    ]),
+    Object.entries(partitionsPerTopic).map(([topic, count]) => [topic, partitionMetadata(count)]),
   );
   const cluster = {
     targetTopicCalls,
@@ -57,6 +48,18 @@ export function fakeCluster(
   };
   // Only these calls are ever made by an assigner; the rest of Cluster is irrelevant here.
   return cluster as unknown as FakeCluster;
+}
+
+/** KafkaJS's partition metadata for partitions 0..count-1 of a healthy one-broker topic. */
+export function partitionMetadata(count: number): PartitionMetadata[] {
+  return Array.from({ length: count }, (_, partitionId) => ({
+    partitionId,
+    leader: 1,
+    partitionErrorCode: 0,
+    replicas: [1],
+    isr: [1],
+    offlineReplicas: [],
+  }));
 }
 
 /** A KafkaJS logger that drops everything. */

@@ -3,6 +3,7 @@ import type { Admin } from 'kafkajs';
 import { groupByTopic, type EndOffsetResult, type OwnedEndOffsetsReader } from './end-offsets-reader.js';
 import { OffsetRateErrorCodes, PartitionReadError } from './errors.js';
 import { kafkaErrorType } from './kafkajs-internals.js';
+import { InflightWork } from './inflight-work.js';
 
 /** Topics asked for at once: each costs KafkaJS two ListOffsets per leader broker. */
 const TOPIC_CONCURRENCY = 4;
@@ -23,20 +24,13 @@ const TOPIC_CONCURRENCY = 4;
  */
 export function createAdminReader(admin: Admin, owned: boolean, logger: Logger): OwnedEndOffsetsReader {
   let verifyTopics = false;
-  const inflight = new Set<Promise<unknown>>();
-  const tracked = <T>(work: Promise<T>): Promise<T> => {
-    inflight.add(work);
-    work.then(
-      () => inflight.delete(work),
-      () => inflight.delete(work),
-    );
-    return work;
-  };
+  // Abandoned work keeps running: close() waits for it before the last disconnect.
+  const inflight = new InflightWork();
 
   async function readTopic(topic: string, partitions: number[], deadline: number): Promise<EndOffsetResult[]> {
     try {
       const offsets = await withTimeout(
-        tracked(admin.fetchTopicOffsets(topic)),
+        inflight.track(admin.fetchTopicOffsets(topic)),
         Math.max(1, deadline - Date.now()),
         () => new Error(`no answer for topic ${topic} in time`),
       );
@@ -78,7 +72,7 @@ export function createAdminReader(admin: Admin, owned: boolean, logger: Logger):
     let existing: Set<string> | undefined;
     if (verifyTopics) {
       existing = new Set(
-        await withTimeout(tracked(admin.listTopics()), timeoutMs, () => new Error('topics not listed in time')),
+        await withTimeout(inflight.track(admin.listTopics()), timeoutMs, () => new Error('topics not listed in time')),
       );
       verifyTopics = false;
     }
@@ -114,11 +108,11 @@ export function createAdminReader(admin: Admin, owned: boolean, logger: Logger):
     read,
     async close() {
       if (!owned) {
-        await Promise.allSettled([...inflight]);
+        await inflight.settled();
         return;
       }
       await admin.disconnect();
-      await Promise.allSettled([...inflight]);
+      await inflight.settled();
       await admin.disconnect();
     },
   };

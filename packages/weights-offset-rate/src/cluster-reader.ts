@@ -17,6 +17,7 @@ import {
   type ListOffsetsResponse,
 } from './kafkajs-internals.js';
 import type { OffsetAtTime, TimeIndexAnswer, TimeIndexReader, TimeIndexTargets } from './time-index.js';
+import { InflightWork } from './inflight-work.js';
 
 /**
  * Reads end offsets through a private KafkaJS `Cluster`: one metadata refresh when needed, then
@@ -45,18 +46,8 @@ import type { OffsetAtTime, TimeIndexAnswer, TimeIndexReader, TimeIndexTargets }
 export function createClusterReader(cluster: InternalCluster, logger: Logger): OwnedEndOffsetsReader & TimeIndexReader {
   let forceRefresh = false;
   let metadataQueue: Promise<unknown> = Promise.resolve();
-  const inflight = new Set<Promise<unknown>>();
-
-  // Work abandoned by a timeout keeps running; close() waits for it before the last disconnect,
-  // because a KafkaJS retry could otherwise reconnect after we disconnected.
-  const tracked = <T>(work: Promise<T>): Promise<T> => {
-    inflight.add(work);
-    work.then(
-      () => inflight.delete(work),
-      () => inflight.delete(work),
-    );
-    return work;
-  };
+  // Abandoned work keeps running: close() waits for it before the last disconnect.
+  const inflight = new InflightWork();
 
   /** Runs {@link syncMetadataNow} after every sync queued before it has settled. */
   function syncMetadata(topics: string[]): Promise<Set<string>> {
@@ -101,7 +92,7 @@ export function createClusterReader(cluster: InternalCluster, logger: Logger): O
   ): Promise<{ byLeader: Map<number, Map<string, number[]>>; failed: Failed[]; topics: number }> {
     const byTopic = groupByTopic(partitions);
     const missing = await withTimeout(
-      tracked(syncMetadata(topics)),
+      inflight.track(syncMetadata(topics)),
       timeoutMs,
       () => new SampleTimeoutError(timeoutMs),
     );
@@ -170,7 +161,7 @@ export function createClusterReader(cluster: InternalCluster, logger: Logger): O
     counter.requests++;
     try {
       const response = await withTimeout(
-        tracked(listOffsets(nodeId, topics, timestamp)),
+        inflight.track(listOffsets(nodeId, topics, timestamp)),
         Math.max(1, deadline - Date.now()),
         () => new Error(`no answer from broker ${String(nodeId)} in time`),
       );
@@ -254,7 +245,7 @@ export function createClusterReader(cluster: InternalCluster, logger: Logger): O
     lookup,
     async close() {
       await cluster.disconnect();
-      await Promise.allSettled([...inflight]);
+      await inflight.settled();
       await cluster.disconnect();
     },
   };

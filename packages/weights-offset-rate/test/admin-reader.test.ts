@@ -1,7 +1,6 @@
-import type { TopicPartition } from '@load-aware/assignor';
 import { createOffsetRateWeightSource, type OffsetRateWeightSource } from '@load-aware/weights-offset-rate';
 import { FakeClock, recordingLogger } from '@load-aware/test-support';
-import { partitionLabel as keyOf } from '@load-aware/assignor/internal';
+import { tp, weightsOf } from './fakes';
 import { FakeCluster, fakeAdmin, fakeKafka } from './fake-kafka';
 
 const SAMPLE_MS = 15_000;
@@ -9,15 +8,6 @@ const sources: OffsetRateWeightSource[] = [];
 afterEach(async () => {
   await Promise.all(sources.splice(0).map((s) => s.stop()));
 });
-
-const tp = (topic: string, partition: number): TopicPartition => ({ topic, partition });
-
-async function weightsOf(
-  source: OffsetRateWeightSource,
-  partitions: TopicPartition[],
-): Promise<Record<string, number>> {
-  return Object.fromEntries((await source.getWeights(partitions)).map((w) => [keyOf(w), w.weight]));
-}
 
 describe('reading end offsets through a KafkaJS admin client', () => {
   it('reads topic by topic through the admin passed in and never disconnects it', async () => {

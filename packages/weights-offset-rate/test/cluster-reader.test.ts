@@ -1,8 +1,7 @@
 import { Kafka, logLevel } from 'kafkajs';
-import type { TopicPartition } from '@load-aware/assignor';
 import { createOffsetRateWeightSource, type OffsetRateWeightSource } from '@load-aware/weights-offset-rate';
 import { FakeClock, recordingLogger } from '@load-aware/test-support';
-import { partitionLabel as keyOf } from '@load-aware/assignor/internal';
+import { tp, weightsOf } from './fakes';
 import { FakeCluster, fakeKafka, protocolError } from './fake-kafka';
 
 const SAMPLE_MS = 15_000;
@@ -20,15 +19,6 @@ function setup(cluster: FakeCluster) {
   sources.push(source);
   source.start();
   return { clock, logger, kafka, source };
-}
-
-const tp = (topic: string, partition: number): TopicPartition => ({ topic, partition });
-
-async function weightsOf(
-  source: OffsetRateWeightSource,
-  partitions: TopicPartition[],
-): Promise<Record<string, number>> {
-  return Object.fromEntries((await source.getWeights(partitions)).map((w) => [keyOf(w), w.weight]));
 }
 
 describe('reading end offsets through a private KafkaJS cluster', () => {

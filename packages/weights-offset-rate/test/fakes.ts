@@ -1,7 +1,11 @@
 import type { TopicPartition } from '@load-aware/assignor';
 import { partitionLabel as keyOf } from '@load-aware/assignor/internal';
 import type { FakeClock } from '@load-aware/test-support';
-import type { EndOffsetResult, EndOffsetsReader } from '@load-aware/weights-offset-rate/internal';
+import type {
+  EndOffsetResult,
+  EndOffsetsReader,
+  OffsetRateWeightSource,
+} from '@load-aware/weights-offset-rate/internal';
 
 /**
  * A reader answering from a table the test controls: per "topic:partition" an offset (or a
@@ -44,4 +48,15 @@ export function fakeReader(clock: FakeClock): EndOffsetsReader & {
 /** Offsets growing at `perSecond` from `start` at time 0. */
 export function growing(perSecond: number, start = 0n): (nowMs: number) => bigint {
   return (nowMs) => start + BigInt(Math.floor((perSecond * nowMs) / 1000));
+}
+
+/** A partition, tersely. */
+export const tp = (topic: string, partition: number): TopicPartition => ({ topic, partition });
+
+/** What `source` answers for `partitions`, as "topic:partition" → weight. */
+export async function weightsOf(
+  source: Pick<OffsetRateWeightSource, 'getWeights'>,
+  partitions: TopicPartition[],
+): Promise<Record<string, number>> {
+  return Object.fromEntries((await source.getWeights(partitions)).map((w) => [keyOf(w), w.weight]));
 }

@@ -5,7 +5,7 @@ import {
   type OffsetRateWeightSource,
   type OffsetRateWeightSourceOptions,
 } from '@load-aware/weights-offset-rate';
-import { fakeReader } from './fakes';
+import { fakeReader, tp } from './fakes';
 import { EPOCH_MS, FakeClock, flush, recordingLogger } from '@load-aware/test-support';
 import { partitionLabel as keyOf } from '@load-aware/assignor/internal';
 import { FakeCluster, fakeAdmin, fakeKafka } from './fake-kafka';
@@ -20,8 +20,6 @@ const sources: OffsetRateWeightSource[] = [];
 afterEach(async () => {
   await Promise.all(sources.splice(0).map((s) => s.stop()));
 });
-
-const tp = (topic: string, partition: number): TopicPartition => ({ topic, partition });
 
 function setup(cluster: FakeCluster, options: Partial<OffsetRateWeightSourceOptions> = {}) {
   const clock = new FakeClock();
@@ -38,6 +36,23 @@ function setup(cluster: FakeCluster, options: Partial<OffsetRateWeightSourceOpti
 /** Time-index requests (by timestamp) among the requests the fake brokers received. */
 function byTimestamp(cluster: FakeCluster) {
   return cluster.requests.filter((r) => r.topics.some((t) => t.partitions.some((p) => p.timestamp >= 0)));
+}
+
+/**
+ * A source whose one partition, orders:0, produced 200/s for the whole window and has been
+ * sampled once since: its weight (200) now comes from sampled history.
+ */
+async function sampledAt200PerSecond(): Promise<{ cluster: FakeCluster } & ReturnType<typeof setup>> {
+  const cluster = new FakeCluster();
+  cluster.addTopic('orders', [1]);
+  cluster.produceSteadily('orders', 0, 200, EPOCH_MS - WINDOW_MS, EPOCH_MS);
+  const source = setup(cluster);
+  await source.weigh([tp('orders', 0)]);
+  await source.clock.advance(0);
+  cluster.produce('orders', 0, 3000n);
+  await source.clock.advance(SAMPLE_MS);
+  expect(await source.weigh([tp('orders', 0)])).toEqual({ 'orders:0': 200 });
+  return { cluster, ...source };
 }
 
 describe('instant rates from the time index', () => {
@@ -286,15 +301,7 @@ describe('instant rates from the time index', () => {
   });
 
   it('looks a partition up again once its history is lost (end offset went backwards)', async () => {
-    const cluster = new FakeCluster();
-    cluster.addTopic('orders', [1]);
-    cluster.produceSteadily('orders', 0, 200, EPOCH_MS - WINDOW_MS, EPOCH_MS);
-    const { clock, weigh } = setup(cluster);
-    await weigh([tp('orders', 0)]);
-    await clock.advance(0);
-    cluster.produce('orders', 0, 3000n);
-    await clock.advance(SAMPLE_MS);
-    expect(await weigh([tp('orders', 0)])).toEqual({ 'orders:0': 200 });
+    const { cluster, clock, weigh } = await sampledAt200PerSecond();
 
     // Recreated: a fresh log producing 30/s for the last 20 s.
     cluster.addTopic('orders', [1]);
@@ -305,15 +312,7 @@ describe('instant rates from the time index', () => {
   });
 
   it('weighs partitions from the time index again after an outage longer than the window', async () => {
-    const cluster = new FakeCluster();
-    cluster.addTopic('orders', [1]);
-    cluster.produceSteadily('orders', 0, 200, EPOCH_MS - WINDOW_MS, EPOCH_MS);
-    const { clock, weigh } = setup(cluster);
-    await weigh([tp('orders', 0)]);
-    await clock.advance(0);
-    cluster.produce('orders', 0, 3000n);
-    await clock.advance(SAMPLE_MS);
-    expect(await weigh([tp('orders', 0)])).toEqual({ 'orders:0': 200 });
+    const { cluster, clock, weigh } = await sampledAt200PerSecond();
 
     cluster.downBrokers.add(1);
     await clock.advance(WINDOW_MS + 10); // every sample fails: the sampled weight goes stale

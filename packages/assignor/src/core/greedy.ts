@@ -26,6 +26,11 @@ export function emptyTallies(model: BalanceModel): Tallies {
  * index, i.e. the smaller id, because the model is sorted by id.
  *
  * Returns the owning member index of each partition of `model.partitions`.
+ *
+ * `placeGreedily()` in placement.ts applies the same rule level by level, with tournaments for
+ * speed. This plain two-level loop is kept apart on purpose: it is the oracle `referenceBalance()`
+ * and the property tests compare the fast path against, and an oracle that shared the fast path's
+ * code could not catch its mistakes.
  */
 export function placeGreedy(model: BalanceModel, tallies: Tallies = emptyTallies(model)): Int32Array {
   const owner = new Int32Array(model.partitions.length);

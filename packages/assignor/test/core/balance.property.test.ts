@@ -7,7 +7,7 @@ import {
   type TopicPartition,
   type WeightedPartition,
 } from '@load-aware/assignor';
-import { keyOf } from './fixtures';
+import { keyOf, uniqueMembersArb, withShuffledCopies } from './fixtures';
 
 const RUNS = { numRuns: 200 };
 const INSTANCE_POOL = ['i0', 'i1', 'i2', 'I3', 'i4'];
@@ -54,16 +54,7 @@ const optionsArb: fc.Arbitrary<BalanceOptions> = fc.oneof(
 );
 
 /** A group plus the same group with members and partitions in another order. */
-const shuffledGroupArb = fc
-  .tuple(membersArb, partitionsArb)
-  .chain(([members, partitions]) =>
-    fc.tuple(
-      fc.constant(members),
-      fc.constant(partitions),
-      fc.shuffledSubarray(members, { minLength: members.length, maxLength: members.length }),
-      fc.shuffledSubarray(partitions, { minLength: partitions.length, maxLength: partitions.length }),
-    ),
-  );
+const shuffledGroupArb = withShuffledCopies(fc.tuple(membersArb, partitionsArb));
 
 /** The documented notion of a usable weight, restated here rather than imported from the core. */
 function isUsableWeight(weight: unknown): weight is number {
@@ -199,13 +190,7 @@ describe('balance properties', () => {
       fc.constantFrom(1, 1e-3),
     );
     const groupArb = fc.record({
-      members: fc.uniqueArray(
-        fc.record({
-          memberId: fc.string({ minLength: 1, maxLength: 6 }),
-          instanceId: fc.constantFrom(...INSTANCE_POOL),
-        }),
-        { minLength: 1, maxLength: 30, selector: (m) => m.memberId },
-      ),
+      members: uniqueMembersArb(INSTANCE_POOL),
       weights: fc.array(positiveWeight, { maxLength: 300 }),
     });
     fc.assert(
@@ -224,13 +209,7 @@ describe('balance properties', () => {
 
   it('keeps instance and member partition counts within one of each other when all weights are equal and everyone subscribes to everything', () => {
     const groupArb = fc.record({
-      members: fc.uniqueArray(
-        fc.record({
-          memberId: fc.string({ minLength: 1, maxLength: 6 }),
-          instanceId: fc.constantFrom(...INSTANCE_POOL),
-        }),
-        { minLength: 1, maxLength: 30, selector: (m) => m.memberId },
-      ),
+      members: uniqueMembersArb(INSTANCE_POOL),
       counts: fc.array(fc.nat({ max: 40 }), { minLength: TOPIC_POOL.length, maxLength: TOPIC_POOL.length }),
       weight: fc.constantFrom<number | undefined>(0, 1, 3.7, 1e-9, 123456.789, undefined, Number.NaN),
     });

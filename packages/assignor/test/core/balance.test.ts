@@ -7,7 +7,7 @@ import {
   type BalanceResult,
   type WeightedPartition,
 } from '@load-aware/assignor/internal';
-import { label, labels, member, uniform, weighted } from './fixtures';
+import { label, labels, member, uniform, weighted, HAND_COMPUTED_EXAMPLE } from './fixtures';
 import { errorThrownBy } from '@load-aware/test-support';
 
 function errorOf(input: BalanceInput): InvalidBalanceInputError {
@@ -404,15 +404,7 @@ describe('balance input validation', () => {
 
 describe('balance result', () => {
   it('reports every field correctly on a hand-computed example', () => {
-    const result = balance({
-      members: [member('b1', 'B', ['orders']), member('a2', 'A', ['orders']), member('a1', 'A', ['orders', 'audit'])],
-      partitions: [
-        ...weighted('orders', [8, 5, 4, 3]),
-        { topic: 'audit', partition: 0, weight: null },
-        { topic: 'audit', partition: 1, weight: 2 },
-        { topic: 'ghost', partition: 0, weight: 9 },
-      ],
-    });
+    const result = balance(HAND_COMPUTED_EXAMPLE);
     // The greedy gives A 8+3+2+1 = 14 and B 5+4 = 9. Audit (3) can only go to A, so the best is
     // A 8+3 = 11 and B 5+4+3 = 12: the search moves orders-3 over. Inside A, a1 (the only audit
     // subscriber) holds audit, and orders-0 goes to the idle a2.

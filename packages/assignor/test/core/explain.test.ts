@@ -6,7 +6,7 @@ import {
   type BalanceOptions,
   type UnevennessFactor,
 } from '@load-aware/assignor/internal';
-import { member, uniform, weighted } from './fixtures';
+import { member, uniform, weighted, HAND_COMPUTED_EXAMPLE } from './fixtures';
 
 type Code = UnevennessFactor['code'];
 
@@ -170,15 +170,7 @@ describe('explain unevenness factors', () => {
 });
 
 describe('explain lines', () => {
-  const example: BalanceInput = {
-    members: [member('b1', 'B', ['orders']), member('a2', 'A', ['orders']), member('a1', 'A', ['orders', 'audit'])],
-    partitions: [
-      ...weighted('orders', [8, 5, 4, 3]),
-      { topic: 'audit', partition: 0, weight: null },
-      { topic: 'audit', partition: 1, weight: 2 },
-      { topic: 'ghost', partition: 0, weight: 9 },
-    ],
-  };
+  const example = HAND_COMPUTED_EXAMPLE;
 
   it('summarises instances, members, partitions, total weight and defaulted count', () => {
     expect(explain(balance(example), 1).summary).toBe(

@@ -1,4 +1,5 @@
-import type { BalanceMember, TopicPartition, WeightedPartition } from '@load-aware/assignor';
+import fc from 'fast-check';
+import type { BalanceInput, BalanceMember, TopicPartition, WeightedPartition } from '@load-aware/assignor';
 
 /** A member of `instanceId` subscribed to `topics`, optionally declaring its instance's capacity. */
 export function member(memberId: string, instanceId: string, topics: string[], capacity?: number): BalanceMember {
@@ -33,4 +34,40 @@ export function labels(assignments: ReadonlyMap<string, ReadonlyArray<TopicParti
 /** A map key for one partition, independent of the core's own helper. */
 export function keyOf(p: TopicPartition): string {
   return JSON.stringify([p.topic, p.partition]);
+}
+
+/**
+ * The worked example of the README and the result tests: two instances, one topic everyone reads,
+ * one only a1 reads (with an unusable weight), and a topic nobody subscribes to.
+ */
+export const HAND_COMPUTED_EXAMPLE: BalanceInput = {
+  members: [member('b1', 'B', ['orders']), member('a2', 'A', ['orders']), member('a1', 'A', ['orders', 'audit'])],
+  partitions: [
+    ...weighted('orders', [8, 5, 4, 3]),
+    { topic: 'audit', partition: 0, weight: null },
+    { topic: 'audit', partition: 1, weight: 2 },
+    { topic: 'ghost', partition: 0, weight: 9 },
+  ],
+};
+
+/** Members of `instancePool` with unique short ids, as the property tests draw them. */
+export function uniqueMembersArb(
+  instancePool: ReadonlyArray<string>,
+): fc.Arbitrary<Array<{ memberId: string; instanceId: string }>> {
+  return fc.uniqueArray(
+    fc.record({ memberId: fc.string({ minLength: 1, maxLength: 6 }), instanceId: fc.constantFrom(...instancePool) }),
+    { minLength: 1, maxLength: 30, selector: (m) => m.memberId },
+  );
+}
+
+/** A group plus the same members and partitions in another order. */
+export function withShuffledCopies<M, P>(group: fc.Arbitrary<[M[], P[]]>): fc.Arbitrary<[M[], P[], M[], P[]]> {
+  return group.chain(([members, partitions]) =>
+    fc.tuple(
+      fc.constant(members),
+      fc.constant(partitions),
+      fc.shuffledSubarray(members, { minLength: members.length, maxLength: members.length }),
+      fc.shuffledSubarray(partitions, { minLength: partitions.length, maxLength: partitions.length }),
+    ),
+  );
 }

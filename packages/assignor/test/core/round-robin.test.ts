@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { roundRobin, type BalanceMember, type TopicPartition } from '@load-aware/assignor/internal';
-import { keyOf, labels, member, uniform } from './fixtures';
+import { keyOf, labels, member, uniform, withShuffledCopies } from './fixtures';
 
 describe('roundRobin', () => {
   it('gives a topic’s partitions only to members subscribed to it', () => {
@@ -59,21 +59,14 @@ describe('roundRobin', () => {
     instanceId: fc.constantFrom('i0', 'i1', 'i2'),
     topics: fc.subarray(['t0', 't1', 't2']),
   });
-  const groupArb = fc
-    .tuple(
+  const groupArb = withShuffledCopies(
+    fc.tuple(
       fc.uniqueArray(memberArb, { maxLength: 20, selector: (m) => m.memberId }),
       fc.array(fc.record({ topic: fc.constantFrom('t0', 't1', 't2', 'orphan'), partition: fc.nat({ max: 30 }) }), {
         maxLength: 200,
       }),
-    )
-    .chain(([members, partitions]) =>
-      fc.tuple(
-        fc.constant(members),
-        fc.constant(partitions),
-        fc.shuffledSubarray(members, { minLength: members.length, maxLength: members.length }),
-        fc.shuffledSubarray(partitions, { minLength: partitions.length, maxLength: partitions.length }),
-      ),
-    );
+    ),
+  );
 
   it('assigns each subscribed partition exactly once, to a subscriber, whatever the input order', () => {
     fc.assert(

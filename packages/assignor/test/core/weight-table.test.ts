@@ -40,25 +40,14 @@ describe('PartitionWeightTable: one rule for a partition reported more than once
   });
 
   it('is what balance() applies: duplicates never double-count load', () => {
-    const members = [
-      { memberId: 'a', instanceId: 'A', topics: ['t'] },
-      { memberId: 'b', instanceId: 'B', topics: ['t'] },
-    ];
-    const once = balance({
-      members,
-      partitions: [
-        { topic: 't', partition: 0, weight: 10 },
-        { topic: 't', partition: 1, weight: 6 },
-        { topic: 't', partition: 2, weight: 5 },
-      ],
-    });
+    const members = ['A', 'B'].map((instanceId) => ({ memberId: instanceId.toLowerCase(), instanceId, topics: ['t'] }));
+    const largest = [10, 6, 5].map((weight, partition) => ({ topic: 't', partition, weight }));
+    const once = balance({ members, partitions: largest });
     const twice = balance({
       members,
       partitions: [
         { topic: 't', partition: 0, weight: 1 },
-        { topic: 't', partition: 0, weight: 10 },
-        { topic: 't', partition: 1, weight: 6 },
-        { topic: 't', partition: 2, weight: 5 },
+        ...largest,
         { topic: 't', partition: 1, weight: Number.NaN },
       ],
     });
