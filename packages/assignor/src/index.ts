@@ -50,3 +50,7 @@ export {
   WeightsFailedError,
   type ErrorCode,
 } from './errors.js';
+
+// Issue 17, item 5: branded errors, one code catalogue, a class per code.
+export { ERROR_CODES, type LoadAwareErrorCode } from './error-codes.js';
+export { isLoadAwareError, MetadataTimeoutError } from './errors.js';

@@ -1,6 +1,6 @@
 import type { Cluster } from 'kafkajs';
 import type { TopicPartition } from './core/types.js';
-import { ErrorCodes, LoadAwareError } from './errors.js';
+import { MetadataTimeoutError } from './errors.js';
 import type { Logger } from './logger.js';
 import { withTimeout } from './timeout.js';
 
@@ -32,11 +32,7 @@ export async function listPartitions(
       await withTimeout(
         cluster.addMultipleTargetTopics(extra),
         timeoutMs,
-        () =>
-          new LoadAwareError(
-            ErrorCodes.metadataTimeout,
-            `metadata for ${String(extra.length)} topics not loaded within ${String(timeoutMs)} ms`,
-          ),
+        () => new MetadataTimeoutError(extra.length, timeoutMs),
       );
     } catch (err) {
       logger.warn(

@@ -1,4 +1,4 @@
-import { LoadAwareError, type Logger, type TopicPartition } from '@load-aware/assignor';
+import { isLoadAwareError, type Logger, type TopicPartition } from '@load-aware/assignor';
 import { raceClock, type Clock } from './clock.js';
 import { partitionKey, type EndOffsetsReader } from './end-offsets-reader.js';
 import { OffsetRateErrorCodes, PartitionReadError, SampleFailedError, SampleTimeoutError } from './errors.js';
@@ -164,10 +164,10 @@ export class Sampler {
         }
       }
     } catch (err) {
-      const error =
-        err instanceof LoadAwareError
-          ? err
-          : new SampleFailedError(err instanceof Error ? err.message : String(err), { cause: err });
+      // The brand, not instanceof: a custom reader may throw errors of another assignor copy.
+      const error = isLoadAwareError(err)
+        ? err
+        : new SampleFailedError(err instanceof Error ? err.message : String(err), { cause: err });
       for (const { topic, partition } of partitions) outcomes.set(partitionKey(topic, partition), { error });
     }
     return outcomes;

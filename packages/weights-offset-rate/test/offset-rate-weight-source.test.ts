@@ -372,4 +372,21 @@ describe('createOffsetRateWeightSource', () => {
     while (timers() > before && Date.now() < deadline);
     expect(timers()).toBeLessThanOrEqual(before);
   });
+
+  it('keeps a load-aware error a custom reader throws, even from another copy of the assignor', async () => {
+    const { clock, reader, source, logger } = setup();
+    reader.offsets.set('orders:0', growing(100));
+    source.start();
+    await source.getWeights([p0]);
+    await clock.advance(SAMPLE_MS);
+    // What another installed copy's error looks like from here: the brand, a code, another class.
+    reader.failAll = Object.assign(new Error('end offsets were not read within sampleTimeoutMs=1'), {
+      [Symbol.for('load-aware.error')]: true,
+      code: OffsetRateErrorCodes.sampleTimeout,
+    });
+    await clock.advance(SAMPLE_MS);
+    const warn = logger.records.find((r) => r.level === 'warn' && r.message.includes('no end offset'));
+    expect(warn?.fields['code']).toBe(OffsetRateErrorCodes.sampleTimeout);
+    expect(warn?.fields['err']).toBe(reader.failAll);
+  });
 });

@@ -21,3 +21,14 @@ export { MAX_EXCERPT_LENGTH } from './redaction.js';
 export { MAX_RESPONSE_BYTES } from './instant-query.js';
 export type { QueryResult } from './metrics.js';
 export type { LookupResult } from './cache.js';
+
+// Issue 17, item 5: a class per code, brand checks that survive duplicate installs.
+export {
+  PrometheusTimeoutError,
+  PrometheusRequestFailedError,
+  PrometheusHttpStatusError,
+  PrometheusQueryFailedError,
+  PrometheusMalformedResponseError,
+  isPrometheusQueryError,
+} from './errors.js';
+export { isLoadAwareError, type LoadAwareErrorCode } from '@load-aware/assignor';
