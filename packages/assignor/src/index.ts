@@ -51,6 +51,7 @@ export {
   type ErrorCode,
 } from './errors.js';
 
-// Issue 17, item 5: branded errors, one code catalogue, a class per code.
+// Issue 17, item 5: branded errors, one code catalogue, a class per code, bound loggers.
 export { ERROR_CODES, type LoadAwareErrorCode } from './error-codes.js';
 export { isLoadAwareError, MetadataTimeoutError } from './errors.js';
+export { bindLogger } from './logger.js';

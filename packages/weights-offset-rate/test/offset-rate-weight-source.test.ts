@@ -131,7 +131,7 @@ describe('createOffsetRateWeightSource', () => {
 
     reader.failAll = undefined;
     await clock.advance(SAMPLE_MS);
-    expect(logger.messages('info')).toContain('offset-rate: sampling recovered');
+    expect(logger.messages('info')).toContain('sampling recovered');
     // The window (60 s + slack) still reaches back to the last sample before the outage.
     expect(asMap(await source.getWeights([p0]))['orders:0']).toBe(100);
   });
@@ -371,6 +371,19 @@ describe('createOffsetRateWeightSource', () => {
     do await flush();
     while (timers() > before && Date.now() < deadline);
     expect(timers()).toBeLessThanOrEqual(before);
+  });
+
+  it('writes its lines under component "offset-rate", without a prefix in the message', async () => {
+    const { clock, reader, source, logger } = setup();
+    reader.offsets.set('orders:0', growing(100));
+    source.start();
+    await source.getWeights([p0]);
+    await clock.advance(SAMPLE_MS);
+    expect(logger.records.length).toBeGreaterThan(0);
+    for (const r of logger.records) {
+      expect(r.fields['component']).toBe('offset-rate');
+      expect(r.message.startsWith('offset-rate:')).toBe(false);
+    }
   });
 
   it('keeps a load-aware error a custom reader throws, even from another copy of the assignor', async () => {

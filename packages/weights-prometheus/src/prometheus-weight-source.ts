@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import type { PartitionWeight, TopicPartition, WeightSource } from '@load-aware/assignor';
+import { bindLogger, type PartitionWeight, type TopicPartition, type WeightSource } from '@load-aware/assignor';
 import { createAnswerCache } from './cache.js';
 import { InvalidTopicError, isPrometheusQueryError } from './errors.js';
 import { createInstantQuery } from './instant-query.js';
@@ -53,7 +53,9 @@ type WeightTable = ReadonlyMap<string, number>;
  */
 export function createPrometheusWeightSource(options: PrometheusWeightSourceOptions): WeightSource {
   const resolved = resolveOptions(options);
-  const { endpoint, template, topicLabel, partitionLabel, logger } = resolved;
+  const { endpoint, template, topicLabel, partitionLabel } = resolved;
+  // The component travels as a field, so messages need no "prometheus:" prefix to be found.
+  const logger = bindLogger(resolved.logger, { component: 'prometheus' });
   const redactor = createRedactor(resolved.authorization);
   const query = createInstantQuery({
     endpoint,

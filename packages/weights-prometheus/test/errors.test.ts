@@ -44,7 +44,7 @@ describe('the Prometheus error catalogue', () => {
     expect(new PrometheusHttpStatusError('h', { status: 503 }).status).toBe(503);
   });
 
-  it('rejects a failed query with the class of its code', async () => {
+  it('rejects a failed query with the class of its code and logs it under component "prometheus"', async () => {
     const fake = await startFakePrometheus();
     try {
       fake.answer({ status: 503, body: 'down' });
@@ -54,7 +54,7 @@ describe('the Prometheus error catalogue', () => {
       expect(err).toBeInstanceOf(PrometheusHttpStatusError);
       expect((err as Error).name).toBe('PrometheusHttpStatusError');
       const warn = logger.lines.find((l) => l.message === 'Prometheus weight query failed');
-      expect(warn?.fields).toMatchObject({ code: PrometheusErrorCodes.httpStatus });
+      expect(warn?.fields).toMatchObject({ component: 'prometheus', code: PrometheusErrorCodes.httpStatus });
     } finally {
       await fake.close();
     }
