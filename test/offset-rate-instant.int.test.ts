@@ -96,7 +96,7 @@ async function firstAnswer(partitions: TopicPartition[], rateIntervalMs: number)
     latencyMs,
     defaulted: partitions.length - weights.length,
     requests: new Map(requests),
-    lookup: logger.records.find((r) => r.message === 'offset-rate: time index read')?.fields,
+    lookup: logger.records.find((r) => r.message === 'time index read')?.fields,
     registry,
   };
 }

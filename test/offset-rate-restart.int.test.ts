@@ -75,8 +75,7 @@ describe('offset-rate weights across a broker restart', () => {
         try {
           await pollFor(
             'sampling to recover',
-            () =>
-              Promise.resolve(logger.records.some((r) => r.message === 'offset-rate: sampling recovered') || undefined),
+            () => Promise.resolve(logger.records.some((r) => r.message === 'sampling recovered') || undefined),
             30_000,
           );
           const recoveredAt = Date.now();

@@ -100,7 +100,7 @@ describe('offset-rate weights on a real broker', () => {
       expect(within(weights[`${topic}:1`], 50, 0.1)).toBe(true);
 
       // Every sample read both topics from the single broker with one request.
-      const reads = logger.records.filter((r) => r.message === 'offset-rate: end offsets read');
+      const reads = logger.records.filter((r) => r.message === 'end offsets read');
       expect(reads.length).toBeGreaterThanOrEqual(6);
       for (const r of reads) expect(r.fields).toMatchObject({ topics: 2, brokers: 1, requests: 1 });
       const durations = await sampleDurations(registry);

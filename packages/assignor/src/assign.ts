@@ -6,6 +6,7 @@ import type { AssignmentMemory } from './assignment-memory.js';
 import { logAssignment, logFallback } from './assignment-log.js';
 import { currentOwners } from './current-owners.js';
 import { decodeMember, type DecodedMember } from './members.js';
+import type { Logger } from './logger.js';
 import type { AssignorMetrics } from './metrics.js';
 import type { ResolvedLoadAwareAssignerOptions } from './options.js';
 import type { OwnAssignment } from './own-assignment.js';
@@ -19,6 +20,8 @@ export interface AssignContext {
   readonly cluster: Cluster;
   readonly groupId: string;
   readonly options: ResolvedLoadAwareAssignerOptions;
+  /** `options.logger` with this consumer's `component` and `groupId` bound to every line. */
+  readonly logger: Logger;
   readonly metrics: AssignorMetrics;
   /** Remembers which members were already warned about, so each is warned once. */
   readonly warnOnce: (memberId: string) => boolean;
@@ -45,7 +48,7 @@ export async function assignGroup(
   group: { members: GroupMember[]; topics: string[] },
 ): Promise<GroupMemberAssignment[]> {
   const started = performance.now();
-  const { logger } = ctx.options;
+  const { logger } = ctx;
   const elapsedMs = (): number => Math.round((performance.now() - started) * 1000) / 1000;
   let members: BalanceMember[] = [];
   let partitions: TopicPartition[] = [];
@@ -54,14 +57,7 @@ export async function assignGroup(
     warnAboutUnreadableMembers(ctx, decoded);
     members = decoded.map((m) => toBalanceMember(m, group.topics));
     const topics = [...new Set(members.flatMap((m) => m.topics))].sort();
-    partitions = await listPartitions(
-      ctx.cluster,
-      topics,
-      group.topics,
-      ctx.options.weightsTimeoutMs,
-      logger,
-      ctx.groupId,
-    );
+    partitions = await listPartitions(ctx.cluster, topics, group.topics, ctx.options.weightsTimeoutMs, logger);
     const weights = await fetchWeights(ctx.options.weights, partitions, ctx.options.weightsTimeoutMs);
     const owners = currentOwners(decoded, ctx.memory.recall(ctx.groupId));
     const result = balance(
@@ -75,14 +71,14 @@ export async function assignGroup(
     );
     remember(ctx, result.assignments, members);
     const durationMs = elapsedMs();
-    const skewRatio = logAssignment(logger, ctx.groupId, result, ctx.options.defaultWeight, durationMs, owners);
+    const skewRatio = logAssignment(logger, result, ctx.options.defaultWeight, durationMs, owners);
     ctx.metrics.assignment(ctx.groupId, 'load_aware', durationMs / 1000);
     ctx.metrics.quality(ctx.groupId, result.defaultedCount, skewRatio);
     ctx.metrics.placement(ctx.groupId, result.optimalityRatio, result.movedCount);
     return encodeAssignments(result.assignments);
   } catch (err) {
     logger.warn(
-      { groupId: ctx.groupId, err, code: errorCodeOf(err) },
+      { err, code: errorCodeOf(err) },
       `load-aware assignment failed (${errorMessageOf(err)}); falling back to round-robin over each member's subscription`,
     );
     return fallback(ctx, group, members, partitions, elapsedMs);
@@ -99,20 +95,11 @@ function fallback(
   try {
     const assignments = roundRobin(members, partitions);
     remember(ctx, assignments, members);
-    logFallback(
-      ctx.options.logger,
-      ctx.groupId,
-      assignments,
-      new Map(members.map((m) => [m.memberId, m.instanceId])),
-      elapsedMs(),
-    );
+    logFallback(ctx.logger, assignments, new Map(members.map((m) => [m.memberId, m.instanceId])), elapsedMs());
     ctx.metrics.assignment(ctx.groupId, 'fallback', elapsedMs() / 1000);
     return encodeAssignments(assignments);
   } catch (err) {
-    ctx.options.logger.error(
-      { groupId: ctx.groupId, err },
-      'round-robin fallback failed; every member gets an empty assignment',
-    );
+    ctx.logger.error({ err }, 'round-robin fallback failed; every member gets an empty assignment');
     ctx.memory.forget(ctx.groupId);
     ctx.metrics.assignment(ctx.groupId, 'fallback', elapsedMs() / 1000);
     return encodeAssignments(new Map(group.members.map((m) => [m.memberId, []])));
@@ -155,8 +142,8 @@ function toBalanceMember(member: DecodedMember, leaderTopics: ReadonlyArray<stri
 function warnAboutUnreadableMembers(ctx: AssignContext, members: ReadonlyArray<DecodedMember>): void {
   for (const m of members) {
     if (m.problem !== undefined && ctx.warnOnce(m.memberId)) {
-      ctx.options.logger.warn(
-        { groupId: ctx.groupId, memberId: m.memberId, reason: m.problem },
+      ctx.logger.warn(
+        { memberId: m.memberId, reason: m.problem },
         `member has no usable load-aware userData (${m.problem}); treating it as an instance of its own`,
       );
     }

@@ -1,6 +1,7 @@
 import { AssignerProtocol, type PartitionAssigner } from 'kafkajs';
 import { assignGroup } from './assign.js';
 import { createAssignmentMemory } from './assignment-memory.js';
+import { bindLogger } from './logger.js';
 import { createAssignorMetrics } from './metrics.js';
 import { resolveOptions, type LoadAwareAssignerOptions } from './options.js';
 import { observeOwnAssignment, type OwnAssignment } from './own-assignment.js';
@@ -85,6 +86,8 @@ export function LoadAwareAssigner(options: LoadAwareAssignerOptions = {}): LoadA
     const rejoin = rejoins.install(cluster, groupId);
     const own = observeOwnAssignment(cluster);
     const metadata = stableMetadata(own);
+    // Bound once per consumer, so every line of its assignments names the group without repeating it.
+    const logger = bindLogger(resolved.logger, { component: 'assignor', groupId });
     return {
       name: ASSIGNER_NAME,
       version: 0,
@@ -93,7 +96,8 @@ export function LoadAwareAssigner(options: LoadAwareAssignerOptions = {}): LoadA
         const record = { instanceId: resolved.instanceId, capacity: resolved.capacity, epoch: epochOf(groupId) };
         return { name: ASSIGNER_NAME, metadata: metadata(topics, record) };
       },
-      assign: (group) => assignGroup({ cluster, groupId, options: resolved, metrics, warnOnce, memory, own }, group),
+      assign: (group) =>
+        assignGroup({ cluster, groupId, options: resolved, logger, metrics, warnOnce, memory, own }, group),
     };
   };
 

@@ -6,11 +6,10 @@ import type { Logger } from './logger.js';
  * Writes the leader's explanation of a load-aware assignment: a summary line, one
  * line per instance, the skew against an even split, the max load against the lower bound, what
  * stickiness moved, and the unevenness factors at INFO; the member-by-member table at DEBUG.
- * Returns the skew ratio for the metrics.
+ * Returns the skew ratio for the metrics. `logger` carries the `groupId` (see `bindLogger`).
  */
 export function logAssignment(
   logger: Logger,
-  groupId: string,
   result: BalanceResult,
   defaultWeight: number,
   durationMs: number,
@@ -19,7 +18,6 @@ export function logAssignment(
   const e = explain(result, defaultWeight);
   logger.info(
     {
-      groupId,
       result: 'load_aware',
       instances: result.instances.length,
       members: result.members.length,
@@ -34,7 +32,6 @@ export function logAssignment(
     const instance = result.instances[index]!;
     logger.info(
       {
-        groupId,
         instanceId: instance.instanceId,
         load: instance.load,
         partitions: instance.partitionCount,
@@ -43,13 +40,9 @@ export function logAssignment(
       line,
     );
   }
-  logger.info(
-    { groupId, maxInstanceLoad: result.maxInstanceLoad, idealLoad: result.idealLoad, skewRatio: e.skewRatio },
-    e.skew,
-  );
+  logger.info({ maxInstanceLoad: result.maxInstanceLoad, idealLoad: result.idealLoad, skewRatio: e.skewRatio }, e.skew);
   logger.info(
     {
-      groupId,
       maxInstanceLoad: result.maxInstanceLoad,
       lowerBound: result.lowerBound,
       optimalityRatio: result.optimalityRatio,
@@ -58,7 +51,6 @@ export function logAssignment(
   );
   logger.info(
     {
-      groupId,
       moved: result.movedCount,
       forcedMoves: result.forcedMoveCount,
       previouslyOwned: result.previouslyOwnedCount,
@@ -70,18 +62,17 @@ export function logAssignment(
   );
   if (e.factors.length > 0) {
     logger.info(
-      { groupId, factors: e.factors.map((f) => f.code) },
+      { factors: e.factors.map((f) => f.code) },
       `unevenness factors: ${e.factors.map((f) => f.text).join('; ')}`,
     );
   }
-  for (const line of e.memberLines) logger.debug({ groupId }, line);
+  for (const line of e.memberLines) logger.debug({}, line);
   return e.skewRatio;
 }
 
 /** The INFO line after a fallback: how many partitions each instance got. */
 export function logFallback(
   logger: Logger,
-  groupId: string,
   assignments: ReadonlyMap<string, ReadonlyArray<TopicPartition>>,
   instanceOf: ReadonlyMap<string, string>,
   durationMs: number,
@@ -97,7 +88,7 @@ export function logFallback(
     .map(([instance, n]) => `${instance}=${String(n)}`)
     .join(', ');
   logger.info(
-    { groupId, result: 'fallback', partitionsPerInstance: perInstance, durationMs },
+    { result: 'fallback', partitionsPerInstance: perInstance, durationMs },
     `round-robin fallback assignment: partitions per instance ${text}`,
   );
 }

@@ -1,30 +1,59 @@
 /**
- * The error catalogue of `@load-aware/assignor`. Codes are stable and never reused; tests and
- * callers match on `code`, never on the message.
+ * The error catalogue of `@load-aware/assignor`, and the base class and brand every load-aware
+ * error shares. Codes are stable and never reused; tests and callers match on `code`, never on the
+ * message. All codes are listed in {@link ERROR_CODES}.
  */
+import { ERROR_CODES, type LoadAwareErrorCode } from './error-codes.js';
 
-/** Codes of every error this package throws. */
-export const ErrorCodes = {
-  config: 'LOAD_AWARE_CONFIG',
-  invalidBalanceInput: 'LOAD_AWARE_INVALID_BALANCE_INPUT',
-  weightsTimeout: 'LOAD_AWARE_WEIGHTS_TIMEOUT',
-  weightsFailed: 'LOAD_AWARE_WEIGHTS_FAILED',
-  metadataTimeout: 'LOAD_AWARE_METADATA_TIMEOUT',
-} as const;
+/** Codes of every error this package throws: the assignor's group of {@link ERROR_CODES}. */
+export const ErrorCodes = ERROR_CODES.assignor;
 
 /** A code from {@link ErrorCodes}. */
 export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];
 
+/**
+ * The brand on every load-aware error, read by {@link isLoadAwareError}. A registered symbol
+ * (`Symbol.for`), so it is the same symbol in every copy of every load-aware package: `instanceof`
+ * fails when an app ends up with two copies of a package installed (each has its own
+ * `LoadAwareError` class), the brand does not.
+ */
+const LOAD_AWARE_ERROR_BRAND: unique symbol = Symbol.for('load-aware.error');
+
 /** Base class of every error thrown by load-aware packages: carries a stable `code` and a `cause`. */
 export class LoadAwareError extends Error {
   constructor(
-    readonly code: string,
+    readonly code: LoadAwareErrorCode,
     message: string,
     options?: { cause?: unknown },
   ) {
     super(message, options);
     this.name = new.target.name;
+    // Non-enumerable, like `name`: the brand is for checks, not for serializers or deep equality.
+    // Not declared on the class type: two copies' declarations would make their types unrelated.
+    Object.defineProperty(this, LOAD_AWARE_ERROR_BRAND, { value: true });
   }
+}
+
+/**
+ * True for an error thrown by any copy of any load-aware package, optionally only for one `code`.
+ * Checks the brand, not the prototype chain, so it also recognizes errors whose class comes from
+ * another installed copy of a package, where `instanceof` answers false.
+ *
+ * @example
+ * ```ts
+ * if (isLoadAwareError(err, 'LOAD_AWARE_WEIGHTS_TIMEOUT')) raiseTimeout(err.message);
+ * ```
+ */
+export function isLoadAwareError(e: unknown): e is LoadAwareError;
+export function isLoadAwareError<C extends LoadAwareErrorCode>(
+  e: unknown,
+  code: C,
+): e is LoadAwareError & { readonly code: C };
+export function isLoadAwareError(e: unknown, code?: LoadAwareErrorCode): boolean {
+  if (typeof e !== 'object' || e === null) return false;
+  const candidate = e as { readonly [LOAD_AWARE_ERROR_BRAND]?: unknown; readonly code?: unknown };
+  if (candidate[LOAD_AWARE_ERROR_BRAND] !== true || typeof candidate.code !== 'string') return false;
+  return code === undefined || candidate.code === code;
 }
 
 /** Options failed validation; the message lists every bad key with what was expected. */
@@ -56,5 +85,18 @@ export class WeightsTimeoutError extends LoadAwareError {
 export class WeightsFailedError extends LoadAwareError {
   constructor(reason: string, options?: { cause?: unknown }) {
     super(ErrorCodes.weightsFailed, `Weight source failed: ${reason}`, options);
+  }
+}
+
+/** Metadata of topics only other members subscribe to was not loaded in time (logged, not thrown). */
+export class MetadataTimeoutError extends LoadAwareError {
+  constructor(
+    readonly topics: number,
+    readonly timeoutMs: number,
+  ) {
+    super(
+      ErrorCodes.metadataTimeout,
+      `metadata for ${String(topics)} topics not loaded within ${String(timeoutMs)} ms`,
+    );
   }
 }

@@ -32,5 +32,8 @@ export {
   InvalidBalanceInputError,
   WeightsTimeoutError,
   WeightsFailedError,
+  MetadataTimeoutError,
+  isLoadAwareError,
   type ErrorCode,
 } from './errors.js';
+export { ERROR_CODES, type LoadAwareErrorCode } from './error-codes.js';

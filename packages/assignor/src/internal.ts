@@ -12,7 +12,7 @@ export { reuse as getOrCreateMetric } from './metrics.js';
 export { withTimeout, type Timers } from './timeout.js';
 export { errorCodeOf, errorMessageOf } from './error-fields.js';
 export { decodeMember, OWN_INSTANCE_PREFIX, type DecodedMember } from './members.js';
-export { isLogger, noopLogger } from './logger.js';
+export { isLogger, noopLogger, bindLogger } from './logger.js';
 export { isWeightSource, fetchWeights } from './weight-source.js';
 export {
   encodeUserData,

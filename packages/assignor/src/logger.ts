@@ -12,12 +12,42 @@ export interface Logger {
   info: LogFn;
   warn: LogFn;
   error: LogFn;
+  /**
+   * A logger that adds `bindings` to every line, as pino's `child()` does. Optional: without it,
+   * {@link bindLogger} merges the bindings into each call's fields instead.
+   */
+  child?(bindings: Record<string, unknown>): Logger;
 }
 
 const noop: LogFn = () => undefined;
 
 /** A logger that drops everything: the default, so a library stays silent unless asked. */
 export const noopLogger: Logger = Object.freeze({ debug: noop, info: noop, warn: noop, error: noop });
+
+/**
+ * A logger that writes `bindings` (such as `component` and `groupId`) with every line, so call
+ * sites need not repeat them. Uses the logger's own `child()` when it has one, so pino writes the
+ * bindings its usual way; otherwise wraps the logger and merges the bindings into each call's
+ * fields, a call's own fields winning on a clash (as they do in pino's output). The silent
+ * {@link noopLogger} is returned as is: nothing to bind for.
+ */
+export function bindLogger(logger: Logger, bindings: Record<string, unknown>): Logger {
+  if (logger === noopLogger) return logger;
+  if (typeof logger.child === 'function') return logger.child(bindings);
+  const bind =
+    (method: LogFn): LogFn =>
+    (fields, message) => {
+      // `call`, not a bare call: a logger's methods may rely on `this`.
+      method.call(logger, { ...bindings, ...fields }, message);
+    };
+  return {
+    debug: bind(logger.debug),
+    info: bind(logger.info),
+    warn: bind(logger.warn),
+    error: bind(logger.error),
+    child: (more) => bindLogger(logger, { ...bindings, ...more }),
+  };
+}
 
 /** True for anything usable as a {@link Logger}. */
 export function isLogger(value: unknown): value is Logger {

@@ -1,6 +1,6 @@
 import type { Cluster } from 'kafkajs';
 import type { TopicPartition } from './core/types.js';
-import { ErrorCodes, LoadAwareError } from './errors.js';
+import { MetadataTimeoutError } from './errors.js';
 import type { Logger } from './logger.js';
 import { withTimeout } from './timeout.js';
 
@@ -21,7 +21,6 @@ export async function listPartitions(
   leaderTopics: ReadonlyArray<string>,
   timeoutMs: number,
   logger: Logger,
-  groupId: string,
 ): Promise<TopicPartition[]> {
   const leader = new Set(leaderTopics);
   const extra = topics.filter((t) => !leader.has(t));
@@ -32,17 +31,10 @@ export async function listPartitions(
       await withTimeout(
         cluster.addMultipleTargetTopics(extra),
         timeoutMs,
-        () =>
-          new LoadAwareError(
-            ErrorCodes.metadataTimeout,
-            `metadata for ${String(extra.length)} topics not loaded within ${String(timeoutMs)} ms`,
-          ),
+        () => new MetadataTimeoutError(extra.length, timeoutMs),
       );
     } catch (err) {
-      logger.warn(
-        { groupId, topics: extra, err },
-        'could not load metadata for topics only other members subscribe to',
-      );
+      logger.warn({ topics: extra, err }, 'could not load metadata for topics only other members subscribe to');
     }
   }
   const partitions: TopicPartition[] = [];
@@ -50,10 +42,7 @@ export async function listPartitions(
     try {
       for (const p of cluster.findTopicPartitionMetadata(topic)) partitions.push({ topic, partition: p.partitionId });
     } catch (err) {
-      logger.warn(
-        { groupId, topic, err },
-        'no partition metadata for topic; its partitions are not assigned this time',
-      );
+      logger.warn({ topic, err }, 'no partition metadata for topic; its partitions are not assigned this time');
     }
   }
   // Read the current set again: KafkaJS replaces it when a refresh fails on a missing topic.

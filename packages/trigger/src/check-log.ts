@@ -17,11 +17,11 @@ const seconds = (ms: number): string => `${(ms / 1000).toFixed(ms < 10_000 ? 1 :
 /**
  * Writes the coordinator's lines for one evaluation (docs/ARCHITECTURE.md, "Trigger"): each
  * violated check with k/n, suppression by the cooldown, cooldown growth with its likely causes (WARN), and the group
- * balanced again. Routine balanced and unjudged checks go to DEBUG.
+ * balanced again. Routine balanced and unjudged checks go to DEBUG. `logger` already carries the
+ * `component` and `groupId` (see `bindLogger`), so the lines do not repeat them.
  */
 export function logEvaluation(logger: Logger, ctx: CheckContext, e: Evaluation): void {
   const fields = {
-    groupId: ctx.groupId,
     memberId: ctx.memberId,
     outcome: e.outcome,
     ratio: e.ratio,
@@ -72,7 +72,6 @@ function logCooldownGrowth(logger: Logger, ctx: CheckContext, e: Evaluation, gro
       : `cooldown stays at its maximum ${seconds(growth.toMs)}`;
   logger.warn(
     {
-      groupId: ctx.groupId,
       memberId: ctx.memberId,
       ratio: e.ratio,
       threshold: e.threshold,

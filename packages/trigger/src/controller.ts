@@ -1,4 +1,11 @@
-import { errorMessageOf, fetchWeights, withTimeout, type WeightedPartition } from '@load-aware/assignor/internal';
+import {
+  bindLogger,
+  errorMessageOf,
+  fetchWeights,
+  withTimeout,
+  type Logger,
+  type WeightedPartition,
+} from '@load-aware/assignor/internal';
 import { logEvaluation } from './check-log.js';
 import { electCoordinator } from './election.js';
 import { CheckTimeoutError, GroupNotDescribedError } from './errors.js';
@@ -57,7 +64,15 @@ export function createTriggerController(
   const resolved = resolveControllerOptions(deps, options);
   const { consumer, assigner } = resolved.deps;
   const o = resolved.options;
-  const logger = o.logger;
+  const logger = bindLogger(o.logger, { component: 'trigger' });
+  // The group id is learned from the consumer's events, not given, so its logger is bound once it
+  // is known (and again only if it changes), instead of every line repeating it.
+  let bound: { readonly groupId: string; readonly logger: Logger } | undefined;
+  const loggerOf = (id: string | undefined): Logger => {
+    if (id === undefined) return logger;
+    if (bound?.groupId !== id) bound = { groupId: id, logger: bindLogger(logger, { groupId: id }) };
+    return bound.logger;
+  };
   const trigger = createThresholdTrigger(o.trigger);
   const metrics = createTriggerMetrics(o.registry);
   /** This controller's identity in the process-wide coordinator gauge. */
@@ -78,8 +93,8 @@ export function createTriggerController(
     if (next === coordinator || groupId === undefined) return;
     coordinator = next;
     metrics.coordinator(groupId, owner, next);
-    logger.info(
-      { groupId, memberId, coordinatorId: elected, isLeader },
+    loggerOf(groupId).info(
+      { memberId, coordinatorId: elected, isLeader },
       next
         ? 'this member is now the trigger coordinator of the group'
         : `this member is no longer the trigger coordinator (${reason})`,
@@ -120,8 +135,8 @@ export function createTriggerController(
     if (group.state === 'Stable') {
       const winner = electCoordinator(group);
       if (winner !== elected) {
-        logger.info(
-          { groupId, memberId: self, coordinatorId: winner, thisMember: winner === self },
+        loggerOf(groupId).info(
+          { memberId: self, coordinatorId: winner, thisMember: winner === self },
           winner === undefined ? 'the group has no trigger coordinator' : `trigger coordinator is member ${winner}`,
         );
         elected = winner;
@@ -150,27 +165,28 @@ export function createTriggerController(
       protocol: group.protocol,
       foreignMembers: group.members.length - group.loadAwareMemberIds.length,
     };
-    logEvaluation(logger, ctx, evaluation);
+    logEvaluation(loggerOf(group.groupId), ctx, evaluation);
     if (evaluation.outcome === 'fired') initiateRebalance(group, self, evaluation);
     return { outcome: evaluation.outcome, evaluation };
   };
 
   const initiateRebalance = (group: ObservedGroup, self: string, e: Evaluation): void => {
-    const fields = { groupId: group.groupId, memberId: self, isLeader, ratio: e.ratio, threshold: e.threshold };
+    const log = loggerOf(group.groupId);
+    const fields = { memberId: self, isLeader, ratio: e.ratio, threshold: e.threshold };
     if (o.advise) {
       metrics.rebalance(group.groupId, true);
-      logger.info(fields, `advise mode: would initiate a group rebalance (ratio ${String(e.ratio)})`);
+      log.info(fields, `advise mode: would initiate a group rebalance (ratio ${String(e.ratio)})`);
       return;
     }
     const epoch = assigner.bumpEpoch(group.groupId);
     const asked = assigner.requestRejoin(group.groupId);
     metrics.rebalance(group.groupId, false);
-    logger.info(
+    log.info(
       { ...fields, epoch, consumersAsked: asked },
       `rebalance initiated: epoch bumped to ${String(epoch)} and this member rejoins, so the whole group rebalances`,
     );
     if (asked === 0) {
-      logger.warn(
+      log.warn(
         fields,
         'no consumer of this assigner is in the group to rejoin; the new epoch applies at its next join',
       );
@@ -187,12 +203,13 @@ export function createTriggerController(
       return await withTimeout(work, o.checkTimeoutMs, () => new CheckTimeoutError(o.checkTimeoutMs));
     } catch (err) {
       abandoned = true;
-      const fields = { groupId, memberId: self, err, code: (err as { code?: unknown }).code };
+      const log = loggerOf(groupId);
+      const fields = { memberId: self, err, code: (err as { code?: unknown }).code };
       if (coordinator && groupId !== undefined && !isStopped()) {
         metrics.evaluation(groupId, 'error', undefined, (performance.now() - started) / 1000);
-        logger.warn(fields, `trigger check failed: ${errorMessageOf(err)}`);
+        log.warn(fields, `trigger check failed: ${errorMessageOf(err)}`);
       } else {
-        logger.debug(fields, 'trigger check failed');
+        log.debug(fields, 'trigger check failed');
       }
       // One check at a time: an abandoned check may still be waiting on KafkaJS; let it settle.
       await work.catch(() => undefined);

@@ -3,13 +3,13 @@
  * callers match on `code`, never on the message. Config errors are the assignor's `ConfigError`
  * (`LOAD_AWARE_CONFIG`), so every load-aware package reports bad options alike.
  */
-import { LoadAwareError } from '@load-aware/assignor';
+import { ERROR_CODES, LoadAwareError } from '@load-aware/assignor';
 
-/** Codes of every error this package throws or logs. */
-export const TriggerErrorCodes = {
-  checkTimeout: 'LOAD_AWARE_TRIGGER_CHECK_TIMEOUT',
-  groupNotDescribed: 'LOAD_AWARE_TRIGGER_GROUP_NOT_DESCRIBED',
-} as const;
+/**
+ * Codes of every error this package throws or logs: this package's group of the assignor's
+ * `ERROR_CODES`, where every load-aware code is listed once.
+ */
+export const TriggerErrorCodes = ERROR_CODES.trigger;
 
 /** A code from {@link TriggerErrorCodes}. */
 export type TriggerErrorCode = (typeof TriggerErrorCodes)[keyof typeof TriggerErrorCodes];

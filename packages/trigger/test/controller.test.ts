@@ -253,4 +253,12 @@ describe('createTriggerController', () => {
       'LOAD_AWARE_CONFIG',
     );
   });
+
+  it('writes every line with component "trigger" and, once known, the group id', async () => {
+    const { controller, logger } = setup('a-1', () => description('g', skewed));
+    await controller.checkNow();
+    expect((await controller.checkNow()).outcome).toBe('fired');
+    expect(logger.records.length).toBeGreaterThan(3);
+    for (const r of logger.records) expect(r.fields).toMatchObject({ component: 'trigger', groupId: 'g' });
+  });
 });

@@ -98,7 +98,7 @@ export function createAdminReader(admin: Admin, owned: boolean, logger: Logger):
     await Promise.all(Array.from({ length: Math.min(TOPIC_CONCURRENCY, queue.length) }, worker));
     logger.debug(
       { partitions: partitions.length, topics: byTopic.size, requests: byTopic.size },
-      'offset-rate: end offsets read through the admin client',
+      'end offsets read through the admin client',
     );
     return results;
   }

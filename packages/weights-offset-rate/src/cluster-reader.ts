@@ -205,7 +205,7 @@ export function createClusterReader(cluster: InternalCluster, logger: Logger): O
     }
     logger.debug(
       { partitions: partitions.length, topics, brokers: byLeader.size, requests: counter.requests },
-      'offset-rate: end offsets read',
+      'end offsets read',
     );
     return results;
   }
@@ -234,7 +234,7 @@ export function createClusterReader(cluster: InternalCluster, logger: Logger): O
     for (const list of perBroker) answers.push(...list);
     logger.debug(
       { partitions: partitions.length, topics: topicCount, brokers: byLeader.size, requests: counter.requests },
-      'offset-rate: time index read',
+      'time index read',
     );
     return answers;
   }

@@ -38,7 +38,7 @@ export function createSourceReader(client: ResolvedClient, logger: Logger): Sour
       }
       logger.warn(
         {},
-        'offset-rate: this KafkaJS has no private cluster factory; reading end offsets topic by topic through an admin client (two requests per broker per topic)',
+        'this KafkaJS has no private cluster factory; reading end offsets topic by topic through an admin client (two requests per broker per topic)',
       );
       return { owned: true, reader: createAdminReader(client.kafka.admin(), true, logger), timeIndex: undefined };
     }

@@ -3,25 +3,13 @@
  * tests and callers match on `code`, never on the message. None of these is thrown at a caller
  * of `getWeights()`: they travel in logs (`err`) and decide what the sampler does next.
  */
-import { LoadAwareError } from '@load-aware/assignor';
+import { ERROR_CODES, LoadAwareError } from '@load-aware/assignor';
 
-/** Codes of every error this package produces (besides the shared `LOAD_AWARE_CONFIG`). */
-export const OffsetRateErrorCodes = {
-  /** A whole sample did not finish within `sampleTimeoutMs`. */
-  sampleTimeout: 'LOAD_AWARE_OFFSET_RATE_SAMPLE_TIMEOUT',
-  /** A whole sample failed before any partition could be read (connection, metadata). */
-  sampleFailed: 'LOAD_AWARE_OFFSET_RATE_SAMPLE_FAILED',
-  /** The partition is not in the cluster's metadata: its topic was deleted or it never existed. */
-  unknownPartition: 'LOAD_AWARE_OFFSET_RATE_UNKNOWN_PARTITION',
-  /** The partition has no leader in the metadata right now (election in progress). */
-  noLeader: 'LOAD_AWARE_OFFSET_RATE_NO_LEADER',
-  /** The ListOffsets request carrying the partition failed or timed out. */
-  listOffsetsFailed: 'LOAD_AWARE_OFFSET_RATE_LIST_OFFSETS_FAILED',
-  /** The answer had no offset for a partition that was asked for. */
-  noAnswer: 'LOAD_AWARE_OFFSET_RATE_NO_ANSWER',
-  /** The answer had an offset that is not a non-negative integer. */
-  invalidOffset: 'LOAD_AWARE_OFFSET_RATE_INVALID_OFFSET',
-} as const;
+/**
+ * Codes of every error this package produces (besides the shared `LOAD_AWARE_CONFIG`): this
+ * package's group of the assignor's `ERROR_CODES`, where every load-aware code is listed once.
+ */
+export const OffsetRateErrorCodes = ERROR_CODES.offsetRate;
 
 /** A code from {@link OffsetRateErrorCodes}. */
 export type OffsetRateErrorCode = (typeof OffsetRateErrorCodes)[keyof typeof OffsetRateErrorCodes];

@@ -70,7 +70,7 @@ export class InstantLookups {
       this.notice(
         'timeout',
         { timeoutMs, partitions: partitions.length },
-        'offset-rate: the time-index lookup did not finish within instantTimeoutMs; weights answered without it (its rates serve the next call)',
+        'the time-index lookup did not finish within instantTimeoutMs; weights answered without it (its rates serve the next call)',
       );
     }
   }
@@ -106,14 +106,14 @@ export class InstantLookups {
     }
     logger.debug(
       { partitions: replaced.length, diverging: notable.length, examples: notable.slice(0, EXAMPLES) },
-      'offset-rate: sampled weights replaced instant ones',
+      'sampled weights replaced instant ones',
     );
     const lagging = replaced.filter((r) => r.instant.idle && r.sampled > 0);
     if (lagging.length > 0) {
       this.notice(
         'lagging',
         { partitions: lagging.length, examples: lagging.slice(0, EXAMPLES).map(partitionLabel) },
-        'offset-rate: partitions the time index showed idle are producing: they just became active, or their record timestamps lag this process clock by more than rateIntervalMs',
+        'partitions the time index showed idle are producing: they just became active, or their record timestamps lag this process clock by more than rateIntervalMs',
       );
     }
   }
@@ -161,7 +161,7 @@ export class InstantLookups {
       if (!this.stopped) this.apply(partitions, answers, nowMs, startedAt, durationMs);
     } catch (err) {
       // Unreachable by design; a lookup must never fail getWeights().
-      this.deps.logger.error({ err }, 'offset-rate: applying a time-index lookup failed unexpectedly');
+      this.deps.logger.error({ err }, 'applying a time-index lookup failed unexpectedly');
     } finally {
       for (const p of partitions) this.pending.delete(partitionKey(p.topic, p.partition));
     }
@@ -203,7 +203,7 @@ export class InstantLookups {
     }
     logger.debug(
       { partitions: partitions.length, ...counts, durationMs: Math.round(durationMs * 1000) / 1000 },
-      'offset-rate: instant rates read from the time index',
+      'instant rates read from the time index',
     );
     for (const [cause, list] of unusable) {
       const err = list.find((p) => p.error !== undefined)?.error;
@@ -233,12 +233,12 @@ function causeMessage(cause: InstantCause, rateIntervalMs: number): string {
   const sampled = 'they get weights from sampling instead';
   switch (cause) {
     case 'future_timestamps':
-      return `offset-rate: record timestamps ahead of this process clock by more than ${String(CLOCK_SKEW_TOLERANCE_MS)} ms (producer clocks off, or a record stamped in the future): no instant rate from the time index; ${sampled}`;
+      return `record timestamps ahead of this process clock by more than ${String(CLOCK_SKEW_TOLERANCE_MS)} ms (producer clocks off, or a record stamped in the future): no instant rate from the time index; ${sampled}`;
     case 'too_young':
-      return `offset-rate: partitions that started producing less than ${String(minCoveredSpanMs(rateIntervalMs))} ms ago (younger than the window): too short a span for an instant rate; ${sampled}`;
+      return `partitions that started producing less than ${String(minCoveredSpanMs(rateIntervalMs))} ms ago (younger than the window): too short a span for an instant rate; ${sampled}`;
     case 'no_time_index':
-      return `offset-rate: the broker cannot look these partitions up by timestamp (no time index, or an old message format): no instant rate; ${sampled}`;
+      return `the broker cannot look these partitions up by timestamp (no time index, or an old message format): no instant rate; ${sampled}`;
     case 'failed':
-      return `offset-rate: the time-index lookup failed for these partitions; ${sampled}`;
+      return `the time-index lookup failed for these partitions; ${sampled}`;
   }
 }

@@ -1,4 +1,5 @@
 import type { PartitionWeight, TopicPartition, WeightSource } from '@load-aware/assignor';
+import { bindLogger } from '@load-aware/assignor/internal';
 import { createSourceReader, type SourceReader } from './create-reader.js';
 import { InstantLookups } from './instant-lookups.js';
 import { createOffsetRateMetrics } from './metrics.js';
@@ -83,7 +84,10 @@ interface Run {
  */
 export function createOffsetRateWeightSource(options: OffsetRateWeightSourceOptions): OffsetRateWeightSource {
   const resolved = resolveOptions(options);
-  const { clock, logger } = resolved;
+  const { clock } = resolved;
+  // Bound once: every line of this source, its sampler and readers carries `component`, which
+  // replaced the "offset-rate: " prefix its messages used to start with.
+  const logger = bindLogger(resolved.logger, { component: 'offset-rate' });
   const metrics = createOffsetRateMetrics(resolved.registry);
   const tracker = new PartitionTracker({
     rateIntervalMs: resolved.rateIntervalMs,
@@ -99,7 +103,7 @@ export function createOffsetRateWeightSource(options: OffsetRateWeightSourceOpti
     const added = tracker.track(partitions);
     if (added.length === 0) return;
     metrics.trackedChanged(added.length);
-    logger.debug({ partitions: added.length, tracked: tracker.size }, 'offset-rate: new partitions tracked');
+    logger.debug({ partitions: added.length, tracked: tracker.size }, 'new partitions tracked');
     if (run !== undefined) {
       if (prefetch) run.instant?.prefetch(added);
       run.sampler.sampleSoon();
@@ -107,7 +111,7 @@ export function createOffsetRateWeightSource(options: OffsetRateWeightSourceOpti
       warnedNotStarted = true;
       logger.warn(
         {},
-        'offset-rate: partitions asked for while the source is not started (call start()); they are sampled once it is',
+        'partitions asked for while the source is not started (call start()); they are sampled once it is',
       );
     }
   };
@@ -133,12 +137,12 @@ export function createOffsetRateWeightSource(options: OffsetRateWeightSourceOpti
         }
         logger.debug(
           { partitions: answer.asked.length, measured: answer.measured, filled: answer.filled, lookedUp },
-          'offset-rate: weights answered',
+          'weights answered',
         );
         return answer.weights;
       } catch (err) {
         // Unreachable by design; but a weight source must degrade, not fail an assignment.
-        logger.error({ err }, 'offset-rate: getWeights failed; answering without weights');
+        logger.error({ err }, 'getWeights failed; answering without weights');
         return [];
       }
     },
@@ -180,7 +184,7 @@ export function createOffsetRateWeightSource(options: OffsetRateWeightSourceOpti
       if (resolved.instantTimeoutMs > 0 && instant === undefined) {
         logger.info(
           {},
-          'offset-rate: instant rates need a KafkaJS Kafka client (the time index is read through its private cluster); partitions get weights once sampled',
+          'instant rates need a KafkaJS Kafka client (the time index is read through its private cluster); partitions get weights once sampled',
         );
       }
       logger.info(
@@ -209,7 +213,7 @@ export function createOffsetRateWeightSource(options: OffsetRateWeightSourceOpti
           try {
             await current.reader.reader.close();
           } catch (err) {
-            logger.warn({ err }, 'offset-rate: closing the end-offsets reader failed');
+            logger.warn({ err }, 'closing the end-offsets reader failed');
           }
         }
         logger.info({}, 'offset-rate weight source stopped');

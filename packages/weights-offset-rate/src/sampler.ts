@@ -1,4 +1,4 @@
-import { LoadAwareError, type Logger, type TopicPartition } from '@load-aware/assignor';
+import { isLoadAwareError, type Logger, type TopicPartition } from '@load-aware/assignor';
 import { raceClock, type Clock } from './clock.js';
 import type { EndOffsetsReader } from './end-offsets-reader.js';
 import { OffsetRateErrorCodes, PartitionReadError, SampleFailedError, SampleTimeoutError } from './errors.js';
@@ -106,7 +106,7 @@ export class Sampler {
       const partitions = tracker.tracked();
       if (partitions.length === 0) return;
       if (this.pendingRead !== undefined) {
-        logger.debug({ partitions: partitions.length }, 'offset-rate: previous read still running; sample skipped');
+        logger.debug({ partitions: partitions.length }, 'previous read still running; sample skipped');
         return;
       }
       const started = clock.now();
@@ -122,7 +122,7 @@ export class Sampler {
       this.log(report, partitions.length, durationMs);
       if (report.replaced.length > 0) this.deps.onReplaced?.(report.replaced);
     } catch (err) {
-      logger.error({ err }, 'offset-rate: sampling failed unexpectedly; the next sample runs on schedule');
+      logger.error({ err }, 'sampling failed unexpectedly; the next sample runs on schedule');
     }
   }
 
@@ -165,7 +165,8 @@ export class Sampler {
         }
       }
     } catch (err) {
-      const error = err instanceof LoadAwareError ? err : new SampleFailedError(errorMessageOf(err), { cause: err });
+      // The brand, not instanceof: a custom reader may throw errors of another assignor copy.
+      const error = isLoadAwareError(err) ? err : new SampleFailedError(errorMessageOf(err), { cause: err });
       for (const { topic, partition } of partitions) outcomes.set(partitionKey(topic, partition), { error });
     }
     return outcomes;
@@ -178,26 +179,23 @@ export class Sampler {
   private log(report: SampleReport, partitions: number, durationMs: number): void {
     const { logger, metrics } = this.deps;
     const failed = report.failed.length;
-    logger.debug(
-      { partitions, succeeded: report.succeeded, failed, durationMs: round(durationMs) },
-      'offset-rate: sample taken',
-    );
+    logger.debug({ partitions, succeeded: report.succeeded, failed, durationMs: round(durationMs) }, 'sample taken');
     if (failed > 0 && report.succeeded === 0) {
       metrics.sampleError('all');
       const err = report.failed[0]?.error;
       if (this.failedInARow === 0) {
         logger.warn(
           { partitions, err, code: errorCodeOf(err) },
-          'offset-rate: no end offset could be read; weights age out after rateIntervalMs unless sampling recovers',
+          'no end offset could be read; weights age out after rateIntervalMs unless sampling recovers',
         );
       } else {
-        logger.debug({ partitions, err, failedSamples: this.failedInARow + 1 }, 'offset-rate: sample failed again');
+        logger.debug({ partitions, err, failedSamples: this.failedInARow + 1 }, 'sample failed again');
       }
       this.failedInARow++;
       return;
     }
     if (this.failedInARow > 0) {
-      logger.info({ failedSamples: this.failedInARow }, 'offset-rate: sampling recovered');
+      logger.info({ failedSamples: this.failedInARow }, 'sampling recovered');
       this.failedInARow = 0;
     }
     if (failed > 0) {
@@ -205,19 +203,19 @@ export class Sampler {
       const err = report.failed[0]?.error;
       logger.warn(
         { failed, examples: names(report.failed), err, code: errorCodeOf(err) },
-        'offset-rate: some end offsets could not be read this sample',
+        'some end offsets could not be read this sample',
       );
     }
     if (report.reset.length > 0) {
       logger.info(
         { partitions: report.reset.length, examples: names(report.reset) },
-        'offset-rate: end offset went backwards (topic recreated or truncated); rate history restarted',
+        'end offset went backwards (topic recreated or truncated); rate history restarted',
       );
     }
     if (report.untracked.length > 0) {
       logger.warn(
         { partitions: report.untracked.length, examples: names(report.untracked) },
-        'offset-rate: partitions failed 3 samples in a row while others succeeded; no longer sampled until asked for again',
+        'partitions failed 3 samples in a row while others succeeded; no longer sampled until asked for again',
       );
     }
   }

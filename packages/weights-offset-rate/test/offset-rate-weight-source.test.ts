@@ -133,7 +133,7 @@ describe('createOffsetRateWeightSource', () => {
 
     reader.failAll = undefined;
     await clock.advance(SAMPLE_MS);
-    expect(logger.messages('info')).toContain('offset-rate: sampling recovered');
+    expect(logger.messages('info')).toContain('sampling recovered');
     // The window (60 s + slack) still reaches back to the last sample before the outage.
     expect(asMap(await source.getWeights([p0]))['orders:0']).toBe(100);
   });
@@ -373,5 +373,35 @@ describe('createOffsetRateWeightSource', () => {
     do await flush();
     while (timers() > before && Date.now() < deadline);
     expect(timers()).toBeLessThanOrEqual(before);
+  });
+
+  it('writes its lines under component "offset-rate", without a prefix in the message', async () => {
+    const { clock, reader, source, logger } = setup();
+    reader.offsets.set('orders:0', growing(100));
+    source.start();
+    await source.getWeights([p0]);
+    await clock.advance(SAMPLE_MS);
+    expect(logger.records.length).toBeGreaterThan(0);
+    for (const r of logger.records) {
+      expect(r.fields['component']).toBe('offset-rate');
+      expect(r.message.startsWith('offset-rate:')).toBe(false);
+    }
+  });
+
+  it('keeps a load-aware error a custom reader throws, even from another copy of the assignor', async () => {
+    const { clock, reader, source, logger } = setup();
+    reader.offsets.set('orders:0', growing(100));
+    source.start();
+    await source.getWeights([p0]);
+    await clock.advance(SAMPLE_MS);
+    // What another installed copy's error looks like from here: the brand, a code, another class.
+    reader.failAll = Object.assign(new Error('end offsets were not read within sampleTimeoutMs=1'), {
+      [Symbol.for('load-aware.error')]: true,
+      code: OffsetRateErrorCodes.sampleTimeout,
+    });
+    await clock.advance(SAMPLE_MS);
+    const warn = logger.records.find((r) => r.level === 'warn' && r.message.includes('no end offset'));
+    expect(warn?.fields['code']).toBe(OffsetRateErrorCodes.sampleTimeout);
+    expect(warn?.fields['err']).toBe(reader.failAll);
   });
 });

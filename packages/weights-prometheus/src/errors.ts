@@ -1,24 +1,13 @@
-import { LoadAwareError } from '@load-aware/assignor';
-
 /**
- * The error catalogue of `@load-aware/weights-prometheus`. Codes are stable and never reused;
- * callers and tests match on `code`, never on the message. Bad options throw the assignor's
- * `ConfigError` (code `LOAD_AWARE_CONFIG`) instead, so config errors read the same in every package.
+ * The error catalogue of `@load-aware/weights-prometheus`: one class per code. Codes are stable
+ * and never reused; callers and tests match on `code`, never on the message. Bad options throw
+ * the assignor's `ConfigError` (code `LOAD_AWARE_CONFIG`) instead, so config errors read the same
+ * in every package.
  */
-export const PrometheusErrorCodes = {
-  /** A requested topic name has characters Kafka does not allow; no query was sent. */
-  invalidTopic: 'LOAD_AWARE_PROMETHEUS_INVALID_TOPIC',
-  /** No complete answer within `timeoutMs` (connect, request and response body together). */
-  timeout: 'LOAD_AWARE_PROMETHEUS_TIMEOUT',
-  /** The request never got an HTTP answer: connection refused, reset, DNS failure, body too large. */
-  requestFailed: 'LOAD_AWARE_PROMETHEUS_REQUEST_FAILED',
-  /** The server answered with a status outside 2xx (redirects included: they are not followed). */
-  httpStatus: 'LOAD_AWARE_PROMETHEUS_HTTP_STATUS',
-  /** The server answered 2xx with `status: "error"`, e.g. a PromQL syntax error. */
-  queryFailed: 'LOAD_AWARE_PROMETHEUS_QUERY_FAILED',
-  /** The body is not a Prometheus instant-vector answer (not JSON, wrong shape, wrong result type). */
-  malformedResponse: 'LOAD_AWARE_PROMETHEUS_MALFORMED_RESPONSE',
-} as const;
+import { ERROR_CODES, isLoadAwareError, LoadAwareError } from '@load-aware/assignor';
+
+/** Codes of every error this package throws: its group of the assignor's `ERROR_CODES`. */
+export const PrometheusErrorCodes = ERROR_CODES.prometheus;
 
 /** A code from {@link PrometheusErrorCodes}. */
 export type PrometheusErrorCode = (typeof PrometheusErrorCodes)[keyof typeof PrometheusErrorCodes];
@@ -37,7 +26,7 @@ export interface PrometheusQueryErrorDetails {
 }
 
 /**
- * A query to Prometheus failed. The message names the endpoint and the reason, with a bounded
+ * A query to Prometheus failed; the base of one class per query code below. The message names the endpoint and the reason, with a bounded
  * excerpt of the body when there is one. It never contains the `authorization` value, and neither
  * does its `cause` chain: the HTTP client's own error (which carries the request headers) is
  * replaced by a plain error holding only its code and message.
@@ -55,6 +44,62 @@ export class PrometheusQueryError extends LoadAwareError {
     this.bodyExcerpt = details.bodyExcerpt;
   }
 }
+
+/** No complete answer within `timeoutMs` (connect, request and response body together). */
+export class PrometheusTimeoutError extends PrometheusQueryError {
+  declare readonly code: typeof PrometheusErrorCodes.timeout;
+  constructor(message: string, details?: PrometheusQueryErrorDetails) {
+    super(PrometheusErrorCodes.timeout, message, details);
+  }
+}
+
+/** No HTTP answer: refused, reset, DNS failure, body too large; `cause` is sanitized. */
+export class PrometheusRequestFailedError extends PrometheusQueryError {
+  declare readonly code: typeof PrometheusErrorCodes.requestFailed;
+  constructor(message: string, details?: PrometheusQueryErrorDetails) {
+    super(PrometheusErrorCodes.requestFailed, message, details);
+  }
+}
+
+/** An HTTP status outside 2xx (redirects included: they are not followed). */
+export class PrometheusHttpStatusError extends PrometheusQueryError {
+  declare readonly code: typeof PrometheusErrorCodes.httpStatus;
+  constructor(message: string, details?: PrometheusQueryErrorDetails) {
+    super(PrometheusErrorCodes.httpStatus, message, details);
+  }
+}
+
+/** A 2xx answer with `status: "error"`, e.g. a PromQL syntax error. */
+export class PrometheusQueryFailedError extends PrometheusQueryError {
+  declare readonly code: typeof PrometheusErrorCodes.queryFailed;
+  constructor(message: string, details?: PrometheusQueryErrorDetails) {
+    super(PrometheusErrorCodes.queryFailed, message, details);
+  }
+}
+
+/** A body that is not an instant-vector answer (not JSON, wrong shape, wrong result type). */
+export class PrometheusMalformedResponseError extends PrometheusQueryError {
+  declare readonly code: typeof PrometheusErrorCodes.malformedResponse;
+  constructor(message: string, details?: PrometheusQueryErrorDetails) {
+    super(PrometheusErrorCodes.malformedResponse, message, details);
+  }
+}
+
+/**
+ * True for a failed query's error ({@link PrometheusQueryError} or a subclass), by brand and code
+ * rather than `instanceof`, so errors of another installed copy of this package count too.
+ */
+export function isPrometheusQueryError(e: unknown): e is PrometheusQueryError {
+  return isLoadAwareError(e) && QUERY_ERROR_CODES.has(e.code);
+}
+
+const QUERY_ERROR_CODES: ReadonlySet<string> = new Set<PrometheusQueryErrorCode>([
+  PrometheusErrorCodes.timeout,
+  PrometheusErrorCodes.requestFailed,
+  PrometheusErrorCodes.httpStatus,
+  PrometheusErrorCodes.queryFailed,
+  PrometheusErrorCodes.malformedResponse,
+]);
 
 /** `getWeights()` was asked for a topic whose name Kafka would not accept; nothing was queried. */
 export class InvalidTopicError extends LoadAwareError {

@@ -16,3 +16,11 @@ export {
   type PrometheusQueryErrorCode,
   type PrometheusQueryErrorDetails,
 } from './errors.js';
+export {
+  PrometheusTimeoutError,
+  PrometheusRequestFailedError,
+  PrometheusHttpStatusError,
+  PrometheusQueryFailedError,
+  PrometheusMalformedResponseError,
+  isPrometheusQueryError,
+} from './errors.js';

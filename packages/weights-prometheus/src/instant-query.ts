@@ -1,5 +1,11 @@
 import axios, { type AxiosInstance, type AxiosResponse } from 'axios';
-import { PrometheusErrorCodes, PrometheusQueryError } from './errors.js';
+import {
+  PrometheusHttpStatusError,
+  PrometheusMalformedResponseError,
+  PrometheusQueryFailedError,
+  PrometheusRequestFailedError,
+  PrometheusTimeoutError,
+} from './errors.js';
 import { excerpt, type Redactor } from './redaction.js';
 import { parseInstantVector, type InstantVector } from './response.js';
 import { errorCodeOf, errorMessageOf } from '@load-aware/assignor/internal';
@@ -19,7 +25,7 @@ export interface InstantQueryConfig {
   readonly redactor: Redactor;
 }
 
-/** Runs one PromQL instant query; resolves with the vector or rejects with a {@link PrometheusQueryError}. */
+/** Runs one PromQL instant query; resolves with the vector or rejects with a `PrometheusQueryError` (a subclass per code). */
 export type InstantQuery = (promql: string) => Promise<InstantVector>;
 
 /**
@@ -62,27 +68,21 @@ async function run(client: AxiosInstance, config: InstantQueryConfig, promql: st
   } catch (err) {
     // Only the timer aborts, so an aborted signal means the deadline passed.
     if (controller.signal.aborted) {
-      throw new PrometheusQueryError(
-        PrometheusErrorCodes.timeout,
+      throw new PrometheusTimeoutError(
         `Prometheus query to ${endpoint} timed out after timeoutMs=${String(timeoutMs)}`,
       );
     }
     // Never pass the axios error on: its `config.headers` holds the Authorization value and its
     // `request` the whole socket. Keep only what explains the failure.
     const cause = sanitize(err, redactor);
-    throw new PrometheusQueryError(
-      PrometheusErrorCodes.requestFailed,
-      `Prometheus query to ${endpoint} failed: ${cause.message}`,
-      { cause },
-    );
+    throw new PrometheusRequestFailedError(`Prometheus query to ${endpoint} failed: ${cause.message}`, { cause });
   } finally {
     clearTimeout(timer);
   }
   const text = typeof response.data === 'string' ? response.data : '';
   const bodyExcerpt = excerpt(text, redactor);
   if (response.status < 200 || response.status > 299) {
-    throw new PrometheusQueryError(
-      PrometheusErrorCodes.httpStatus,
+    throw new PrometheusHttpStatusError(
       `Prometheus query to ${endpoint} answered HTTP ${String(response.status)}: ${bodyExcerpt || '(empty body)'}`,
       { status: response.status, bodyExcerpt },
     );
@@ -91,14 +91,12 @@ async function run(client: AxiosInstance, config: InstantQueryConfig, promql: st
   if (parsed.ok) return parsed.vector;
   const { failure } = parsed;
   if (failure.kind === 'query_failed') {
-    throw new PrometheusQueryError(
-      PrometheusErrorCodes.queryFailed,
+    throw new PrometheusQueryFailedError(
       redactor.redact(`Prometheus query to ${endpoint} failed: ${failure.errorType}: ${failure.error}`),
       { status: response.status, bodyExcerpt },
     );
   }
-  throw new PrometheusQueryError(
-    PrometheusErrorCodes.malformedResponse,
+  throw new PrometheusMalformedResponseError(
     redactor.redact(
       `Prometheus query to ${endpoint} returned an unusable body (${failure.reason}): ${bodyExcerpt || '(empty body)'}`,
     ),

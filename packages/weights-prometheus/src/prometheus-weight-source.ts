@@ -1,8 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import type { PartitionWeight, TopicPartition, WeightSource } from '@load-aware/assignor';
-import { partitionKey } from '@load-aware/assignor/internal';
+import { bindLogger, partitionKey } from '@load-aware/assignor/internal';
 import { createAnswerCache } from './cache.js';
-import { InvalidTopicError, PrometheusQueryError } from './errors.js';
+import { InvalidTopicError, isPrometheusQueryError } from './errors.js';
 import { createInstantQuery } from './instant-query.js';
 import { createSourceMetrics, queryResultOf } from './metrics.js';
 import { resolveOptions, type PrometheusWeightSourceOptions } from './options.js';
@@ -28,8 +28,9 @@ type WeightTable = ReadonlyMap<string, number>;
  * default weight and counts them as defaulted. When several series carry the same topic and
  * partition (different values of some other label), their values are **summed**, which is right
  * for rates split across label sets; a non-finite value among them leaves the partition out
- * rather than under-reporting it. A failed query rejects with a {@link PrometheusQueryError}; an
- * illegal topic name rejects with an {@link InvalidTopicError} before anything is sent.
+ * rather than under-reporting it. A failed query rejects with a `PrometheusQueryError` (a
+ * subclass per code); an illegal topic name rejects with an {@link InvalidTopicError} before
+ * anything is sent.
  *
  * @example
  * ```ts
@@ -53,7 +54,9 @@ type WeightTable = ReadonlyMap<string, number>;
  */
 export function createPrometheusWeightSource(options: PrometheusWeightSourceOptions): WeightSource {
   const resolved = resolveOptions(options);
-  const { endpoint, template, topicLabel, partitionLabel, logger } = resolved;
+  const { endpoint, template, topicLabel, partitionLabel } = resolved;
+  // The component travels as a field, so messages need no "prometheus:" prefix to be found.
+  const logger = bindLogger(resolved.logger, { component: 'prometheus' });
   const redactor = createRedactor(resolved.authorization);
   const query = createInstantQuery({
     endpoint,
@@ -90,7 +93,7 @@ export function createPrometheusWeightSource(options: PrometheusWeightSourceOpti
       return table;
     } catch (err) {
       const durationMs = performance.now() - startedAt;
-      if (err instanceof PrometheusQueryError) {
+      if (isPrometheusQueryError(err)) {
         metrics.query(queryResultOf(err.code), durationMs / 1000);
         logger.warn({ err, code: err.code, topics: topics.length, durationMs }, 'Prometheus weight query failed');
       }
