@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdir, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { isProcessAlive, spawnGuarded, stopGuarded, type GuardedProcess } from './kafka-process';
+export { waitUntil } from './wait';
+import { waitUntil } from './wait';
+import { commandLineOf, isProcessAlive, spawnGuarded, stopGuarded, type GuardedProcess } from './kafka-process';
 
 /**
  * Shared plumbing for the metrics servers the Prometheus weight-source tests run for real
@@ -90,14 +91,6 @@ export async function createRunDir(kind: string): Promise<string> {
   return dir;
 }
 
-function commandLineOf(pid: number): string {
-  try {
-    return readFileSync(`/proc/${String(pid)}/cmdline`, 'utf8').replaceAll('\0', ' ');
-  } catch {
-    return '';
-  }
-}
-
 /** A server process started by {@link startServerProcess}. */
 export interface ServerProcess {
   /** Pid of the server itself. */
@@ -166,25 +159,6 @@ export async function startServerProcess(spec: ServerSpec): Promise<ServerProces
     });
   }
   return server;
-}
-
-/**
- * Polls `probe` every `intervalMs` until it returns something other than undefined, and returns
- * that; throws naming `what` after `timeoutMs`. A probe that throws ends the wait at once.
- */
-export async function waitUntil<T>(
-  probe: () => Promise<T | undefined>,
-  what: string,
-  timeoutMs: number,
-  intervalMs = 100,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() >= deadline) throw new Error(`Timed out after ${String(timeoutMs)} ms waiting for ${what}`);
-    await sleep(intervalMs);
-  }
 }
 
 async function tail(file: string): Promise<string> {
