@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, readdir, rm } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 export { waitUntil } from './wait';
 import { waitUntil } from './wait';
+import { findFreePorts } from './free-ports';
 import { commandLineOf, isProcessAlive, spawnGuarded, stopGuarded, type GuardedProcess } from './kafka-process';
 
 /**
@@ -89,6 +90,39 @@ export async function createRunDir(kind: string): Promise<string> {
   const dir = join(RUNS_DIR, `run-${String(process.pid)}-${kind}-${randomBytes(4).toString('hex')}`);
   await mkdir(dir, { recursive: true });
   return dir;
+}
+
+/** A metrics server run laid out by {@link prepareServerRun}, ready for {@link startServerProcess}. */
+export interface ServerRun {
+  /** Absolute path of the installed binary. */
+  readonly binary: string;
+  /** The run directory from {@link createRunDir}. */
+  readonly dir: string;
+  /** A free loopback port for it to listen on. */
+  readonly port: number;
+  /** `http://127.0.0.1:<port>`. */
+  readonly url: string;
+  /** Path of the config file written into `dir`. */
+  readonly config: string;
+}
+
+/**
+ * Lays out one run of `server`: throws when it is not installed, creates a run directory named
+ * after `kind`, picks a free port and writes `configText` to `configName` in the directory.
+ */
+export async function prepareServerRun(
+  server: ServerBinary,
+  kind: string,
+  configName: string,
+  configText: string,
+): Promise<ServerRun> {
+  const binary = server.path;
+  if (binary === undefined) throw new Error(missingBinaryMessage(server));
+  const dir = await createRunDir(kind);
+  const [port] = await findFreePorts(1);
+  const config = join(dir, configName);
+  await writeFile(config, configText);
+  return { binary, dir, port: port!, url: `http://127.0.0.1:${String(port)}`, config };
 }
 
 /** A server process started by {@link startServerProcess}. */

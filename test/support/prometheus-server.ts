@@ -1,13 +1,5 @@
-import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { findFreePorts } from './free-ports';
-import {
-  createRunDir,
-  findBinary,
-  missingBinaryMessage,
-  startServerProcess,
-  type ServerBinary,
-} from './prometheus-process';
+import { findBinary, prepareServerRun, startServerProcess, type ServerBinary } from './prometheus-process';
 
 /** The Prometheus binary (Debian package `prometheus`; `PROMETHEUS_BIN` overrides). */
 export const PROMETHEUS: ServerBinary = findBinary('prometheus', 'prometheus', 'PROMETHEUS_BIN');
@@ -34,13 +26,12 @@ export interface StartPrometheusOptions {
  * wait for data with the source itself.
  */
 export async function startPrometheus(options: StartPrometheusOptions): Promise<PrometheusServer> {
-  const binary = PROMETHEUS.path;
-  if (binary === undefined) throw new Error(missingBinaryMessage(PROMETHEUS));
-  const dir = await createRunDir('prometheus');
-  const [port] = await findFreePorts(1);
-  const url = `http://127.0.0.1:${String(port)}`;
-  const config = join(dir, 'prometheus.yml');
-  await writeFile(config, scrapeConfig(options.targets, true));
+  const { binary, dir, port, url, config } = await prepareServerRun(
+    PROMETHEUS,
+    'prometheus',
+    'prometheus.yml',
+    scrapeConfig(options.targets, true),
+  );
   const server = await startServerProcess({
     label: 'Prometheus',
     dir,
