@@ -92,6 +92,14 @@ export async function createRunDir(kind: string): Promise<string> {
   return dir;
 }
 
+/** A metrics server the tests started (Prometheus, VictoriaMetrics). */
+export interface MetricsServer {
+  /** Base URL of its HTTP API, e.g. `http://127.0.0.1:41234`. */
+  readonly url: string;
+  /** Stops the server and removes its data directory. */
+  stop(): Promise<void>;
+}
+
 /** A metrics server run laid out by {@link prepareServerRun}, ready for {@link startServerProcess}. */
 export interface ServerRun {
   /** Absolute path of the installed binary. */

@@ -1,16 +1,12 @@
 import { join } from 'node:path';
-import { findBinary, prepareServerRun, startServerProcess, type ServerBinary } from './prometheus-process';
+import { findBinary, prepareServerRun, startServerProcess, type MetricsServer } from './prometheus-process';
 
 /** The Prometheus binary (Debian package `prometheus`; `PROMETHEUS_BIN` overrides). */
-export const PROMETHEUS: ServerBinary = findBinary('prometheus', 'prometheus', 'PROMETHEUS_BIN');
+export const PROMETHEUS = findBinary('prometheus', 'prometheus', 'PROMETHEUS_BIN');
 
 /** A real Prometheus server on a free loopback port. */
-export interface PrometheusServer {
-  /** Base URL of its HTTP API, e.g. `http://127.0.0.1:41234`. */
-  readonly url: string;
+export interface PrometheusServer extends MetricsServer {
   readonly pid: number;
-  /** Stops the server and removes its data directory. */
-  stop(): Promise<void>;
 }
 
 /** Options of {@link startPrometheus}. */

@@ -1,26 +1,18 @@
 import { join } from 'node:path';
-import { findBinary, prepareServerRun, startServerProcess, type ServerBinary } from './prometheus-process';
+import { findBinary, prepareServerRun, startServerProcess, type MetricsServer } from './prometheus-process';
 import { scrapeConfig } from './prometheus-server';
 
 /** The single-node VictoriaMetrics binary (Debian package `victoria-metrics`; `VICTORIA_METRICS_BIN` overrides). */
-export const VICTORIA_METRICS: ServerBinary = findBinary(
-  'victoria-metrics',
-  'victoria-metrics',
-  'VICTORIA_METRICS_BIN',
-);
+export const VICTORIA_METRICS = findBinary('victoria-metrics', 'victoria-metrics', 'VICTORIA_METRICS_BIN');
 
 /** A real single-node VictoriaMetrics on a free loopback port. */
-export interface VictoriaMetricsServer {
-  /** Base URL, e.g. `http://127.0.0.1:41234`. */
-  readonly url: string;
+export interface VictoriaMetricsServer extends MetricsServer {
   /** The Prometheus-compatible API under its path prefix: `{url}/prometheus`. */
   readonly prometheusUrl: string;
   /** The `Authorization` value that opens it, when started with basic auth. */
   readonly authorization: string | undefined;
   /** Makes recently scraped samples searchable now instead of within seconds. */
   flush(): Promise<void>;
-  /** Stops the server and removes its data directory. */
-  stop(): Promise<void>;
 }
 
 /** Options of {@link startVictoriaMetrics}. */
