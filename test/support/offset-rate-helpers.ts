@@ -1,3 +1,4 @@
+import type { Registry } from 'prom-client';
 import type { Logger, PartitionWeight } from '@load-aware/assignor';
 import { waitUntil } from './wait';
 
@@ -32,6 +33,16 @@ export function pollFor<T>(
   intervalMs = 250,
 ): Promise<T> {
   return waitUntil(probe, what, timeoutMs, intervalMs);
+}
+
+/** The value of the first series of metric `name` on `registry` whose labels include `labels` (0 when none). */
+export async function metricValue(
+  registry: Registry,
+  name: string,
+  labels: Record<string, string> = {},
+): Promise<number> {
+  const { values } = await registry.getSingleMetric(name)!.get();
+  return values.find((v) => Object.entries(labels).every(([k, value]) => v.labels[k] === value))?.value ?? 0;
 }
 
 /** `|actual - expected| <= tolerance × expected` */

@@ -1,7 +1,7 @@
 import { rename, writeFile } from 'node:fs/promises';
 import type { TriggerInstanceEvent, TriggerInstanceSpec, WeightsFile } from '../fixtures/trigger-instance';
 import { startFixtureProcess, type FixtureProcess } from './fixture-process';
-import { waitUntil } from './wait';
+export { eventually } from './wait';
 
 /** A trigger instance running in its own process (see fixtures/trigger-instance.ts; `send` command: `attach`). */
 export interface TriggerInstance extends Omit<FixtureProcess<TriggerInstanceEvent>, 'last'> {
@@ -32,9 +32,4 @@ export async function writeWeightsFile(path: string, content: WeightsFile): Prom
   const staging = `${path}.${String(process.pid)}.tmp`;
   await writeFile(staging, JSON.stringify(content));
   await rename(staging, path);
-}
-
-/** Polls `condition` every 100 ms until it holds; throws naming `what` after `timeoutMs` ({@link waitUntil}). */
-export async function eventually(condition: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {
-  await waitUntil(() => Promise.resolve(condition() ? true : undefined), what, timeoutMs);
 }

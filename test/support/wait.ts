@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { TopicPartition, WeightSource } from '@load-aware/assignor';
 
 /**
  * Polls `probe` every `intervalMs` until it returns something other than undefined, and returns
@@ -18,4 +19,31 @@ export async function waitUntil<T>(
     if (Date.now() >= deadline) throw new Error(`Timed out after ${String(timeoutMs)} ms waiting for ${what}`);
     await sleep(intervalMs);
   }
+}
+
+/** Polls `condition` every 100 ms until it holds; throws naming `what` after `timeoutMs` ({@link waitUntil}). */
+export async function eventually(condition: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {
+  await waitUntil(() => Promise.resolve(condition() ? true : undefined), what, timeoutMs);
+}
+
+/**
+ * Waits until `source` answers a weight for every partition of `topic` (0..partitions-1), polling
+ * every `intervalMs`; throws naming `what` after `timeoutMs`. Returns those partitions.
+ */
+export async function waitForEveryWeight(
+  source: WeightSource,
+  topic: string,
+  partitions: number,
+  what: string,
+  intervalMs: number,
+  timeoutMs = 30_000,
+): Promise<TopicPartition[]> {
+  const all = Array.from({ length: partitions }, (_, partition) => ({ topic, partition }));
+  await waitUntil(
+    async () => ((await source.getWeights(all)).length === partitions ? true : undefined),
+    what,
+    timeoutMs,
+    intervalMs,
+  );
+  return all;
 }
