@@ -1,38 +1,15 @@
-import {
-  AssignerProtocol,
-  Kafka,
-  logLevel,
-  PartitionAssigners,
-  type Admin,
-  type Consumer,
-  type PartitionAssigner,
-} from 'kafkajs';
+import { AssignerProtocol, Kafka, logLevel, PartitionAssigners, type Consumer, type PartitionAssigner } from 'kafkajs';
 import { balance, LoadAwareAssigner } from '@load-aware/assignor';
 import { kafkaBrokersFromEnv, uniqueName } from './support';
 import { describeGroup, waitForStableGroup } from './support/group';
+import { startGroupConsumer } from './support/group-consumer';
 import { startInstance, type InstanceProcess } from './support/instance-process';
+import { useSharedBrokerAdmin } from './support/shared-broker';
+import { eventually } from './support/wait';
 
 const brokers = kafkaBrokersFromEnv();
 const kafka = new Kafka({ clientId: 'assignor-int', brokers, logLevel: logLevel.NOTHING });
-let admin: Admin;
-
-beforeAll(async () => {
-  admin = kafka.admin();
-  await admin.connect();
-});
-
-afterAll(async () => {
-  await admin.disconnect();
-});
-
-async function createTopic(partitions: number): Promise<string> {
-  const topic = uniqueName('assignor');
-  await admin.createTopics({
-    topics: [{ topic, numPartitions: partitions, replicationFactor: 1 }],
-    waitForLeaders: true,
-  });
-  return topic;
-}
+const { admin, createTopic } = useSharedBrokerAdmin(kafka, 'assignor', { deleteTopicsAfterAll: false });
 
 /** Produces one message per partition, valued "<partition>", and returns what it sent. */
 async function produceOnePerPartition(topic: string, partitions: number): Promise<void> {
@@ -114,37 +91,22 @@ describe('LoadAwareAssigner on a real broker', () => {
       await Promise.allSettled(consumers.splice(0).map((c) => c.disconnect()));
     });
 
-    async function runConsumer(
+    function runConsumer(
       groupId: string,
       topic: string,
-      assigners: PartitionAssigner[],
+      partitionAssigners: PartitionAssigner[],
       seen: Set<number>,
     ): Promise<Consumer> {
-      const consumer = kafka.consumer({
+      return startGroupConsumer(kafka, {
         groupId,
-        partitionAssigners: assigners,
-        sessionTimeout: 10_000,
-        heartbeatInterval: 500,
-        maxWaitTimeInMs: 200,
-      });
-      consumers.push(consumer);
-      await consumer.connect();
-      await consumer.subscribe({ topic, fromBeginning: true });
-      await consumer.run({
+        topic,
+        partitionAssigners,
         eachMessage: ({ partition }) => {
           seen.add(partition);
           return Promise.resolve();
         },
+        created: (consumer) => consumers.push(consumer),
       });
-      return consumer;
-    }
-
-    async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<void> {
-      const deadline = Date.now() + timeoutMs;
-      while (!condition()) {
-        if (Date.now() > deadline) throw new Error('condition not met in time');
-        await new Promise((r) => setTimeout(r, 200));
-      }
     }
 
     it('still forms and consumes everything when one member only offers round-robin', async () => {
@@ -161,7 +123,7 @@ describe('LoadAwareAssigner on a real broker', () => {
       const group = await waitForStableGroup(admin, groupId, 2, 4);
       expect(group.protocol).toBe('RoundRobinAssigner');
       await produceOnePerPartition(topic, 4);
-      await waitUntil(() => seen.size === 4, 60_000);
+      await eventually(() => seen.size === 4, 'every partition consumed', 60_000);
     });
 
     it('gives partitions to a member whose userData is garbage, as an instance of its own', async () => {
@@ -192,7 +154,7 @@ describe('LoadAwareAssigner on a real broker', () => {
       // Two instances ("real" with two members, the garbage member alone) share 6 partitions evenly.
       expect(odd.assigned).toHaveLength(3);
       await produceOnePerPartition(topic, 6);
-      await waitUntil(() => seen.size === 6, 60_000);
+      await eventually(() => seen.size === 6, 'every partition consumed', 60_000);
       expect((await describeGroup(admin, groupId)).members).toHaveLength(3);
     });
   });

@@ -1,8 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Kafka, logLevel, PartitionAssigners, type Admin, type Consumer } from 'kafkajs';
+import { PartitionAssigners, type Admin, type Consumer } from 'kafkajs';
 import { LoadAwareAssigner } from '@load-aware/assignor';
-import { startKafka, uniqueName, type KafkaCluster } from './support';
+import { uniqueName } from './support';
+import { useDedicatedKafka } from './support/dedicated-kafka';
 import { describeGroup, waitForStableGroup } from './support/group';
+import { startGroupConsumer } from './support/group-consumer';
+import { connectAdminClient, FAILOVER_RETRY } from './support/kafka-client';
 import { waitForStableGroupThroughFailover } from './support/reliability-instances';
 import { createTopicsWithLeaders } from './support/reliability-topics';
 import { eventually } from './support/trigger-instances';
@@ -27,15 +30,7 @@ const PARTITIONS = 12;
 /** How long after the loss rejoins are still counted: well past KafkaJS's retries settling. */
 const OBSERVE_MS = 25_000;
 
-let cluster: KafkaCluster | undefined;
-
-beforeAll(async () => {
-  cluster = await startKafka({ nodes: 3 });
-}, TIMEOUT_MS);
-
-afterAll(async () => {
-  await cluster?.stop();
-}, TIMEOUT_MS);
+const cluster = useDedicatedKafka({ nodes: 3 }, TIMEOUT_MS);
 
 async function coordinatorNode(admin: Admin): Promise<number> {
   // offsets.topic.num.partitions=1 on the test brokers: that partition's leader coordinates every group.
@@ -58,15 +53,8 @@ describe('a group coordinator move', () => {
   it(
     'costs no rebalance beyond the one the leader rejoin makes, and moves no partition',
     async () => {
-      const kafkaCluster = cluster!;
-      const kafka = new Kafka({
-        clientId: 'coordinator-move',
-        brokers: kafkaCluster.brokers,
-        logLevel: logLevel.NOTHING,
-        retry: { retries: 10, initialRetryTime: 300, maxRetryTime: 2000 },
-      });
-      const admin = kafka.admin();
-      await admin.connect();
+      const kafkaCluster = cluster();
+      const { kafka, admin } = await connectAdminClient('coordinator-move', kafkaCluster.brokers, FAILOVER_RETRY);
       const topic = uniqueName('coordinator-move');
       const groupId = uniqueName('coordinator-move-group');
       const consumers: Consumer[] = [];
@@ -74,25 +62,22 @@ describe('a group coordinator move', () => {
       try {
         await createTopicsWithLeaders(admin, [{ topic, numPartitions: PARTITIONS, replicationFactor: 3 }]);
         const startInstance = async (id: string): Promise<void> => {
-          const consumer = kafka.consumer({
-            groupId,
-            partitionAssigners: [LoadAwareAssigner({ instanceId: `instance-${id}` }), PartitionAssigners.roundRobin],
-            sessionTimeout: 10_000,
-            heartbeatInterval: 500,
-            maxWaitTimeInMs: 200,
-          });
           const history: Joined[] = [];
           joins.set(id, history);
-          consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
-            const assignment = Object.entries(payload.memberAssignment)
-              .flatMap(([t, ps]) => ps.map((p) => `${t}:${String(p)}`))
-              .sort();
-            history.push({ at: Date.now(), assignment });
+          await startGroupConsumer(kafka, {
+            groupId,
+            topic,
+            partitionAssigners: [LoadAwareAssigner({ instanceId: `instance-${id}` }), PartitionAssigners.roundRobin],
+            created: (consumer) => {
+              consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
+                const assignment = Object.entries(payload.memberAssignment)
+                  .flatMap(([t, ps]) => ps.map((p) => `${t}:${String(p)}`))
+                  .sort();
+                history.push({ at: Date.now(), assignment });
+              });
+              consumers.push(consumer);
+            },
           });
-          consumers.push(consumer);
-          await consumer.connect();
-          await consumer.subscribe({ topic, fromBeginning: true });
-          await consumer.run({ eachMessage: () => Promise.resolve() });
         };
         await startInstance('a');
         await startInstance('b');

@@ -1,6 +1,14 @@
 import { readdirSync, readFileSync } from 'node:fs';
 
-import { Kafka, logLevel, type Admin, type Consumer, type ITopicConfig, type KafkaMessage } from 'kafkajs';
+import {
+  Kafka,
+  logLevel,
+  type Admin,
+  type Consumer,
+  type ITopicConfig,
+  type KafkaMessage,
+  type Producer,
+} from 'kafkajs';
 
 import { kafkaBrokersFromEnv, startKafka, uniqueName, type KafkaCluster } from './support';
 
@@ -62,6 +70,40 @@ async function startConsumer(
   return consumer;
 }
 
+/** The clients of one round-trip test: a connected admin, a producer and a {@link collector} of consumed values. */
+interface RoundTripClients {
+  readonly admin: Admin;
+  readonly producer: Producer;
+  readonly received: ReturnType<typeof collector>;
+  /** Starts the consumer of `topic` in `groupId` that feeds `received`. */
+  consume(groupId: string, topic: string): Promise<void>;
+  /** Disconnects the consumer, the producer and the admin, deleting `topic` first when given. */
+  close(topic?: string): Promise<void>;
+}
+
+/** Connects the admin of a round-trip test; the producer connects when the test first needs it. */
+async function roundTripClients(kafka: Kafka): Promise<RoundTripClients> {
+  const admin = kafka.admin();
+  const producer = kafka.producer();
+  const received = collector();
+  let consumer: Consumer | undefined;
+  await admin.connect();
+  return {
+    admin,
+    producer,
+    received,
+    async consume(groupId, topic) {
+      consumer = await startConsumer(kafka, groupId, topic, received.onMessage);
+    },
+    async close(topic) {
+      await consumer?.disconnect();
+      await producer.disconnect();
+      if (topic !== undefined) await admin.deleteTopics({ topics: [topic] }).catch(() => undefined);
+      await admin.disconnect();
+    },
+  };
+}
+
 /** Retries `probe` until it stops throwing: KRaft brokers learn about new topics asynchronously. */
 async function eventually<T>(probe: () => Promise<T>, timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -118,11 +160,8 @@ describe('the global single-node broker', () => {
   it('round-trips messages produced and consumed through KafkaJS on a fresh topic', async () => {
     const kafka = client(kafkaBrokersFromEnv());
     const topic = uniqueName('round-trip');
-    const admin = kafka.admin();
-    const producer = kafka.producer();
-    const received = collector();
-    let consumer: Consumer | undefined;
-    await admin.connect();
+    const clients = await roundTripClients(kafka);
+    const { admin, producer, received } = clients;
     try {
       await createTopic(admin, { topic, numPartitions: 2 });
       await producer.connect();
@@ -133,14 +172,11 @@ describe('the global single-node broker', () => {
           { key: 'b', value: 'world' },
         ],
       });
-      consumer = await startConsumer(kafka, uniqueName('round-trip-group'), topic, received.onMessage);
+      await clients.consume(uniqueName('round-trip-group'), topic);
 
       await received.waitFor(['hello', 'world']);
     } finally {
-      await consumer?.disconnect();
-      await producer.disconnect();
-      await admin.deleteTopics({ topics: [topic] }).catch(() => undefined);
-      await admin.disconnect();
+      await clients.close(topic);
     }
   });
 });
@@ -158,11 +194,8 @@ describe('a three-node cluster', () => {
     const kafka = client(cluster.brokers);
     const topic = uniqueName('failover');
     const groupId = uniqueName('failover-group');
-    const admin = kafka.admin();
-    const producer = kafka.producer();
-    const received = collector();
-    let consumer: Consumer | undefined;
-    await admin.connect();
+    const clients = await roundTripClients(kafka);
+    const { admin, producer, received } = clients;
     try {
       // Looking up the group's coordinator creates __consumer_offsets, whose single partition's
       // leader coordinates every group. Making that node the topic's preferred leader as well means
@@ -181,7 +214,7 @@ describe('a three-node cluster', () => {
 
       await producer.connect();
       await producer.send({ topic, acks: -1, messages: [{ value: 'before' }] });
-      consumer = await startConsumer(kafka, groupId, topic, received.onMessage);
+      await clients.consume(groupId, topic);
       await received.waitFor(['before']);
 
       const victimPid = cluster.nodes[victim - 1]?.pid;
@@ -199,9 +232,7 @@ describe('a three-node cluster', () => {
       await producer.send({ topic, acks: -1, messages: [{ value: 'after' }] });
       await received.waitFor(['after']);
     } finally {
-      await consumer?.disconnect();
-      await producer.disconnect();
-      await admin.disconnect();
+      await clients.close();
     }
 
     const { workDir } = cluster;

@@ -1,34 +1,26 @@
-import { Kafka, logLevel, PartitionAssigners, type Admin, type Consumer } from 'kafkajs';
+import { Kafka, logLevel, PartitionAssigners, type Consumer } from 'kafkajs';
 import { LoadAwareAssigner, type TopicPartition } from '@load-aware/assignor';
 import { createOffsetRateWeightSource } from '@load-aware/weights-offset-rate';
 import { kafkaBrokersFromEnv, uniqueName } from './support';
 import { waitForStableGroup } from './support/group';
+import { startGroupConsumer } from './support/group-consumer';
 import { pollFor, weightMap } from './support/offset-rate-helpers';
 import { produceAtRates } from './support/offset-rate-producer';
+import { useSharedBrokerAdmin } from './support/shared-broker';
 
 // Per test: jest ignores `testTimeout` inside a project entry of jest.config.js.
 const TEST_TIMEOUT_MS = 120_000;
 
 const brokers = kafkaBrokersFromEnv();
 const kafka = new Kafka({ clientId: uniqueName('offset-rate-e2e'), brokers, logLevel: logLevel.NOTHING });
-let admin: Admin;
-
-beforeAll(async () => {
-  admin = kafka.admin();
-  await admin.connect();
-});
-
-afterAll(async () => {
-  await admin.disconnect();
-});
+const { admin, createTopic } = useSharedBrokerAdmin(kafka, 'offset-rate-e2e', { deleteTopicsAfterAll: false });
 
 describe('a consumer group weighed by offset rates', () => {
   it(
     'puts a hot partition alone on its instance once its rate is measured',
     async () => {
-      const topic = uniqueName('offset-rate-e2e');
+      const topic = await createTopic(4);
       const groupId = uniqueName('offset-rate-e2e');
-      await admin.createTopics({ topics: [{ topic, numPartitions: 4, replicationFactor: 1 }], waitForLeaders: true });
       const partitions: TopicPartition[] = [0, 1, 2, 3].map((partition) => ({ topic, partition }));
       const weights = createOffsetRateWeightSource({ kafka, rateIntervalMs: 5000, sampleIntervalMs: 1000 }).start();
       const producer = produceAtRates(
@@ -43,17 +35,13 @@ describe('a consumer group weighed by offset rates', () => {
       );
       const consumers: Consumer[] = [];
       const join = async (instanceId: string): Promise<void> => {
-        const consumer = kafka.consumer({
+        await startGroupConsumer(kafka, {
           groupId,
+          topic,
           partitionAssigners: [LoadAwareAssigner({ instanceId, weights }), PartitionAssigners.roundRobin],
-          sessionTimeout: 10_000,
-          heartbeatInterval: 500,
-          maxWaitTimeInMs: 200,
+          fromBeginning: false,
+          created: (consumer) => consumers.push(consumer),
         });
-        consumers.push(consumer);
-        await consumer.connect();
-        await consumer.subscribe({ topic });
-        await consumer.run({ eachMessage: () => Promise.resolve() });
       };
       try {
         // Alone, instance-a gets everything; its assignment is what starts the tracking.

@@ -1,11 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Kafka, logLevel, type Admin, type logCreator } from 'kafkajs';
+import { Kafka, logLevel, type logCreator } from 'kafkajs';
 import { Registry } from 'prom-client';
 import { fetchWeights, type TopicPartition } from '@load-aware/assignor/internal';
 import { createOffsetRateWeightSource, type OffsetRateWeightSource } from '@load-aware/weights-offset-rate';
 import { kafkaBrokersFromEnv, uniqueName } from './support';
-import { recordingLogger, weightMap, within } from './support/offset-rate-helpers';
+import { metricValue, recordingLogger, weightMap, within } from './support/offset-rate-helpers';
 import { produceAtRates } from './support/offset-rate-producer';
+import { useSharedBrokerAdmin } from './support/shared-broker';
 
 // Per test: jest ignores `testTimeout` inside a project entry of jest.config.js.
 const TEST_TIMEOUT_MS = 90_000;
@@ -16,45 +17,12 @@ const LOOKUPS = 'load_aware_offset_rate_instant_lookups_total';
 const brokers = kafkaBrokersFromEnv();
 const version = process.env['KAFKA_VERSION_RUNNING'] ?? 'unknown';
 const kafka = new Kafka({ clientId: uniqueName('offset-rate-instant'), brokers, logLevel: logLevel.NOTHING });
-let admin: Admin;
-const topics: string[] = [];
+const { createTopic } = useSharedBrokerAdmin(kafka, 'offset-rate-instant', { deleteTopicsAfterAll: true });
 const sources: OffsetRateWeightSource[] = [];
-
-beforeAll(async () => {
-  admin = kafka.admin();
-  await admin.connect();
-});
 
 afterEach(async () => {
   await Promise.all(sources.splice(0).map((s) => s.stop()));
 });
-
-afterAll(async () => {
-  await admin.deleteTopics({ topics: topics.splice(0), timeout: 10_000 }).catch(() => undefined);
-  await admin.disconnect();
-});
-
-async function createTopic(partitions: number, config: Record<string, string> = {}): Promise<string> {
-  const topic = uniqueName('offset-rate-instant');
-  await admin.createTopics({
-    topics: [
-      {
-        topic,
-        numPartitions: partitions,
-        replicationFactor: 1,
-        configEntries: Object.entries(config).map(([name, value]) => ({ name, value })),
-      },
-    ],
-    waitForLeaders: true,
-  });
-  topics.push(topic);
-  return topic;
-}
-
-async function metric(registry: Registry, name: string, labels: Record<string, string> = {}): Promise<number> {
-  const { values } = await registry.getSingleMetric(name)!.get();
-  return values.find((v) => Object.entries(labels).every(([k, value]) => v.labels[k] === value))?.value ?? 0;
-}
 
 /** A KafkaJS client of its own (a fresh process has no connection yet) that counts requests by API. */
 function countingKafka(): { kafka: Kafka; requests: Map<string, number> } {
@@ -117,7 +85,7 @@ describe('instant offset rates from the time index on a real broker', () => {
     'gives a fresh source rates within 10 % of the produced ones on its very first answer, none defaulted',
     async () => {
       const created = await createTopic(2);
-      const appended = await createTopic(1, { 'message.timestamp.type': 'LogAppendTime' });
+      const appended = await createTopic(1, { config: { 'message.timestamp.type': 'LogAppendTime' } });
       const idle = await createTopic(1);
       const partitions: TopicPartition[] = [
         { topic: created, partition: 0 },
@@ -156,8 +124,8 @@ describe('instant offset rates from the time index on a real broker', () => {
         // One broker leads all three topics: three requests (window start, latest, future).
         expect(answer.lookup).toMatchObject({ partitions: 3, topics: 3, brokers: 1, requests: 3 });
         expect(answer.requests.get('ListOffsets')).toBeGreaterThanOrEqual(3);
-        expect(await metric(answer.registry, LOOKUPS, { outcome: 'measured' })).toBe(2);
-        expect(await metric(answer.registry, LOOKUPS, { outcome: 'idle' })).toBe(1);
+        expect(await metricValue(answer.registry, LOOKUPS, { outcome: 'measured' })).toBe(2);
+        expect(await metricValue(answer.registry, LOOKUPS, { outcome: 'idle' })).toBe(1);
       }
     },
     TEST_TIMEOUT_MS,
@@ -203,7 +171,7 @@ describe('instant offset rates from the time index on a real broker', () => {
       // Low by the time between writing and asking (the window slid past some records).
       expect(within(weights[`${topic}:1`], 10, 0.1)).toBe(true);
       expect(weights[`${topic}:2`]).toBe(0);
-      expect(await metric(registry, LOOKUPS, { outcome: 'future_timestamps' })).toBe(1);
+      expect(await metricValue(registry, LOOKUPS, { outcome: 'future_timestamps' })).toBe(1);
       expect(
         logger.records.filter((r) => r.level === 'warn' && r.message.includes('ahead of this process clock')),
       ).toHaveLength(1);

@@ -1,43 +1,27 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Kafka, logLevel } from 'kafkajs';
 import { Registry } from 'prom-client';
 import { createOffsetRateWeightSource } from '@load-aware/weights-offset-rate';
-import { startKafka, uniqueName, type KafkaCluster } from './support';
-import { pollFor, recordingLogger, weightMap, within } from './support/offset-rate-helpers';
+import { uniqueName } from './support';
+import { useDedicatedKafka } from './support/dedicated-kafka';
+import { connectAdminClient } from './support/kafka-client';
+import { metricValue, pollFor, recordingLogger, weightMap, within } from './support/offset-rate-helpers';
 import { produceAtRates } from './support/offset-rate-producer';
 
 // Per test and hook: jest ignores `testTimeout` inside a project entry of jest.config.js.
 const TEST_TIMEOUT_MS = 150_000;
 
-/** A dedicated cluster: stopping the shared one would break every other test file. */
-let cluster: KafkaCluster | undefined;
-
-beforeAll(async () => {
-  cluster = await startKafka({ nodes: 1 });
-}, TEST_TIMEOUT_MS);
-
-afterAll(async () => {
-  await cluster?.stop();
-}, TEST_TIMEOUT_MS);
-
-async function counter(registry: Registry, name: string, labels: Record<string, string>): Promise<number> {
-  const { values } = await registry.getSingleMetric(name)!.get();
-  return values.find((v) => Object.entries(labels).every(([k, value]) => v.labels[k] === value))?.value ?? 0;
-}
+const cluster = useDedicatedKafka({ nodes: 1 }, TEST_TIMEOUT_MS);
 
 describe('offset-rate weights across a broker restart', () => {
   it(
     'counts sample errors while the broker is down and resumes measuring once it is back',
     async () => {
-      const kafkaCluster = cluster!;
-      const kafka = new Kafka({
-        clientId: uniqueName('offset-rate-restart'),
-        brokers: kafkaCluster.brokers,
-        logLevel: logLevel.NOTHING,
-        retry: { retries: 3, initialRetryTime: 100, maxRetryTime: 1000 },
+      const kafkaCluster = cluster();
+      const { kafka, admin } = await connectAdminClient(uniqueName('offset-rate-restart'), kafkaCluster.brokers, {
+        retries: 3,
+        initialRetryTime: 100,
+        maxRetryTime: 1000,
       });
-      const admin = kafka.admin();
-      await admin.connect();
       const topic = uniqueName('offset-rate-restart');
       await admin.createTopics({ topics: [{ topic, numPartitions: 1, replicationFactor: 1 }], waitForLeaders: true });
       await admin.disconnect();
@@ -54,7 +38,7 @@ describe('offset-rate weights across a broker restart', () => {
       }).start();
       const partitions = [{ topic, partition: 0 }];
       const errors = (): Promise<number> =>
-        counter(registry, 'load_aware_offset_rate_sample_errors_total', { scope: 'all' });
+        metricValue(registry, 'load_aware_offset_rate_sample_errors_total', { scope: 'all' });
       try {
         await source.getWeights(partitions);
         await produceAtRates(kafka, [{ topic, partition: 0, perSecond: 100 }], 7000).done;

@@ -1,42 +1,23 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Kafka, logLevel, type Admin } from 'kafkajs';
+import { Kafka, logLevel } from 'kafkajs';
 import { Registry } from 'prom-client';
 import type { TopicPartition } from '@load-aware/assignor';
 import { createOffsetRateWeightSource, type OffsetRateWeightSource } from '@load-aware/weights-offset-rate';
 import { kafkaBrokersFromEnv, uniqueName } from './support';
-import { pollFor, recordingLogger, weightMap, within } from './support/offset-rate-helpers';
-import { produceAtRates } from './support/offset-rate-producer';
+import { metricValue, pollFor, recordingLogger, weightMap, within } from './support/offset-rate-helpers';
+import { produceAtRates, type RateTarget } from './support/offset-rate-producer';
+import { useSharedBrokerAdmin } from './support/shared-broker';
 
 // Per test: jest ignores `testTimeout` inside a project entry of jest.config.js.
 const TEST_TIMEOUT_MS = 90_000;
 const brokers = kafkaBrokersFromEnv();
 const kafka = new Kafka({ clientId: uniqueName('offset-rate-int'), brokers, logLevel: logLevel.NOTHING });
-let admin: Admin;
-const topics: string[] = [];
+const { admin, createTopic } = useSharedBrokerAdmin(kafka, 'offset-rate', { deleteTopicsAfterAll: true });
 const sources: OffsetRateWeightSource[] = [];
-
-beforeAll(async () => {
-  admin = kafka.admin();
-  await admin.connect();
-});
 
 afterEach(async () => {
   await Promise.all(sources.splice(0).map((s) => s.stop()));
 });
-
-afterAll(async () => {
-  await admin.deleteTopics({ topics: topics.splice(0), timeout: 10_000 }).catch(() => undefined);
-  await admin.disconnect();
-});
-
-async function createTopic(partitions: number, name = uniqueName('offset-rate')): Promise<string> {
-  await admin.createTopics({
-    topics: [{ topic: name, numPartitions: partitions, replicationFactor: 1 }],
-    waitForLeaders: true,
-  });
-  if (!topics.includes(name)) topics.push(name);
-  return name;
-}
 
 /** Sample duration histogram: observation count and sum in seconds. */
 async function sampleDurations(registry: Registry): Promise<{ count: number; sum: number }> {
@@ -48,32 +29,83 @@ async function sampleDurations(registry: Registry): Promise<{ count: number; sum
   return { count: of('count'), sum: of('sum') };
 }
 
-async function metric(registry: Registry, name: string, labels: Record<string, string> = {}): Promise<number> {
-  const { values } = await registry.getSingleMetric(name)!.get();
-  return values.find((v) => Object.entries(labels).every(([k, value]) => v.labels[k] === value))?.value ?? 0;
+/**
+ * A two-partition topic and a one-partition topic, tracked by a source sampling every second over
+ * a 5 s window (stopped after the test), with a recording logger and a registry of its own.
+ */
+async function sampledTopics(): Promise<{
+  topic: string;
+  other: string;
+  logger: ReturnType<typeof recordingLogger>;
+  registry: Registry;
+  source: OffsetRateWeightSource;
+  partitions: TopicPartition[];
+}> {
+  const topic = await createTopic(2);
+  const other = await createTopic(1);
+  const logger = recordingLogger();
+  const registry = new Registry();
+  const source = createOffsetRateWeightSource({
+    kafka,
+    rateIntervalMs: 5000,
+    sampleIntervalMs: 1000,
+    logger,
+    registry,
+  });
+  sources.push(source.start());
+  const partitions: TopicPartition[] = [
+    { topic, partition: 0 },
+    { topic, partition: 1 },
+    { topic: other, partition: 0 },
+  ];
+  return { topic, other, logger, registry, source, partitions };
+}
+
+/** `weigh()` asks `source` for the weights of `partitions`, keeping every weight it answered in `seen`. */
+function recordingWeigher(
+  source: OffsetRateWeightSource,
+  partitions: TopicPartition[],
+): { seen: number[]; weigh: () => Promise<Record<string, number>> } {
+  const seen: number[] = [];
+  return {
+    seen,
+    async weigh() {
+      const weights = await source.getWeights(partitions);
+      seen.push(...weights.map((w) => w.weight));
+      return weightMap(weights);
+    },
+  };
+}
+
+/** Runs `body` while `target` is produced to in the background (at most a minute), then stops that production. */
+async function whileProducing(target: RateTarget, body: () => Promise<void>): Promise<void> {
+  const background = produceAtRates(kafka, [target], 60_000);
+  try {
+    await body();
+  } finally {
+    await background.stop();
+  }
+}
+
+/** Recreates the deleted `topic` with `partitions`, retrying every `intervalMs` until the broker lets it (30 s). */
+async function recreateTopic(topic: string, partitions: number, intervalMs: number): Promise<void> {
+  await pollFor(
+    'the topic to be recreated',
+    () =>
+      createTopic(partitions, { name: topic }).then(
+        () => true,
+        () => undefined,
+      ),
+    30_000,
+    intervalMs,
+  );
 }
 
 describe('offset-rate weights on a real broker', () => {
   it(
     'measures two partitions produced at 200 and 50 msg/s within 10 %, with one ListOffsets per sample for all topics',
     async () => {
-      const topic = await createTopic(2);
-      const idle = await createTopic(1);
-      const logger = recordingLogger();
-      const registry = new Registry();
-      const source = createOffsetRateWeightSource({
-        kafka,
-        rateIntervalMs: 5000,
-        sampleIntervalMs: 1000,
-        logger,
-        registry,
-      });
-      sources.push(source.start());
-      const partitions: TopicPartition[] = [
-        { topic, partition: 0 },
-        { topic, partition: 1 },
-        { topic: idle, partition: 0 },
-      ];
+      const { topic, other: idle, logger, registry, source, partitions } = await sampledTopics();
       // The first assignment after start has no history: instant rates from the time index,
       // all 0 (nothing produced yet). Sampled weights take over from the second sample on.
       expect(weightMap(await source.getWeights(partitions))).toEqual({
@@ -105,8 +137,8 @@ describe('offset-rate weights on a real broker', () => {
       for (const r of reads) expect(r.fields).toMatchObject({ topics: 2, brokers: 1, requests: 1 });
       const durations = await sampleDurations(registry);
       expect(durations.count).toBeGreaterThanOrEqual(6);
-      expect(await metric(registry, 'load_aware_offset_rate_tracked_partitions')).toBe(3);
-      expect(await metric(registry, 'load_aware_offset_rate_sample_errors_total', { scope: 'all' })).toBe(0);
+      expect(await metricValue(registry, 'load_aware_offset_rate_tracked_partitions')).toBe(3);
+      expect(await metricValue(registry, 'load_aware_offset_rate_sample_errors_total', { scope: 'all' })).toBe(0);
       process.stdout.write(
         `offset-rate measured: p0 ${String(weights[`${topic}:0`])}/s (200), p1 ${String(weights[`${topic}:1`])}/s (50); ` +
           `mean sample ${(1000 * (durations.sum / durations.count)).toFixed(2)} ms over ${String(durations.count)} samples\n`,
@@ -118,32 +150,10 @@ describe('offset-rate weights on a real broker', () => {
   it(
     'stops tracking a deleted topic while others keep their weights, and measures the recreated topic afresh',
     async () => {
-      const topic = await createTopic(2);
-      const other = await createTopic(1);
-      const logger = recordingLogger();
-      const registry = new Registry();
-      const source = createOffsetRateWeightSource({
-        kafka,
-        rateIntervalMs: 5000,
-        sampleIntervalMs: 1000,
-        logger,
-        registry,
-      });
-      sources.push(source.start());
-      const partitions: TopicPartition[] = [
-        { topic, partition: 0 },
-        { topic, partition: 1 },
-        { topic: other, partition: 0 },
-      ];
-      const seen: number[] = [];
-      const weigh = async (): Promise<Record<string, number>> => {
-        const weights = await source.getWeights(partitions);
-        seen.push(...weights.map((w) => w.weight));
-        return weightMap(weights);
-      };
+      const { topic, other, registry, source, partitions } = await sampledTopics();
+      const { seen, weigh } = recordingWeigher(source, partitions);
       await weigh();
-      const background = produceAtRates(kafka, [{ topic: other, partition: 0, perSecond: 40 }], 60_000);
-      try {
+      await whileProducing({ topic: other, partition: 0, perSecond: 40 }, async () => {
         const before = produceAtRates(kafka, [{ topic, partition: 0, perSecond: 100 }], 7000);
         await before.done;
         expect(within((await weigh())[`${topic}:0`], 100, 0.15)).toBe(true);
@@ -152,26 +162,18 @@ describe('offset-rate weights on a real broker', () => {
         // 3 failed samples while `other` succeeds: the deleted topic's partitions are dropped.
         await pollFor(
           'the deleted topic to be untracked',
-          async () => ((await metric(registry, 'load_aware_offset_rate_tracked_partitions')) === 1 ? true : undefined),
+          async () =>
+            (await metricValue(registry, 'load_aware_offset_rate_tracked_partitions')) === 1 ? true : undefined,
           20_000,
         );
         expect(
-          await metric(registry, 'load_aware_offset_rate_sample_errors_total', { scope: 'some' }),
+          await metricValue(registry, 'load_aware_offset_rate_sample_errors_total', { scope: 'some' }),
         ).toBeGreaterThanOrEqual(3);
         expect(
           within(weightMap(await source.getWeights([{ topic: other, partition: 0 }]))[`${other}:0`], 40, 0.2),
         ).toBe(true);
 
-        await pollFor(
-          'the topic to be recreated',
-          () =>
-            createTopic(2, topic).then(
-              () => true,
-              () => undefined,
-            ),
-          30_000,
-          500,
-        );
+        await recreateTopic(topic, 2, 500);
         // Tracked afresh, no history: the time index shows the recreated topic idle.
         expect(await weigh()).toMatchObject({ [`${topic}:0`]: 0, [`${topic}:1`]: 0 });
         const after = produceAtRates(kafka, [{ topic, partition: 0, perSecond: 50 }], 12_000);
@@ -181,9 +183,7 @@ describe('offset-rate weights on a real broker', () => {
         expect(within(weights[`${topic}:0`], 50, 0.1)).toBe(true);
         expect(weights[`${topic}:1`]).toBe(0);
         expect(seen.every((w) => Number.isFinite(w) && w >= 0 && w <= 120)).toBe(true);
-      } finally {
-        await background.stop();
-      }
+      });
     },
     TEST_TIMEOUT_MS,
   );
@@ -201,28 +201,13 @@ describe('offset-rate weights on a real broker', () => {
         { topic, partition: 0 },
         { topic: other, partition: 0 },
       ];
-      const seen: number[] = [];
-      const weigh = async (): Promise<Record<string, number>> => {
-        const weights = await source.getWeights(partitions);
-        seen.push(...weights.map((w) => w.weight));
-        return weightMap(weights);
-      };
+      const { seen, weigh } = recordingWeigher(source, partitions);
       await weigh();
-      const background = produceAtRates(kafka, [{ topic: other, partition: 0, perSecond: 20 }], 60_000);
-      try {
+      await whileProducing({ topic: other, partition: 0, perSecond: 20 }, async () => {
         await produceAtRates(kafka, [{ topic, partition: 0, perSecond: 300 }], 7000).done;
         expect(within((await weigh())[`${topic}:0`], 300, 0.15)).toBe(true);
         await admin.deleteTopics({ topics: [topic], timeout: 10_000 });
-        await pollFor(
-          'the topic to be recreated',
-          () =>
-            createTopic(1, topic).then(
-              () => true,
-              () => undefined,
-            ),
-          30_000,
-          200,
-        );
+        await recreateTopic(topic, 1, 200);
         const after = produceAtRates(kafka, [{ topic, partition: 0, perSecond: 50 }], 25_000);
         await pollFor(
           'the end offset to be seen going backwards',
@@ -240,9 +225,7 @@ describe('offset-rate weights on a real broker', () => {
         await after.stop();
         expect(within(weights[`${topic}:0`], 50, 0.1)).toBe(true);
         expect(seen.every((w) => Number.isFinite(w) && w >= 0 && w <= 350)).toBe(true);
-      } finally {
-        await background.stop();
-      }
+      });
     },
     TEST_TIMEOUT_MS,
   );

@@ -4,9 +4,11 @@ import { createPrometheusWeightSource } from '@load-aware/weights-prometheus';
 import { Registry } from 'prom-client';
 import { kafkaBrokersFromEnv, uniqueName } from './support';
 import { waitForStableGroup } from './support/group';
+import { startGroupConsumer } from './support/group-consumer';
 import { startPrometheusExporter, type PrometheusExporter } from './support/prometheus-exporter';
-import { describeWithServers, waitUntil } from './support/prometheus-process';
+import { describeWithServers } from './support/prometheus-process';
 import { PROMETHEUS, startPrometheus, type PrometheusServer } from './support/prometheus-server';
+import { waitForEveryWeight } from './support/wait';
 
 const PARTITIONS = 6;
 const HOT = 3;
@@ -55,13 +57,7 @@ describeWithServers([PROMETHEUS], 'LoadAwareAssigner with weights from a real Pr
       timeoutMs: 3_000,
       registry: sourceRegistry,
     });
-    const all = Array.from({ length: PARTITIONS }, (_, partition) => ({ topic, partition }));
-    await waitUntil(
-      async () => ((await weights.getWeights(all)).length === PARTITIONS ? true : undefined),
-      'Prometheus to have scraped every partition',
-      30_000,
-      200,
-    );
+    await waitForEveryWeight(weights, topic, PARTITIONS, 'Prometheus to have scraped every partition', 200);
 
     // Two instances in this process, told apart by their assigners' instance ids; instance a
     // runs two consumers, instance b one.
@@ -69,17 +65,12 @@ describeWithServers([PROMETHEUS], 'LoadAwareAssigner with weights from a real Pr
     const instanceA = LoadAwareAssigner({ weights, instanceId: 'instance-a', registry: assignorRegistry });
     const instanceB = LoadAwareAssigner({ weights, instanceId: 'instance-b', registry: assignorRegistry });
     for (const assigner of [instanceA, instanceA, instanceB]) {
-      const consumer = kafka.consumer({
+      await startGroupConsumer(kafka, {
         groupId,
+        topic,
         partitionAssigners: [assigner, PartitionAssigners.roundRobin],
-        sessionTimeout: 10_000,
-        heartbeatInterval: 500,
-        maxWaitTimeInMs: 200,
+        created: (consumer) => consumers.push(consumer),
       });
-      consumers.push(consumer);
-      await consumer.connect();
-      await consumer.subscribe({ topic, fromBeginning: true });
-      await consumer.run({ eachMessage: () => Promise.resolve() });
     }
 
     const group = await waitForStableGroup(admin, groupId, 3, PARTITIONS);

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startKafka, type KafkaCluster } from './support';
+import { useDedicatedKafka } from './support/dedicated-kafka';
 import { waitForStableGroup } from './support/group';
 import { accountFor, waitForStableGroupThroughFailover } from './support/reliability-instances';
 import { produceSequences } from './support/reliability-producer';
@@ -19,26 +19,19 @@ const PARTITIONS = 6;
 const RATE_PER_PARTITION = 50;
 const PRODUCE_MS = 30_000;
 
-/** Dedicated: restarting the shared broker would break every other test file. */
-let cluster: KafkaCluster | undefined;
 let scenario: ReliabilityScenario | undefined;
 let producer: ReturnType<typeof produceSequences> | undefined;
-
-beforeAll(async () => {
-  cluster = await startKafka({ nodes: 1 });
-}, TIMEOUT_MS);
-
-afterAll(async () => {
+/** Dedicated: restarting the shared broker would break every other test file. */
+const cluster = useDedicatedKafka({ nodes: 1 }, TIMEOUT_MS, async () => {
   await producer?.stop();
   await scenario?.close();
-  await cluster?.stop();
-}, TIMEOUT_MS);
+});
 
 describe('at least once through forced rebalances and a broker restart', () => {
   it(
     'consumes every acknowledged message at least once and the group recovers from the restart',
     async () => {
-      const kafkaCluster = cluster!;
+      const kafkaCluster = cluster();
       const s = (scenario = await createReliabilityScenario({
         brokers: kafkaCluster.brokers,
         partitions: PARTITIONS,

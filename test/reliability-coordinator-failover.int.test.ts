@@ -1,17 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  Kafka,
-  logLevel,
-  PartitionAssigners,
-  type Admin,
-  type Cluster,
-  type Consumer,
-  type PartitionAssigner,
-} from 'kafkajs';
+import { PartitionAssigners, type Admin, type Cluster, type Consumer, type PartitionAssigner } from 'kafkajs';
 import { LoadAwareAssigner } from '@load-aware/assignor';
 import { createTriggerController, type TriggerController } from '@load-aware/trigger';
-import { startKafka, uniqueName, type KafkaCluster } from './support';
+import { uniqueName } from './support';
+import { useDedicatedKafka } from './support/dedicated-kafka';
 import { waitForStableGroup } from './support/group';
+import { startGroupConsumer } from './support/group-consumer';
+import { connectAdminClient, FAILOVER_RETRY } from './support/kafka-client';
 import { accountFor, waitForStableGroupThroughFailover } from './support/reliability-instances';
 import { produceSequences, readWholeTopic } from './support/reliability-producer';
 import { createTopicsWithLeaders } from './support/reliability-topics';
@@ -28,15 +23,7 @@ import { eventually } from './support/trigger-instances';
 const TIMEOUT_MS = 240_000;
 const PARTITIONS = 6;
 
-let cluster: KafkaCluster | undefined;
-
-beforeAll(async () => {
-  cluster = await startKafka({ nodes: 3 });
-}, TIMEOUT_MS);
-
-afterAll(async () => {
-  await cluster?.stop();
-}, TIMEOUT_MS);
+const cluster = useDedicatedKafka({ nodes: 3 }, TIMEOUT_MS);
 
 /**
  * The group coordinator, read two ways: the leader of __consumer_offsets-0 and FindCoordinator.
@@ -71,15 +58,8 @@ describe('a three-node cluster losing the group coordinator', () => {
   it(
     'moves the coordinator to another broker, the group recovers and nothing is lost (clean stop, then SIGKILL)',
     async () => {
-      const kafkaCluster = cluster!;
-      const kafka = new Kafka({
-        clientId: 'reliability-failover',
-        brokers: kafkaCluster.brokers,
-        logLevel: logLevel.NOTHING,
-        retry: { retries: 10, initialRetryTime: 300, maxRetryTime: 2000 },
-      });
-      const admin = kafka.admin();
-      await admin.connect();
+      const kafkaCluster = cluster();
+      const { kafka, admin } = await connectAdminClient('reliability-failover', kafkaCluster.brokers, FAILOVER_RETRY);
       const topic = uniqueName('failover');
       const groupId = uniqueName('failover-group');
       const consumers: Consumer[] = [];
@@ -103,21 +83,17 @@ describe('a three-node cluster losing the group coordinator', () => {
             consumerCluster ??= config.cluster;
             return assigner(config);
           };
-          const consumer = kafka.consumer({
+          await startGroupConsumer(kafka, {
             groupId,
+            topic,
             partitionAssigners: [spy, PartitionAssigners.roundRobin],
-            sessionTimeout: 10_000,
-            heartbeatInterval: 500,
-            maxWaitTimeInMs: 200,
-          });
-          consumers.push(consumer);
-          triggers.push(createTriggerController({ consumer, assigner }, { checkIntervalMs: 1000, advise: true }));
-          await consumer.connect();
-          await consumer.subscribe({ topic, fromBeginning: true });
-          await consumer.run({
             eachMessage: ({ partition, message }) => {
               consumed.push(`${String(partition)}:${message.value?.toString() ?? ''}@${message.offset}`);
               return Promise.resolve();
+            },
+            created: (consumer) => {
+              consumers.push(consumer);
+              triggers.push(createTriggerController({ consumer, assigner }, { checkIntervalMs: 1000, advise: true }));
             },
           });
         }

@@ -2,7 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
-import { startKafka, uniqueName, type KafkaCluster } from './support';
+import { uniqueName } from './support';
+import { useDedicatedKafka } from './support/dedicated-kafka';
 import { waitForStableGroup } from './support/group';
 import { startReliabilityInstance, type ReliabilityInstance } from './support/reliability-instances';
 import { createTopicsWithLeaders } from './support/reliability-topics';
@@ -23,21 +24,13 @@ const PROCESSES = 4;
 const MEMBERS_PER_INSTANCE = [4, 3, 3, 3];
 const DEFAULT_REBALANCE_TIMEOUT_MS = 60_000;
 
-let cluster: KafkaCluster | undefined;
-
-beforeAll(async () => {
-  cluster = await startKafka({ nodes: 1 });
-}, TIMEOUT_MS);
-
-afterAll(async () => {
-  await cluster?.stop();
-}, TIMEOUT_MS);
+const cluster = useDedicatedKafka({ nodes: 1 }, TIMEOUT_MS);
 
 describe('a large group over 10 000 partitions', () => {
   it(
     'forms, and absorbs one more member, within the default rebalance timeout',
     async () => {
-      const brokers = cluster!.brokers;
+      const brokers = cluster().brokers;
       const admin = new Kafka({ clientId: 'reliability-load', brokers, logLevel: logLevel.NOTHING }).admin();
       await admin.connect();
       const dir = await mkdtemp(join(tmpdir(), 'reliability-load-'));

@@ -2,7 +2,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import { kafkaBrokersFromEnv } from './support';
 import { describeGroup, waitForStableGroup } from './support/group';
 import type { ReliabilityInstance } from './support/reliability-instances';
-import { createReliabilityScenario, type ReliabilityScenario } from './support/reliability-scenario';
+import { useReliabilityScenarios } from './support/reliability-scenario';
 import { eventually } from './support/trigger-instances';
 
 /**
@@ -20,13 +20,10 @@ const SLOW_WEIGHTS_MS = 3000;
 jest.setTimeout(150_000);
 
 describe('a consumer crashing mid-rebalance', () => {
-  let scenario: ReliabilityScenario | undefined;
-  afterAll(async () => {
-    await scenario?.close();
-  });
+  const createScenario = useReliabilityScenarios();
 
   it('converges after a follower and then the leader (also the trigger coordinator) are killed inside a rebalance', async () => {
-    const s = (scenario = await createReliabilityScenario({
+    const s = await createScenario({
       brokers: kafkaBrokersFromEnv(),
       partitions: PARTITIONS,
       weights: { weights: {} },
@@ -36,7 +33,7 @@ describe('a consumer crashing mid-rebalance', () => {
         // Checks run, but a threshold no group reaches keeps the trigger from rebalancing by itself.
         trigger: { checkIntervalMs: 500, options: { threshold: 1000 } },
       },
-    }));
+    });
     const byId = new Map<string, ReliabilityInstance>();
     for (const id of ['a', 'b', 'c']) byId.set(id, await s.start(id));
     await waitForStableGroup(s.admin, s.groupId, 3, PARTITIONS);

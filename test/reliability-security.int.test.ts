@@ -1,20 +1,22 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { inspect } from 'node:util';
-import { Kafka, logLevel, PartitionAssigners, type Consumer, type KafkaConfig } from 'kafkajs';
+import { Kafka, logLevel, PartitionAssigners, type KafkaConfig } from 'kafkajs';
 import pino from 'pino';
 import { Registry } from 'prom-client';
 import { kafkaJsLogCreator, LoadAwareAssigner, type WeightSource } from '@load-aware/assignor';
-import { createTriggerController, type TriggerController } from '@load-aware/trigger';
+import { createTriggerController } from '@load-aware/trigger';
 import { createOffsetRateWeightSource, type OffsetRateWeightSource } from '@load-aware/weights-offset-rate';
 import { createPrometheusWeightSource } from '@load-aware/weights-prometheus';
 import { uniqueName } from './support';
 import { waitForStableGroup } from './support/group';
+import { startGroupConsumer } from './support/group-consumer';
 import { startPrometheusExporter, type PrometheusExporter } from './support/prometheus-exporter';
 import { describeWithServers, waitUntil } from './support/prometheus-process';
 import { startSecureKafka, type SecureKafka } from './support/reliability-secure-kafka';
 import { authenticatedFirst, socketSpy } from './support/reliability-socket-spy';
 import { startVictoriaMetrics, VICTORIA_METRICS, type VictoriaMetricsServer } from './support/victoria-metrics-server';
+import { waitForEveryWeight } from './support/wait';
 
 /**
  * Security on a real broker that only lets SASL/PLAIN over TLS in (SASL_SSL listener, self-signed
@@ -133,29 +135,26 @@ describeWithServers([VICTORIA_METRICS], 'secrets and the user’s TLS/SASL setti
     stops.push(() => weights.stop());
     const assigner = LoadAwareAssigner({ weights, instanceId: 'secure-a', logger, registry });
     const groupId = uniqueName('secure-group');
-    const consumer: Consumer = kafka.consumer({
+    await startGroupConsumer(kafka, {
       groupId,
+      topic,
       partitionAssigners: [assigner, PartitionAssigners.roundRobin],
-      sessionTimeout: 10_000,
-      heartbeatInterval: 500,
-      maxWaitTimeInMs: 200,
+      created: (consumer) => {
+        const trigger = createTriggerController(
+          { consumer, assigner },
+          { checkIntervalMs: 500, advise: true, logger, registry },
+        );
+        stops.push(() => consumer.disconnect());
+        stops.push(() => trigger.stop());
+      },
     });
-    const trigger: TriggerController = createTriggerController(
-      { consumer, assigner },
-      { checkIntervalMs: 500, advise: true, logger, registry },
-    );
-    stops.push(() => consumer.disconnect());
-    stops.push(() => trigger.stop());
-    await consumer.connect();
-    await consumer.subscribe({ topic, fromBeginning: true });
-    await consumer.run({ eachMessage: () => Promise.resolve() });
     await waitForStableGroup(admin, groupId, 1, PARTITIONS);
     // The sampler read end offsets through its own connections; the trigger described the group.
-    const all = Array.from({ length: PARTITIONS }, (_, partition) => ({ topic, partition }));
-    await waitUntil(
-      async () => ((await weights.getWeights(all)).length === PARTITIONS ? true : undefined),
+    await waitForEveryWeight(
+      weights,
+      topic,
+      PARTITIONS,
       'the sampler to have measured every partition (two samples through its own connections)',
-      30_000,
       250,
     );
     await waitUntil(
@@ -298,20 +297,15 @@ describeWithServers([VICTORIA_METRICS], 'secrets and the user’s TLS/SASL setti
         ),
       );
       const groupId = uniqueName(`secure-prom-${name}`);
-      const consumer = kafka.consumer({
+      await startGroupConsumer(kafka, {
         groupId,
+        topic,
         partitionAssigners: [
           LoadAwareAssigner({ weights, weightsTimeoutMs: 3000, logger, registry }),
           PartitionAssigners.roundRobin,
         ],
-        sessionTimeout: 10_000,
-        heartbeatInterval: 500,
-        maxWaitTimeInMs: 200,
+        created: (consumer) => stops.push(() => consumer.disconnect()),
       });
-      stops.push(() => consumer.disconnect());
-      await consumer.connect();
-      await consumer.subscribe({ topic, fromBeginning: true });
-      await consumer.run({ eachMessage: () => Promise.resolve() });
       await waitForStableGroup(admin, groupId, 1, PARTITIONS);
       const fallback = await counter(registry, 'load_aware_assignments_total', { group: groupId, result: 'fallback' });
       outcomes.push(`${name} -> ${fallback > 0 ? 'fallback' : 'load-aware'}`);

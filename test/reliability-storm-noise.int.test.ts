@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { kafkaBrokersFromEnv } from './support';
 import { waitForStableGroup } from './support/group';
-import { createReliabilityScenario, linesOf, type ReliabilityScenario } from './support/reliability-scenario';
+import { linesOf, useReliabilityScenarios } from './support/reliability-scenario';
 import { eventually } from './support/trigger-instances';
 
 /**
@@ -20,13 +20,10 @@ const WINDOW_MS = 24_000;
 jest.setTimeout(120_000);
 
 describe('the rebalance trigger under noisy weights', () => {
-  let scenario: ReliabilityScenario | undefined;
-  afterAll(async () => {
-    await scenario?.close();
-  });
+  const createScenario = useReliabilityScenarios();
 
   it('fires no more often than the cooldown allows, one rebalance per fire', async () => {
-    const s = (scenario = await createReliabilityScenario({
+    const s = await createScenario({
       brokers: kafkaBrokersFromEnv(),
       partitions: PARTITIONS,
       weights: { weights: {} },
@@ -37,7 +34,7 @@ describe('the rebalance trigger under noisy weights', () => {
         },
         forwardLogs: ['rebalance initiated', 'the last triggered rebalance', 'group balanced again'],
       },
-    }));
+    });
     // Noise only once the group is up, so its formation is not mixed with triggered rebalances.
     for (const id of ['a', 'b', 'c']) await s.start(id);
     await waitForStableGroup(s.admin, s.groupId, 3, PARTITIONS);

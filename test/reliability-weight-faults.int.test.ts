@@ -5,11 +5,13 @@ import { Registry } from 'prom-client';
 import { kafkaBrokersFromEnv, uniqueName } from './support';
 import { findFreePorts } from './support/free-ports';
 import { waitForStableGroup } from './support/group';
+import { startGroupConsumer } from './support/group-consumer';
 import { recordingLogger, type RecordedLog } from './support/offset-rate-helpers';
 import { startPrometheusExporter, type PrometheusExporter } from './support/prometheus-exporter';
-import { describeWithServers, waitUntil } from './support/prometheus-process';
+import { describeWithServers } from './support/prometheus-process';
 import { PROMETHEUS, startPrometheus, type PrometheusServer } from './support/prometheus-server';
 import { startFaultProxy, type FaultMode, type FaultProxy } from './support/reliability-fault-proxy';
+import { waitForEveryWeight } from './support/wait';
 
 /**
  * A weight source that is down, slower than its budget, or answering garbage, on a real broker
@@ -67,13 +69,7 @@ describeWithServers([PROMETHEUS], 'weight source faults on a real broker and a r
     proxy = await startFaultProxy(prometheus.url);
     closedPort = (await findFreePorts(1))[0]!;
     const probe = createPrometheusWeightSource({ url: proxy.url, query: 'kafka_partition_rate{topic=~"%s"}' });
-    const all = Array.from({ length: PARTITIONS }, (_, partition) => ({ topic, partition }));
-    await waitUntil(
-      async () => ((await probe.getWeights(all)).length === PARTITIONS ? true : undefined),
-      'Prometheus to have scraped the exporter',
-      30_000,
-      200,
-    );
+    await waitForEveryWeight(probe, topic, PARTITIONS, 'Prometheus to have scraped the exporter', 200);
   }, 60_000);
 
   afterAll(async () => {
@@ -148,17 +144,12 @@ describeWithServers([PROMETHEUS], 'weight source faults on a real broker and a r
       try {
         for (const instanceId of ['x', 'y']) {
           const assigner = LoadAwareAssigner({ instanceId, weights, weightsTimeoutMs: BUDGET_MS, logger, registry });
-          const consumer = kafka.consumer({
+          await startGroupConsumer(kafka, {
             groupId,
+            topic,
             partitionAssigners: [assigner, PartitionAssigners.roundRobin],
-            sessionTimeout: 10_000,
-            heartbeatInterval: 500,
-            maxWaitTimeInMs: 200,
+            created: (consumer) => consumers.push(consumer),
           });
-          consumers.push(consumer);
-          await consumer.connect();
-          await consumer.subscribe({ topic, fromBeginning: true });
-          await consumer.run({ eachMessage: () => Promise.resolve() });
         }
         const group = await waitForStableGroup(admin, groupId, 2, PARTITIONS, 60_000);
         expect(group.protocol).toBe('LoadAwareAssigner');

@@ -176,7 +176,8 @@ function startTimeOf(pid: number): string | undefined {
   }
 }
 
-function commandLineOf(pid: number): string {
+/** The command line of `pid`, arguments joined by spaces ('' once it is gone). */
+export function commandLineOf(pid: number): string {
   try {
     return readFileSync(`/proc/${String(pid)}/cmdline`, 'utf8').replaceAll('\0', ' ');
   } catch {

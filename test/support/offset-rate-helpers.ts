@@ -1,5 +1,6 @@
-import { setTimeout as sleep } from 'node:timers/promises';
+import type { Registry } from 'prom-client';
 import type { Logger, PartitionWeight } from '@load-aware/assignor';
+import { waitUntil } from './wait';
 
 /** One recorded log call. */
 export interface RecordedLog {
@@ -24,20 +25,24 @@ export function weightMap(weights: ReadonlyArray<PartitionWeight>): Record<strin
   return Object.fromEntries(weights.map((w) => [`${w.topic}:${String(w.partition)}`, w.weight]));
 }
 
-/** Polls `probe` every `intervalMs` until it returns a value, or throws after `timeoutMs`. */
-export async function pollFor<T>(
+/** {@link waitUntil} with the description first and a 250 ms default interval. */
+export function pollFor<T>(
   what: string,
   probe: () => Promise<T | undefined>,
   timeoutMs: number,
   intervalMs = 250,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${String(timeoutMs)} ms waiting for ${what}`);
-    await sleep(intervalMs);
-  }
+  return waitUntil(probe, what, timeoutMs, intervalMs);
+}
+
+/** The value of the first series of metric `name` on `registry` whose labels include `labels` (0 when none). */
+export async function metricValue(
+  registry: Registry,
+  name: string,
+  labels: Record<string, string> = {},
+): Promise<number> {
+  const { values } = await registry.getSingleMetric(name)!.get();
+  return values.find((v) => Object.entries(labels).every(([k, value]) => v.labels[k] === value))?.value ?? 0;
 }
 
 /** `|actual - expected| <= tolerance × expected` */

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Partitioners, type Kafka } from 'kafkajs';
+import { runInBackground, type BackgroundLoop } from './background-loop';
 
 /** One partition to produce to, and how fast. */
 export interface RateTarget {
@@ -19,13 +20,8 @@ export interface ProduceReport {
   readonly elapsedMs: number;
 }
 
-/** A production loop in the background. */
-export interface RateProducer {
-  /** Resolves when the loop ended by itself (its duration ran out). */
-  readonly done: Promise<ProduceReport>;
-  /** Ends the loop early and disconnects the producer. */
-  stop(): Promise<ProduceReport>;
-}
+/** A production loop in the background: `done` resolves when its duration ran out; `stop()` ends it early and disconnects the producer. */
+export type RateProducer = BackgroundLoop<ProduceReport>;
 
 /**
  * Produces to each target at its rate for at most `durationMs`. Every `tickMs` it sends what is
@@ -46,15 +42,14 @@ export function produceAtRates(
   const key = (t: RateTarget): string => `${t.topic}:${String(t.partition)}`;
   const sent: Record<string, number> = Object.fromEntries(targets.map((t) => [key(t), 0]));
   let failedSends = 0;
-  let stopped = false;
   let startedAt = Date.now();
 
-  const loop = async (): Promise<ProduceReport> => {
+  return runInBackground(async (stopped) => {
     await producer.connect();
     startedAt = Date.now();
     try {
       const maxTicks = Math.ceil(durationMs / tickMs) + 1;
-      for (let tick = 0; tick < maxTicks && !stopped; tick++) {
+      for (let tick = 0; tick < maxTicks && !stopped(); tick++) {
         const elapsed = Date.now() - startedAt;
         if (elapsed >= durationMs) break;
         const batches = new Map<string, Array<{ partition: number; value: string }>>();
@@ -85,14 +80,5 @@ export function produceAtRates(
       await producer.disconnect().catch(() => undefined);
     }
     return { sent: { ...sent }, failedSends, elapsedMs: Date.now() - startedAt };
-  };
-
-  const done = loop();
-  return {
-    done,
-    stop: () => {
-      stopped = true;
-      return done;
-    },
-  };
+  });
 }

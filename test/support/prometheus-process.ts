@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, readFile, readdir, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { isProcessAlive, spawnGuarded, stopGuarded, type GuardedProcess } from './kafka-process';
+export { waitUntil } from './wait';
+import { waitUntil } from './wait';
+import { findFreePorts } from './free-ports';
+import { commandLineOf, isProcessAlive, spawnGuarded, stopGuarded, type GuardedProcess } from './kafka-process';
 
 /**
  * Shared plumbing for the metrics servers the Prometheus weight-source tests run for real
@@ -90,12 +92,45 @@ export async function createRunDir(kind: string): Promise<string> {
   return dir;
 }
 
-function commandLineOf(pid: number): string {
-  try {
-    return readFileSync(`/proc/${String(pid)}/cmdline`, 'utf8').replaceAll('\0', ' ');
-  } catch {
-    return '';
-  }
+/** A metrics server the tests started (Prometheus, VictoriaMetrics). */
+export interface MetricsServer {
+  /** Base URL of its HTTP API, e.g. `http://127.0.0.1:41234`. */
+  readonly url: string;
+  /** Stops the server and removes its data directory. */
+  stop(): Promise<void>;
+}
+
+/** A metrics server run laid out by {@link prepareServerRun}, ready for {@link startServerProcess}. */
+export interface ServerRun {
+  /** Absolute path of the installed binary. */
+  readonly binary: string;
+  /** The run directory from {@link createRunDir}. */
+  readonly dir: string;
+  /** A free loopback port for it to listen on. */
+  readonly port: number;
+  /** `http://127.0.0.1:<port>`. */
+  readonly url: string;
+  /** Path of the config file written into `dir`. */
+  readonly config: string;
+}
+
+/**
+ * Lays out one run of `server`: throws when it is not installed, creates a run directory named
+ * after `kind`, picks a free port and writes `configText` to `configName` in the directory.
+ */
+export async function prepareServerRun(
+  server: ServerBinary,
+  kind: string,
+  configName: string,
+  configText: string,
+): Promise<ServerRun> {
+  const binary = server.path;
+  if (binary === undefined) throw new Error(missingBinaryMessage(server));
+  const dir = await createRunDir(kind);
+  const [port] = await findFreePorts(1);
+  const config = join(dir, configName);
+  await writeFile(config, configText);
+  return { binary, dir, port: port!, url: `http://127.0.0.1:${String(port)}`, config };
 }
 
 /** A server process started by {@link startServerProcess}. */
@@ -166,25 +201,6 @@ export async function startServerProcess(spec: ServerSpec): Promise<ServerProces
     });
   }
   return server;
-}
-
-/**
- * Polls `probe` every `intervalMs` until it returns something other than undefined, and returns
- * that; throws naming `what` after `timeoutMs`. A probe that throws ends the wait at once.
- */
-export async function waitUntil<T>(
-  probe: () => Promise<T | undefined>,
-  what: string,
-  timeoutMs: number,
-  intervalMs = 100,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() >= deadline) throw new Error(`Timed out after ${String(timeoutMs)} ms waiting for ${what}`);
-    await sleep(intervalMs);
-  }
 }
 
 async function tail(file: string): Promise<string> {

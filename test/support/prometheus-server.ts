@@ -1,24 +1,12 @@
-import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { findFreePorts } from './free-ports';
-import {
-  createRunDir,
-  findBinary,
-  missingBinaryMessage,
-  startServerProcess,
-  type ServerBinary,
-} from './prometheus-process';
+import { findBinary, prepareServerRun, startServerProcess, type MetricsServer } from './prometheus-process';
 
 /** The Prometheus binary (Debian package `prometheus`; `PROMETHEUS_BIN` overrides). */
-export const PROMETHEUS: ServerBinary = findBinary('prometheus', 'prometheus', 'PROMETHEUS_BIN');
+export const PROMETHEUS = findBinary('prometheus', 'prometheus', 'PROMETHEUS_BIN');
 
 /** A real Prometheus server on a free loopback port. */
-export interface PrometheusServer {
-  /** Base URL of its HTTP API, e.g. `http://127.0.0.1:41234`. */
-  readonly url: string;
+export interface PrometheusServer extends MetricsServer {
   readonly pid: number;
-  /** Stops the server and removes its data directory. */
-  stop(): Promise<void>;
 }
 
 /** Options of {@link startPrometheus}. */
@@ -34,13 +22,12 @@ export interface StartPrometheusOptions {
  * wait for data with the source itself.
  */
 export async function startPrometheus(options: StartPrometheusOptions): Promise<PrometheusServer> {
-  const binary = PROMETHEUS.path;
-  if (binary === undefined) throw new Error(missingBinaryMessage(PROMETHEUS));
-  const dir = await createRunDir('prometheus');
-  const [port] = await findFreePorts(1);
-  const url = `http://127.0.0.1:${String(port)}`;
-  const config = join(dir, 'prometheus.yml');
-  await writeFile(config, scrapeConfig(options.targets, true));
+  const { binary, dir, port, url, config } = await prepareServerRun(
+    PROMETHEUS,
+    'prometheus',
+    'prometheus.yml',
+    scrapeConfig(options.targets, true),
+  );
   const server = await startServerProcess({
     label: 'Prometheus',
     dir,

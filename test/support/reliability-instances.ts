@@ -1,117 +1,38 @@
-import { spawn } from 'node:child_process';
-import { basename, dirname, join } from 'node:path';
-import { createInterface } from 'node:readline';
 import type { Admin } from 'kafkajs';
 import type { ReliabilityEvent, ReliabilitySpec } from '../fixtures/reliability-instance';
+import { startFixtureProcess, type FixtureProcess } from './fixture-process';
 import { waitForStableGroup, type ObservedGroup } from './group';
 
 /** A consumer process of the reliability tests (see fixtures/reliability-instance.ts). */
-export interface ReliabilityInstance {
+export interface ReliabilityInstance extends Omit<FixtureProcess<ReliabilityEvent>, 'last'> {
   readonly spec: ReliabilitySpec;
-  readonly events: ReliabilityEvent[];
-  /** Waits until `predicate` holds over the events seen so far (bounded by `timeoutMs`). */
-  waitFor(predicate: (events: ReliabilityEvent[]) => boolean, what: string, timeoutMs?: number): Promise<void>;
   /** Every value this process reported as consumed, in order (duplicates included). */
   consumed(): string[];
   /** The latest value of its coordinator gauge (0 before any). */
   coordinator(): number;
   /** Forwarded log lines, in order. */
   logs(): Array<Extract<ReliabilityEvent, { event: 'log' }>>;
-  /** Writes one command line (`slow <ms>`, `add`). */
-  send(command: string): void;
-  /** Whether the process has exited. */
-  exited(): boolean;
-  /** Disconnects cleanly (stdin closes) and waits for the exit; SIGKILL after 15 s. */
-  stop(): Promise<void>;
-  /** SIGKILL, as a crashed pod dies: no LeaveGroup, no commit. */
-  kill(): Promise<void>;
 }
 
-const TEST_ROOT = basename(dirname(__dirname)) === '.build' ? join(__dirname, '..', '..') : join(__dirname, '..');
-const FIXTURE = join(TEST_ROOT, '.build', 'fixtures', 'reliability-instance.js');
-
-/** Starts one process; its stdin is a lifeline, so it never outlives the test process. */
+/** Starts one process with `send` commands `slow <ms>` and `add` (see {@link startFixtureProcess}: its stdin is a lifeline, so it never outlives the test process). */
 export function startReliabilityInstance(spec: ReliabilitySpec): ReliabilityInstance {
-  const child = spawn(process.execPath, [FIXTURE, JSON.stringify(spec)], { stdio: ['pipe', 'pipe', 'pipe'] });
-  const events: ReliabilityEvent[] = [];
   const consumed: string[] = [];
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr = (stderr + chunk.toString()).slice(-4000);
-  });
-  let hasExited = false;
-  const exited = new Promise<void>((resolve) => {
-    child.on('exit', () => {
-      hasExited = true;
-      resolve();
-    });
-  });
-  const listeners = new Set<() => void>();
-  createInterface({ input: child.stdout }).on('line', (line) => {
-    let event: ReliabilityEvent;
-    try {
-      event = JSON.parse(line) as ReliabilityEvent;
-    } catch {
-      return;
-    }
-    if (event.event === 'consumed') consumed.push(...event.values);
-    else events.push(event);
-    for (const l of listeners) l();
-  });
-
-  const last = <T>(pick: (e: ReliabilityEvent) => T | undefined, fallback: T): T => {
-    for (let i = events.length - 1; i >= 0; i--) {
-      const value = pick(events[i]!);
-      if (value !== undefined) return value;
-    }
-    return fallback;
-  };
-
-  return {
+  const child = startFixtureProcess<ReliabilityEvent>({
+    fixture: 'reliability-instance',
     spec,
-    events,
-    waitFor: (predicate, what, timeoutMs = 60_000) =>
-      new Promise((resolve, reject) => {
-        const check = (): void => {
-          if (!predicate(events)) return;
-          done();
-          resolve();
-        };
-        const timer = setTimeout(() => {
-          done();
-          reject(new Error(`${spec.clientId}: ${what} not seen in ${String(timeoutMs)} ms; stderr: ${stderr}`));
-        }, timeoutMs);
-        const done = (): void => {
-          clearTimeout(timer);
-          listeners.delete(check);
-        };
-        listeners.add(check);
-        void exited.then(() => {
-          if (!listeners.has(check)) return;
-          done();
-          reject(new Error(`${spec.clientId} exited while waiting for ${what}; stderr: ${stderr}`));
-        });
-        check();
-      }),
+    name: spec.clientId,
+    onEvent(event) {
+      if (event.event !== 'consumed') return true;
+      consumed.push(...event.values);
+      return false;
+    },
+  });
+  return {
+    ...child,
+    spec,
     consumed: () => consumed,
-    coordinator: () => last((e) => (e.event === 'coordinator' ? e.value : undefined), 0),
-    logs: () => events.flatMap((e) => (e.event === 'log' ? [e] : [])),
-    send(command) {
-      if (!hasExited) child.stdin.write(`${command}\n`);
-    },
-    exited: () => hasExited,
-    async stop() {
-      if (hasExited) return;
-      child.stdin.end();
-      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-      await exited;
-      clearTimeout(timer);
-    },
-    async kill() {
-      if (hasExited) return;
-      child.kill('SIGKILL');
-      await exited;
-    },
+    coordinator: () => child.last((e) => (e.event === 'coordinator' ? e.value : undefined), 0),
+    logs: () => child.events.flatMap((e) => (e.event === 'log' ? [e] : [])),
   };
 }
 

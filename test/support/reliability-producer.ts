@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Kafka } from 'kafkajs';
+import { runInBackground, type BackgroundLoop } from './background-loop';
 
 /** What a {@link produceSequences} run acknowledged. */
 export interface SequenceReport {
@@ -10,10 +11,7 @@ export interface SequenceReport {
 }
 
 /** A production loop in the background. */
-export interface SequenceProducer {
-  readonly done: Promise<SequenceReport>;
-  stop(): Promise<SequenceReport>;
-}
+export type SequenceProducer = BackgroundLoop<SequenceReport>;
 
 /**
  * Produces `perSecond` messages to every partition of `topic` for `durationMs`, with `acks: -1`
@@ -34,12 +32,11 @@ export function produceSequences(
   const sent: Record<string, number> = {};
   for (let p = 0; p < partitions; p++) sent[`${topic}:${String(p)}`] = 0;
   let failedSends = 0;
-  let stopped = false;
-  const loop = async (): Promise<SequenceReport> => {
+  return runInBackground(async (stopped) => {
     await producer.connect();
     const startedAt = Date.now();
     try {
-      while (!stopped) {
+      while (!stopped()) {
         const elapsed = Math.min(Date.now() - startedAt, durationMs);
         const due = Math.floor((perSecond * elapsed) / 1000);
         let pending = 0;
@@ -69,15 +66,7 @@ export function produceSequences(
       await producer.disconnect().catch(() => undefined);
     }
     return { sent: { ...sent }, failedSends };
-  };
-  const done = loop();
-  return {
-    done,
-    stop: () => {
-      stopped = true;
-      return done;
-    },
-  };
+  });
 }
 
 /**

@@ -1,9 +1,10 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Kafka, logLevel, type Admin } from 'kafkajs';
+import type { Admin, Kafka } from 'kafkajs';
 import type { ReliabilitySpec, ReliabilityWeights } from '../fixtures/reliability-instance';
 import { uniqueName } from './index';
+import { connectAdminClient } from './kafka-client';
 import { startReliabilityInstance, type ReliabilityInstance } from './reliability-instances';
 import { createTopicsWithLeaders } from './reliability-topics';
 import { writeWeightsFile } from './trigger-instances';
@@ -36,14 +37,11 @@ export interface ScenarioOptions {
 
 /** Creates a topic, a group name and a weights file on `brokers`. */
 export async function createReliabilityScenario(options: ScenarioOptions): Promise<ReliabilityScenario> {
-  const kafka = new Kafka({
-    clientId: 'reliability-int',
-    brokers: options.brokers,
-    logLevel: logLevel.NOTHING,
-    retry: { retries: 8, initialRetryTime: 300, maxRetryTime: 2000 },
+  const { kafka, admin } = await connectAdminClient('reliability-int', options.brokers, {
+    retries: 8,
+    initialRetryTime: 300,
+    maxRetryTime: 2000,
   });
-  const admin = kafka.admin();
-  await admin.connect();
   const topic = uniqueName('reliability');
   await createTopicsWithLeaders(admin, [
     { topic, numPartitions: options.partitions, replicationFactor: options.replicationFactor ?? 1 },
@@ -89,6 +87,22 @@ export async function createReliabilityScenario(options: ScenarioOptions): Promi
       await admin.disconnect();
       await rm(dir, { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * Registers an `afterAll` in the calling describe block that closes every scenario the returned
+ * function created there ({@link ReliabilityScenario.close}: processes, topic, admin, weights file).
+ */
+export function useReliabilityScenarios(): (options: ScenarioOptions) => Promise<ReliabilityScenario> {
+  const scenarios: ReliabilityScenario[] = [];
+  afterAll(async () => {
+    for (const scenario of scenarios.splice(0)) await scenario.close();
+  });
+  return async (options) => {
+    const scenario = await createReliabilityScenario(options);
+    scenarios.push(scenario);
+    return scenario;
   };
 }
 

@@ -1,34 +1,18 @@
-import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { findFreePorts } from './free-ports';
-import {
-  createRunDir,
-  findBinary,
-  missingBinaryMessage,
-  startServerProcess,
-  type ServerBinary,
-} from './prometheus-process';
+import { findBinary, prepareServerRun, startServerProcess, type MetricsServer } from './prometheus-process';
 import { scrapeConfig } from './prometheus-server';
 
 /** The single-node VictoriaMetrics binary (Debian package `victoria-metrics`; `VICTORIA_METRICS_BIN` overrides). */
-export const VICTORIA_METRICS: ServerBinary = findBinary(
-  'victoria-metrics',
-  'victoria-metrics',
-  'VICTORIA_METRICS_BIN',
-);
+export const VICTORIA_METRICS = findBinary('victoria-metrics', 'victoria-metrics', 'VICTORIA_METRICS_BIN');
 
 /** A real single-node VictoriaMetrics on a free loopback port. */
-export interface VictoriaMetricsServer {
-  /** Base URL, e.g. `http://127.0.0.1:41234`. */
-  readonly url: string;
+export interface VictoriaMetricsServer extends MetricsServer {
   /** The Prometheus-compatible API under its path prefix: `{url}/prometheus`. */
   readonly prometheusUrl: string;
   /** The `Authorization` value that opens it, when started with basic auth. */
   readonly authorization: string | undefined;
   /** Makes recently scraped samples searchable now instead of within seconds. */
   flush(): Promise<void>;
-  /** Stops the server and removes its data directory. */
-  stop(): Promise<void>;
 }
 
 /** Options of {@link startVictoriaMetrics}. */
@@ -46,13 +30,12 @@ export interface StartVictoriaMetricsOptions {
  * which would hide everything a short test scrapes.
  */
 export async function startVictoriaMetrics(options: StartVictoriaMetricsOptions): Promise<VictoriaMetricsServer> {
-  const binary = VICTORIA_METRICS.path;
-  if (binary === undefined) throw new Error(missingBinaryMessage(VICTORIA_METRICS));
-  const dir = await createRunDir('victoria');
-  const [port] = await findFreePorts(1);
-  const url = `http://127.0.0.1:${String(port)}`;
-  const config = join(dir, 'scrape.yml');
-  await writeFile(config, scrapeConfig(options.targets, false));
+  const { binary, dir, port, url, config } = await prepareServerRun(
+    VICTORIA_METRICS,
+    'victoria',
+    'scrape.yml',
+    scrapeConfig(options.targets, false),
+  );
   const auth = options.basicAuth;
   const authorization =
     auth === undefined ? undefined : `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString('base64')}`;
