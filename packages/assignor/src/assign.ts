@@ -10,7 +10,7 @@ import type { Logger } from './logger.js';
 import type { AssignorMetrics } from './metrics.js';
 import type { ResolvedLoadAwareAssignerOptions } from './options.js';
 import type { OwnAssignment } from './own-assignment.js';
-import { listPartitions } from './partition-catalog.js';
+import { listPartitions, type LateMetadataHandling } from './partition-catalog.js';
 import { fetchWeights } from './weight-source.js';
 import { weightTable } from './core/weights.js';
 import { errorCodeOf, errorMessageOf } from './error-fields.js';
@@ -29,6 +29,8 @@ export interface AssignContext {
   readonly memory: AssignmentMemory;
   /** The leader consumer's own membership: the generation this assignment is computed for. */
   readonly own?: OwnAssignment | undefined;
+  /** Metadata that answers after the budget: remembered, and a rebalance asked for. */
+  readonly lateMetadata?: LateMetadataHandling | undefined;
 }
 
 /**
@@ -57,7 +59,14 @@ export async function assignGroup(
     warnAboutUnreadableMembers(ctx, decoded);
     members = decoded.map((m) => toBalanceMember(m, group.topics));
     const topics = [...new Set(members.flatMap((m) => m.topics))].sort();
-    partitions = await listPartitions(ctx.cluster, topics, group.topics, ctx.options.weightsTimeoutMs, logger);
+    partitions = await listPartitions(
+      ctx.cluster,
+      topics,
+      group.topics,
+      ctx.options.weightsTimeoutMs,
+      logger,
+      ctx.lateMetadata,
+    );
     const weights = await fetchWeights(ctx.options.weights, partitions, ctx.options.weightsTimeoutMs);
     const owners = currentOwners(decoded, ctx.memory.recall(ctx.groupId));
     const result = balance(

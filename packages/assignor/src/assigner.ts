@@ -6,6 +6,7 @@ import { createAssignorMetrics } from './metrics.js';
 import { resolveOptions, type LoadAwareAssignerOptions } from './options.js';
 import { observeOwnAssignment, type OwnAssignment } from './own-assignment.js';
 import { createRejoinSwitchboard } from './rejoin.js';
+import { LateTopicMetadata } from './late-metadata.js';
 import { decodeUserData, encodeUserData } from './user-data.js';
 import type { WeightSource } from './weight-source.js';
 
@@ -81,6 +82,13 @@ export function LoadAwareAssigner(options: LoadAwareAssignerOptions = {}): LoadA
   };
 
   const rejoins = createRejoinSwitchboard();
+  const bumpEpoch = (groupId: string): number => {
+    const next = (epochOf(groupId) + 1) % 0x1_0000_0000;
+    epochs.set(groupId, next);
+    return next;
+  };
+  // Shared by the consumers of this assigner: whichever leads next may use what another learnt.
+  const lateTopics = new LateTopicMetadata();
 
   const factory: PartitionAssigner = ({ cluster, groupId }) => {
     const rejoin = rejoins.install(cluster, groupId);
@@ -88,6 +96,14 @@ export function LoadAwareAssigner(options: LoadAwareAssignerOptions = {}): LoadA
     const metadata = stableMetadata(own);
     // Bound once per consumer, so every line of its assignments names the group without repeating it.
     const logger = bindLogger(resolved.logger, { component: 'assignor', groupId });
+    const lateMetadata = {
+      cache: lateTopics,
+      // Like the trigger: a new epoch makes the rejoin a real rebalance whoever leads.
+      arrived: () => {
+        bumpEpoch(groupId);
+        rejoins.request(groupId);
+      },
+    };
     return {
       name: ASSIGNER_NAME,
       version: 0,
@@ -97,20 +113,17 @@ export function LoadAwareAssigner(options: LoadAwareAssignerOptions = {}): LoadA
         return { name: ASSIGNER_NAME, metadata: metadata(topics, record) };
       },
       assign: (group) =>
-        assignGroup({ cluster, groupId, options: resolved, logger, metrics, warnOnce, memory, own }, group),
+        assignGroup(
+          { cluster, groupId, options: resolved, logger, metrics, warnOnce, memory, own, lateMetadata },
+          group,
+        ),
     };
   };
 
   return Object.defineProperties(factory, {
     instanceId: { value: resolved.instanceId, enumerable: true },
     epochOf: { value: epochOf },
-    bumpEpoch: {
-      value: (groupId: string): number => {
-        const next = (epochOf(groupId) + 1) % 0x1_0000_0000;
-        epochs.set(groupId, next);
-        return next;
-      },
-    },
+    bumpEpoch: { value: bumpEpoch },
     weights: { value: resolved.weights, enumerable: true },
     defaultWeight: { value: resolved.defaultWeight, enumerable: true },
     moveTolerance: { value: resolved.moveTolerance, enumerable: true },

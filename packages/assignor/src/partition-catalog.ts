@@ -1,8 +1,17 @@
 import type { Cluster } from 'kafkajs';
 import type { TopicPartition } from './core/types.js';
 import { MetadataTimeoutError } from './errors.js';
+import type { LateTopicMetadata } from './late-metadata.js';
 import type { Logger } from './logger.js';
 import { withTimeout } from './timeout.js';
+
+/** What the leader does about metadata that answers after the budget. */
+export interface LateMetadataHandling {
+  /** Partition lists learnt late, standing in for metadata that is slow again. */
+  readonly cache: LateTopicMetadata;
+  /** Called once per late answer that revealed partitions this assignment left out. */
+  readonly arrived: (topics: ReadonlyArray<string>) => void;
+}
 
 /**
  * Lists the partitions of every topic any member subscribes to. KafkaJS refreshes metadata only
@@ -14,6 +23,10 @@ import { withTimeout } from './timeout.js';
  * consumer's own, and every later metadata refresh of that consumer asks for all its targets. A
  * topic another member subscribed to that is later deleted (or that this consumer may not
  * describe) would then fail every refresh and crash the consumer over and over.
+ *
+ * Metadata that answers after the budget is not thrown away: its partitions are remembered in
+ * `late.cache` and `late.arrived` is told, so the leader can ask for a rebalance that assigns the
+ * topics this assignment had to leave out (docs/ARCHITECTURE.md, "Late metadata").
  */
 export async function listPartitions(
   cluster: Cluster,
@@ -21,34 +34,89 @@ export async function listPartitions(
   leaderTopics: ReadonlyArray<string>,
   timeoutMs: number,
   logger: Logger,
+  late?: LateMetadataHandling,
 ): Promise<TopicPartition[]> {
   const leader = new Set(leaderTopics);
   const extra = topics.filter((t) => !leader.has(t));
   const targetsBefore = targetTopicsOf(cluster);
   const borrowed = targetsBefore === undefined ? [] : extra.filter((t) => !targetsBefore.has(t));
+  let lateLoad: Promise<void> | undefined;
   if (extra.length > 0) {
+    const loading = cluster.addMultipleTargetTopics(extra);
     try {
-      await withTimeout(
-        cluster.addMultipleTargetTopics(extra),
-        timeoutMs,
-        () => new MetadataTimeoutError(extra.length, timeoutMs),
-      );
+      await withTimeout(loading, timeoutMs, () => new MetadataTimeoutError(extra.length, timeoutMs));
     } catch (err) {
       logger.warn({ topics: extra, err }, 'could not load metadata for topics only other members subscribe to');
+      if (err instanceof MetadataTimeoutError) lateLoad = loading;
     }
   }
   const partitions: TopicPartition[] = [];
+  const missing: string[] = [];
+  const nowMs = performance.now();
   for (const topic of topics) {
+    let found = 0;
     try {
-      for (const p of cluster.findTopicPartitionMetadata(topic)) partitions.push({ topic, partition: p.partitionId });
+      for (const p of cluster.findTopicPartitionMetadata(topic)) {
+        partitions.push({ topic, partition: p.partitionId });
+        found++;
+      }
     } catch (err) {
       logger.warn({ topic, err }, 'no partition metadata for topic; its partitions are not assigned this time');
     }
+    if (found > 0) continue;
+    // A remembered list stands in only while this listing had no answer in time: an answer that
+    // came in time and lists nothing means the topic is gone, and must not be assigned from memory.
+    const remembered = lateLoad === undefined ? undefined : late?.cache.recall(topic, nowMs);
+    if (remembered === undefined) missing.push(topic);
+    else for (const partition of remembered) partitions.push({ topic, partition });
   }
   // Read the current set again: KafkaJS replaces it when a refresh fails on a missing topic.
   const targets = targetTopicsOf(cluster);
   for (const topic of borrowed) targets?.delete(topic);
+  const leftOut = extra.filter((t) => missing.includes(t));
+  if (lateLoad !== undefined && late !== undefined && leftOut.length > 0) {
+    void lateLoad.then(
+      () => {
+        learnLate(cluster, leftOut, borrowed, late, logger);
+      },
+      () => undefined,
+    );
+  }
   return partitions;
+}
+
+/**
+ * Reads what a late metadata answer brought for the topics an assignment left out, remembers it
+ * and says so once. The borrowed topics are taken out of the consumer's targets again: the late
+ * refresh may have run with them.
+ */
+function learnLate(
+  cluster: Cluster,
+  topics: ReadonlyArray<string>,
+  borrowed: ReadonlyArray<string>,
+  late: LateMetadataHandling,
+  logger: Logger,
+): void {
+  const nowMs = performance.now();
+  const learnt: string[] = [];
+  for (const topic of topics) {
+    try {
+      const ids = cluster.findTopicPartitionMetadata(topic).map((p) => p.partitionId);
+      if (ids.length === 0) continue;
+      late.cache.remember(topic, ids, nowMs);
+      learnt.push(topic);
+    } catch {
+      // Still unknown: nothing learnt, nothing to rebalance for.
+    }
+  }
+  const targets = targetTopicsOf(cluster);
+  for (const topic of borrowed) targets?.delete(topic);
+  if (learnt.length === 0) return;
+  logger.info(
+    { topics: learnt },
+    'metadata for topics only other members subscribe to arrived after the budget; rebalancing so their partitions are assigned',
+  );
+  late.arrived(learnt);
 }
 
 /** KafkaJS's `cluster.targetTopics` (internal, a Set in 2.2.x), or undefined elsewhere. */
