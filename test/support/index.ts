@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 export { DEFAULT_KAFKA_VERSION, KAFKA_39_VERSION, startKafka } from './kafka-broker';
 export type { KafkaCluster, KafkaNode, StartKafkaOptions } from './kafka-broker';
 export { createTopicsWithLeaders } from './reliability-topics';
+export { resolveKafkaJars, type KafkaJars } from './kafka-jars';
 
 /**
  * Bootstrap addresses of the broker the integration project's global setup started.

@@ -12,7 +12,7 @@ import { PATH_IDS, PATH_LABELS, prepareCase, type PathId } from './cases.js';
 import { measure, type Measurement } from './measure.js';
 import { judge, type AssignmentQuality } from './quality.js';
 import { buildScenario, SCENARIO_IDS } from './scenarios.js';
-import { markdownTable } from './table.js';
+import { markdownTable } from '@load-aware/test-support';
 
 /** The performance target this benchmark checks: 100k partitions in under a second. */
 const TARGET_SCENARIO = 'b';

@@ -1,5 +1,5 @@
 import type { BalanceMember } from '@load-aware/assignor';
-import { createRandom, type Random } from './random.js';
+import { createRandom, type Random } from '@load-aware/test-support';
 
 /** One benchmark input: a consumer group, its topics and a measured weight for every partition. */
 export interface Scenario {

@@ -21,3 +21,5 @@ export {
 } from './kafkajs-fakes.js';
 export { publicApiReport, expectPublicApi } from './api-report.js';
 export { errorThrownBy, rejectionOf, type ErrorClass } from './thrown.js';
+export { createRandom, type Random } from './random.js';
+export { markdownTable } from './markdown-table.js';

@@ -17,7 +17,7 @@ import { moved, score, weightMap, type Assignment } from './judge.js';
 import { createKafkaJsRoundRobin } from './kafkajs-round-robin.js';
 import { createRng } from './rng.js';
 import { buildCase, CASE_IDS, type QualityCase } from './suite.js';
-import { markdown } from './markdown.js';
+import { markdownTable as markdown } from '@load-aware/test-support';
 import { runTimed } from './timing.js';
 
 /** Noise draws per case: each scales every weight by an independent factor in [0.9, 1.1). */

@@ -1,4 +1,4 @@
-import { createRandom } from '../random.js';
+import { createRandom } from '@load-aware/test-support';
 
 /**
  * The quality benchmark's view of the shared seeded PRNG (`../random.ts`, mulberry32), so every
