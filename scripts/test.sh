@@ -4,7 +4,8 @@
 # unit tests and the integration suite against a real Kafka broker in KRaft mode.
 #
 #   KAFKA_VERSIONS="4.4.0 3.9.2"  broker versions for the integration suite (default: the 4.x
-#                                  default; under CI both a 4.x and a 3.9.x)
+#                                  default; under CI both a 4.x and a 3.9.x); given explicitly
+#                                  they run on the machine's node (under FULL_MATRIX on each)
 #   SKIP_INTEGRATION=1            unit tests only
 #   CI=true                       also Node.js 24 (installed into .cache/ from the npm registry):
 #                                  unit tests on both Node lines, integration as the pairs
@@ -38,8 +39,11 @@ step() { # step NAME COMMAND... : a non-test step; its failure counts as one fai
 jest_run() { # jest_run LABEL NODE_BIN_DIR ARGS... : a jest run on that node, totals from its JSON report
   local label=$1 bin=$2; shift 2
   echo "==> jest $label ($("$bin/node" --version))"
-  # jest itself, its workers and every process a test spawns (node, npm, pnpm) use this node.
-  PATH="$bin:$PATH" "$bin/node" node_modules/jest/bin/jest.js "$@" --json --outputFile="$results/$label.json" \
+  # jest itself, its workers and every process a test spawns (node, npm, pnpm) use this node. The
+  # machine's node is already first in PATH; another one goes in front of it.
+  local path=$PATH
+  [ "$(command -v node)" = "$bin/node" ] || path="$bin:$PATH"
+  PATH="$path" "$bin/node" node_modules/jest/bin/jest.js "$@" --json --outputFile="$results/$label.json" \
     2> >(tee "$results/$label.log" >&2) || echo "jest $label exited non-zero" >&2
 }
 
