@@ -42,8 +42,10 @@ export async function listPartitions(
   const borrowed = targetsBefore === undefined ? [] : extra.filter((t) => !targetsBefore.has(t));
   let lateLoad: Promise<void> | undefined;
   if (extra.length > 0) {
-    const loading = cluster.addMultipleTargetTopics(extra);
+    let loading: Promise<void> | undefined;
     try {
+      // Inside the try: KafkaJS (or a wrapper) may throw synchronously instead of rejecting.
+      loading = cluster.addMultipleTargetTopics(extra);
       await withTimeout(loading, timeoutMs, () => new MetadataTimeoutError(extra.length, timeoutMs));
     } catch (err) {
       logger.warn({ topics: extra, err }, 'could not load metadata for topics only other members subscribe to');
