@@ -14,6 +14,7 @@ import { listPartitions } from './partition-catalog.js';
 import { fetchWeights } from './weight-source.js';
 import { weightTable } from './core/weights.js';
 import { errorCodeOf, errorMessageOf } from './error-fields.js';
+import { escapeLogText } from './log-text.js';
 
 /** Everything one consumer's assigner needs to compute assignments as group leader. */
 export interface AssignContext {
@@ -79,7 +80,10 @@ export async function assignGroup(
   } catch (err) {
     logger.warn(
       { err, code: errorCodeOf(err) },
-      `load-aware assignment failed (${errorMessageOf(err)}); falling back to round-robin over each member's subscription`,
+      // A weight source's message may quote what a remote server answered.
+      escapeLogText(
+        `load-aware assignment failed (${errorMessageOf(err)}); falling back to round-robin over each member's subscription`,
+      ),
     );
     return fallback(ctx, group, members, partitions, elapsedMs);
   }
