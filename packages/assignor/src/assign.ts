@@ -56,6 +56,7 @@ export async function assignGroup(
   try {
     const decoded = group.members.map(decodeMember);
     warnAboutUnreadableMembers(ctx, decoded);
+    warnAboutSharedInstanceIds(ctx, decoded);
     members = decoded.map((m) => toBalanceMember(m, group.topics));
     const topics = [...new Set(members.flatMap((m) => m.topics))].sort();
     partitions = await listPartitions(ctx.cluster, topics, group.topics, ctx.options.weightsTimeoutMs, logger);
@@ -151,6 +152,35 @@ function warnAboutUnreadableMembers(ctx: AssignContext, members: ReadonlyArray<D
         `member has no usable load-aware userData (${m.problem}); treating it as an instance of its own`,
       );
     }
+  }
+}
+
+/**
+ * Warns when members of one instance id come from different processes (different process tokens):
+ * most likely one instance id configured for several pods, which are then balanced as one
+ * instance. Placement is left as it is; this only makes the mistake visible. Once per instance id
+ * and set of processes, so a lasting mistake is reported once, not at every generation.
+ */
+function warnAboutSharedInstanceIds(ctx: AssignContext, members: ReadonlyArray<DecodedMember>): void {
+  const byInstance = new Map<string, DecodedMember[]>();
+  for (const m of members) {
+    if (m.processToken === undefined) continue;
+    const list = byInstance.get(m.instanceId);
+    if (list === undefined) byInstance.set(m.instanceId, [m]);
+    else list.push(m);
+  }
+  for (const [instanceId, list] of byInstance) {
+    const tokens = [...new Set(list.map((m) => m.processToken))].sort();
+    if (tokens.length < 2 || !ctx.warnOnce(`instance\u0000${instanceId}\u0000${tokens.join(',')}`)) continue;
+    const memberIds = list.map((m) => m.memberId).sort();
+    ctx.logger.warn(
+      { instanceId, memberIds, processes: tokens.length },
+      escapeLogText(
+        `instance id ${instanceId} arrives from ${String(tokens.length)} different processes (members ` +
+          `${memberIds.join(', ')}): several processes share one instance id and are balanced as one ` +
+          'instance; give each process its own instanceId',
+      ),
+    );
   }
 }
 
