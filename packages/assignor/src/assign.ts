@@ -14,6 +14,7 @@ import { listPartitions, type LateMetadataHandling } from './partition-catalog.j
 import { fetchWeights } from './weight-source.js';
 import { weightTable } from './core/weights.js';
 import { errorCodeOf, errorMessageOf } from './error-fields.js';
+import { escapeLogText } from './log-text.js';
 
 /** Everything one consumer's assigner needs to compute assignments as group leader. */
 export interface AssignContext {
@@ -57,6 +58,7 @@ export async function assignGroup(
   try {
     const decoded = group.members.map(decodeMember);
     warnAboutUnreadableMembers(ctx, decoded);
+    warnAboutSharedInstanceIds(ctx, decoded);
     members = decoded.map((m) => toBalanceMember(m, group.topics));
     const topics = [...new Set(members.flatMap((m) => m.topics))].sort();
     partitions = await listPartitions(
@@ -88,7 +90,10 @@ export async function assignGroup(
   } catch (err) {
     logger.warn(
       { err, code: errorCodeOf(err) },
-      `load-aware assignment failed (${errorMessageOf(err)}); falling back to round-robin over each member's subscription`,
+      // A weight source's message may quote what a remote server answered.
+      escapeLogText(
+        `load-aware assignment failed (${errorMessageOf(err)}); falling back to round-robin over each member's subscription`,
+      ),
     );
     return fallback(ctx, group, members, partitions, elapsedMs);
   }
@@ -156,6 +161,35 @@ function warnAboutUnreadableMembers(ctx: AssignContext, members: ReadonlyArray<D
         `member has no usable load-aware userData (${m.problem}); treating it as an instance of its own`,
       );
     }
+  }
+}
+
+/**
+ * Warns when members of one instance id come from different processes (different process tokens):
+ * most likely one instance id configured for several pods, which are then balanced as one
+ * instance. Placement is left as it is; this only makes the mistake visible. Once per instance id
+ * and set of processes, so a lasting mistake is reported once, not at every generation.
+ */
+function warnAboutSharedInstanceIds(ctx: AssignContext, members: ReadonlyArray<DecodedMember>): void {
+  const byInstance = new Map<string, DecodedMember[]>();
+  for (const m of members) {
+    if (m.processToken === undefined) continue;
+    const list = byInstance.get(m.instanceId);
+    if (list === undefined) byInstance.set(m.instanceId, [m]);
+    else list.push(m);
+  }
+  for (const [instanceId, list] of byInstance) {
+    const tokens = [...new Set(list.map((m) => m.processToken))].sort();
+    if (tokens.length < 2 || !ctx.warnOnce(`instance\u0000${instanceId}\u0000${tokens.join(',')}`)) continue;
+    const memberIds = list.map((m) => m.memberId).sort();
+    ctx.logger.warn(
+      { instanceId, memberIds, processes: tokens.length },
+      escapeLogText(
+        `instance id ${instanceId} arrives from ${String(tokens.length)} different processes (members ` +
+          `${memberIds.join(', ')}): several processes share one instance id and are balanced as one ` +
+          'instance; give each process its own instanceId',
+      ),
+    );
   }
 }
 

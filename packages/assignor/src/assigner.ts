@@ -1,6 +1,7 @@
 import { AssignerProtocol, type PartitionAssigner } from 'kafkajs';
 import { assignGroup } from './assign.js';
 import { createAssignmentMemory } from './assignment-memory.js';
+import { processToken } from './instance-id.js';
 import { bindLogger } from './logger.js';
 import { createAssignorMetrics } from './metrics.js';
 import { resolveOptions, type LoadAwareAssignerOptions } from './options.js';
@@ -148,7 +149,7 @@ function stableMetadata(
   return (topics, record) => {
     const quiet = own.quietRejoinProtocols()?.find((p) => p.name === ASSIGNER_NAME)?.metadata;
     if (quiet !== undefined && sameIdentity(quiet, topics, record)) return quiet;
-    const userData = encodeUserData({ ...record, owned: own.owned() });
+    const userData = encodeUserData({ ...record, owned: own.owned(), processToken });
     return AssignerProtocol.MemberMetadata.encode({ version: 0, topics, userData });
   };
 }

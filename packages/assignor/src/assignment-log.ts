@@ -1,12 +1,15 @@
 import { explain } from './core/explain.js';
 import type { BalanceResult, TopicPartition } from './core/types.js';
 import type { Logger } from './logger.js';
+import { escapeLogText } from './log-text.js';
 
 /**
  * Writes the leader's explanation of a load-aware assignment: a summary line, one
  * line per instance, the skew against an even split, the max load against the lower bound, what
  * stickiness moved, and the unevenness factors at INFO; the member-by-member table at DEBUG.
  * Returns the skew ratio for the metrics. `logger` carries the `groupId` (see `bindLogger`).
+ * Instance and member ids are other members' choice: message text escapes them (see
+ * `escapeLogText`), fields carry them raw.
  */
 export function logAssignment(
   logger: Logger,
@@ -26,7 +29,7 @@ export function logAssignment(
       defaulted: result.defaultedCount,
       durationMs,
     },
-    `load-aware assignment: ${e.summary}`,
+    escapeLogText(`load-aware assignment: ${e.summary}`),
   );
   for (const [index, line] of e.instanceLines.entries()) {
     const instance = result.instances[index]!;
@@ -37,7 +40,7 @@ export function logAssignment(
         partitions: instance.partitionCount,
         members: instance.memberIds.length,
       },
-      line,
+      escapeLogText(line),
     );
   }
   logger.info({ maxInstanceLoad: result.maxInstanceLoad, idealLoad: result.idealLoad, skewRatio: e.skewRatio }, e.skew);
@@ -63,10 +66,10 @@ export function logAssignment(
   if (e.factors.length > 0) {
     logger.info(
       { factors: e.factors.map((f) => f.code) },
-      `unevenness factors: ${e.factors.map((f) => f.text).join('; ')}`,
+      escapeLogText(`unevenness factors: ${e.factors.map((f) => f.text).join('; ')}`),
     );
   }
-  for (const line of e.memberLines) logger.debug({}, line);
+  for (const line of e.memberLines) logger.debug({}, escapeLogText(line));
   return e.skewRatio;
 }
 
@@ -89,6 +92,6 @@ export function logFallback(
     .join(', ');
   logger.info(
     { result: 'fallback', partitionsPerInstance: perInstance, durationMs },
-    `round-robin fallback assignment: partitions per instance ${text}`,
+    escapeLogText(`round-robin fallback assignment: partitions per instance ${text}`),
   );
 }

@@ -13,6 +13,7 @@ export { withTimeout, type Timers } from './timeout.js';
 export { errorCodeOf, errorMessageOf } from './error-fields.js';
 export { decodeMember, OWN_INSTANCE_PREFIX, type DecodedMember } from './members.js';
 export { isLogger, noopLogger, bindLogger } from './logger.js';
+export { escapeLogText, findUnsafeLogChar } from './log-text.js';
 export { isWeightSource, fetchWeights } from './weight-source.js';
 export {
   encodeUserData,

@@ -12,6 +12,8 @@ export interface DecodedMember {
   readonly epoch: number;
   /** The partitions the member reports owning (userData version 2), when it reports them. */
   readonly owned: OwnedPartitions | undefined;
+  /** The sending process's token (userData version 3), when it sends one. */
+  readonly processToken: string | undefined;
   /** Why the member's load-aware userData was not usable; undefined when it was. */
   readonly problem: string | undefined;
 }
@@ -39,8 +41,8 @@ export function decodeMember(member: GroupMember): DecodedMember {
   }
   const decoded = decodeUserData(userData);
   if (decoded.ok) {
-    const { instanceId, capacity, epoch, owned } = decoded.value;
-    return { memberId: member.memberId, topics, instanceId, capacity, epoch, owned, problem: undefined };
+    const { instanceId, capacity, epoch, owned, processToken } = decoded.value;
+    return { memberId: member.memberId, topics, instanceId, capacity, epoch, owned, processToken, problem: undefined };
   }
   const problem = topics === undefined ? 'unreadable subscription metadata' : decoded.reason;
   return {
@@ -50,6 +52,7 @@ export function decodeMember(member: GroupMember): DecodedMember {
     capacity: 1,
     epoch: 0,
     owned: undefined,
+    processToken: undefined,
     problem,
   };
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Registry } from 'prom-client';
 import { validateOptions } from './validate.js';
+import { findUnsafeLogChar } from './log-text.js';
 import { isLogger, noopLogger, type Logger } from './logger.js';
 import { MAX_INSTANCE_ID_BYTES } from './user-data.js';
 import { createUniformWeightSource, isWeightSource, type WeightSource } from './weight-source.js';
@@ -24,6 +25,16 @@ const schema = z.strictObject({
     .refine((id) => Buffer.byteLength(id, 'utf8') <= MAX_INSTANCE_ID_BYTES, {
       message: `expected at most ${String(MAX_INSTANCE_ID_BYTES)} UTF-8 bytes`,
     })
+    // Every member's logs name this id: it must not be able to break or reorder their lines.
+    .superRefine((id, ctx) => {
+      const bad = findUnsafeLogChar(id);
+      if (bad === undefined) return;
+      const code = `U+${bad.char.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
+      ctx.addIssue({
+        code: 'custom',
+        message: `must not contain a control or bidirectional-formatting character (${code} at index ${String(bad.index)})`,
+      });
+    })
     .optional(),
   capacity: z.number().positive().max(1e9).default(1),
   logger: z
@@ -42,7 +53,10 @@ const schema = z.strictObject({
 export interface LoadAwareAssignerOptions {
   /** Where partition weights come from. Default: every partition weighs 1 (balance by count). */
   weights?: WeightSource;
-  /** This process's instance id. Default: one random id per process, shared by all its consumers. */
+  /**
+   * This process's instance id: 1–255 UTF-8 bytes, no control, line-separator or bidi-formatting
+   * characters. Default: one random id per process, shared by all its consumers.
+   */
   instanceId?: string;
   /** This instance's relative capacity (e.g. cores); load is balanced per unit of capacity. Default 1. */
   capacity?: number;

@@ -61,38 +61,46 @@ export function writeOwnedSection(out: number[], owned: OwnedPartitions | undefi
 }
 
 /**
- * Reads the owned section at `offset`. Anything malformed (truncated, a partition out of range,
- * topics out of order or listed twice, bad UTF-8) yields undefined: a member's claim is a hint for stickiness,
- * never worth failing its whole record over.
+ * Reads the owned section at `offset` and says where it ends, so that fields appended after it
+ * (record version 3) can be found. Anything malformed (truncated, a partition out of range, topics
+ * out of order or listed twice, bad UTF-8) yields no `owned`: a member's claim is a hint for
+ * stickiness, never worth failing its whole record over. `end` is undefined when the section is malformed (nothing after
+ * it can be located); "nothing known yet" (generation -1) has an `end` but no `owned`.
  */
-export function readOwnedSection(bytes: Buffer, offset: number): OwnedPartitions | undefined {
+export function scanOwnedSection(
+  bytes: Buffer,
+  offset: number,
+): { readonly owned: OwnedPartitions | undefined; readonly end: number | undefined } {
+  const malformed = { owned: undefined, end: undefined };
   const reader = new Reader(bytes, offset);
   const generation = reader.int32();
   const topicCount = reader.varint();
-  if (generation === undefined || topicCount === undefined || generation < 0) return undefined;
+  if (generation === undefined || topicCount === undefined) return malformed;
+  // Only "nothing known" is written with a negative generation, and always without topics.
+  if (generation < 0) return topicCount === 0 ? { owned: undefined, end: reader.position } : malformed;
   const partitions: TopicPartition[] = [];
   let previousTopic: string | undefined;
   for (let t = 0; t < topicCount; t++) {
     const nameBytes = reader.bytes(reader.varint());
-    if (nameBytes === undefined || nameBytes.length === 0) return undefined;
+    if (nameBytes === undefined || nameBytes.length === 0) return malformed;
     const topic = nameBytes.toString('utf8');
-    if (!Buffer.from(topic, 'utf8').equals(nameBytes)) return undefined;
+    if (!Buffer.from(topic, 'utf8').equals(nameBytes)) return malformed;
     // Only the canonical form (topics ascending, each once) is accepted, so that a record reads
     // back to exactly what encoding it again gives.
-    if (previousTopic !== undefined && !(previousTopic < topic)) return undefined;
+    if (previousTopic !== undefined && !(previousTopic < topic)) return malformed;
     previousTopic = topic;
     const count = reader.varint();
-    if (count === undefined || count > bytes.length) return undefined;
+    if (count === undefined || count > bytes.length) return malformed;
     let partition = -1;
     for (let i = 0; i < count; i++) {
       const delta = reader.varint();
-      if (delta === undefined || delta < 1) return undefined;
+      if (delta === undefined || delta < 1) return malformed;
       partition += delta;
-      if (partition > MAX_PARTITION) return undefined;
+      if (partition > MAX_PARTITION) return malformed;
       partitions.push({ topic, partition });
     }
   }
-  return { generation, partitions };
+  return { owned: { generation, partitions }, end: reader.position };
 }
 
 /** Topic → its distinct partitions ascending, topics in code-unit order (so encoding is canonical). */
@@ -129,6 +137,11 @@ class Reader {
     private readonly buffer: Buffer,
     private offset: number,
   ) {}
+
+  /** Where the next read starts. */
+  get position(): number {
+    return this.offset;
+  }
 
   int32(): number | undefined {
     if (this.offset + 4 > this.buffer.length) return undefined;

@@ -1,4 +1,4 @@
-import { readOwnedSection, writeOwnedSection, type OwnedPartitions } from './owned-partitions.js';
+import { scanOwnedSection, writeOwnedSection, type OwnedPartitions } from './owned-partitions.js';
 
 /**
  * The load-aware subscription userData: a small versioned binary record every member sends with
@@ -10,8 +10,9 @@ import { readOwnedSection, writeOwnedSection, type OwnedPartitions } from './own
  *
  * Layout (big-endian): "LA" magic, u8 version, u16 instance-id byte length, UTF-8 instance id,
  * f64 capacity, u32 epoch (version 1); then the owned section of `owned-partitions.ts`
- * (version 2). Later versions only append fields, so a reader understands the prefix of any
- * newer record, and a version-1 reader reads a version-2 record's prefix.
+ * (version 2); then u8 token length and the process token's bytes (version 3). Later versions
+ * only append fields, so a reader understands the prefix of any newer record: a version-2 reader
+ * reads a version-3 record up to its owned section and ignores the token.
  */
 
 /** What a member tells the leader about itself. */
@@ -26,6 +27,12 @@ export interface LoadAwareUserData {
    * many to carry; the leader then falls back to its own memory.
    */
   readonly owned?: OwnedPartitions | undefined;
+  /**
+   * A random id of the sending process, as lowercase hex (version 3): the same for every consumer
+   * of one process, different between processes. Lets the leader notice two processes sharing one
+   * instance id. Absent in older records and when the field cannot be read.
+   */
+  readonly processToken?: string | undefined;
 }
 
 /** The decoder's answer: a record, or why there is none. Decoding never throws. */
@@ -35,11 +42,14 @@ export type DecodedUserData =
 const MAGIC_0 = 0x4c; // 'L'
 const MAGIC_1 = 0x41; // 'A'
 /** The record version this build writes. */
-export const USER_DATA_VERSION = 2;
+export const USER_DATA_VERSION = 3;
 const HEADER_BYTES = 5;
 const TAIL_BYTES = 12;
 /** Longest instance id accepted, in UTF-8 bytes: userData rides on every JoinGroup. */
 export const MAX_INSTANCE_ID_BYTES = 255;
+/** Longest process token, in bytes: it only needs to tell processes apart. */
+export const MAX_PROCESS_TOKEN_BYTES = 32;
+const PROCESS_TOKEN = /^(?:[0-9a-f]{2})*$/;
 
 /** Encodes a record; throws a RangeError for values the format cannot carry. */
 export function encodeUserData(data: LoadAwareUserData): Buffer {
@@ -61,10 +71,11 @@ export function encodeUserData(data: LoadAwareUserData): Buffer {
   id.copy(prefix, HEADER_BYTES);
   prefix.writeDoubleBE(data.capacity, HEADER_BYTES + id.length);
   prefix.writeUInt32BE(data.epoch, HEADER_BYTES + id.length + 8);
+  const token = encodeProcessToken(data.processToken);
   const owned: number[] = [];
   // Too many to carry: report nothing rather than an incomplete set the leader would trust.
   if (!writeOwnedSection(owned, data.owned)) writeOwnedSection(owned, undefined);
-  return Buffer.concat([prefix, Buffer.from(owned)]);
+  return Buffer.concat([prefix, Buffer.from(owned), Buffer.from([token.length]), token]);
 }
 
 /** Decodes a record from another member; anything unexpected becomes `{ ok: false, reason }`. */
@@ -85,11 +96,36 @@ export function decodeUserData(bytes: Buffer | null | undefined): DecodedUserDat
   const capacity = bytes.readDoubleBE(HEADER_BYTES + idLength);
   if (!Number.isFinite(capacity) || capacity <= 0) return fail(`bad capacity ${String(capacity)}`);
   const epoch = bytes.readUInt32BE(HEADER_BYTES + idLength + 8);
-  const owned = version >= 2 ? readOwnedSection(bytes, HEADER_BYTES + idLength + TAIL_BYTES) : undefined;
+  const section = version >= 2 ? scanOwnedSection(bytes, HEADER_BYTES + idLength + TAIL_BYTES) : undefined;
+  const owned = section?.owned;
+  const processToken = version >= 3 && section?.end !== undefined ? readProcessToken(bytes, section.end) : undefined;
   return {
     ok: true,
-    value: owned === undefined ? { instanceId, capacity, epoch } : { instanceId, capacity, epoch, owned },
+    value: {
+      instanceId,
+      capacity,
+      epoch,
+      ...(owned === undefined ? {} : { owned }),
+      ...(processToken === undefined ? {} : { processToken }),
+    },
   };
+}
+
+/** The token field's bytes; throws a RangeError for a token the format cannot carry. */
+function encodeProcessToken(token: string | undefined): Buffer {
+  if (token === undefined) return Buffer.alloc(0);
+  if (!PROCESS_TOKEN.test(token) || token.length === 0 || token.length / 2 > MAX_PROCESS_TOKEN_BYTES) {
+    throw new RangeError(`processToken must be 1-${String(MAX_PROCESS_TOKEN_BYTES)} bytes of lowercase hex`);
+  }
+  return Buffer.from(token, 'hex');
+}
+
+/** The token at `offset`; undefined when absent (length 0), truncated or too long. A hint, never a failure. */
+function readProcessToken(bytes: Buffer, offset: number): string | undefined {
+  if (offset >= bytes.length) return undefined;
+  const length = bytes[offset]!;
+  if (length === 0 || length > MAX_PROCESS_TOKEN_BYTES || offset + 1 + length > bytes.length) return undefined;
+  return bytes.subarray(offset + 1, offset + 1 + length).toString('hex');
 }
 
 function fail(reason: string): DecodedUserData {

@@ -64,7 +64,13 @@ describe('LoadAwareAssigner with KafkaJS', () => {
     expect(metadata.topics).toEqual(['orders']);
     expect(decodeUserData(metadata.userData)).toEqual({
       ok: true,
-      value: { instanceId: 'pod-a', capacity: 2, epoch: 0 },
+      // The process token (version 3): one random id per process.
+      value: {
+        instanceId: 'pod-a',
+        capacity: 2,
+        epoch: 0,
+        processToken: expect.stringMatching(/^[0-9a-f]{16}$/) as unknown,
+      },
     });
   });
 

@@ -88,7 +88,9 @@ describe('owned partitions in userData', () => {
     const decoded = decodeUserData(swapped);
     expect(decoded.ok && decoded.value.instanceId).toBe('pod-a');
     expect(decoded.ok && decoded.value.owned).toBeUndefined();
-    const cut = decodeUserData(bytes.subarray(0, bytes.length - 1));
+    // The owned section's last byte (version 3 appends the process token's length, 0 here, after it).
+    expect(bytes.at(-1)).toBe(0);
+    const cut = decodeUserData(Buffer.concat([bytes.subarray(0, bytes.length - 2), Buffer.from([0])]));
     expect(cut.ok && cut.value.owned).toBeUndefined();
   });
 
@@ -127,7 +129,7 @@ describe('owned partitions in userData', () => {
       }
       sizes.push(encodeUserData(owned(12345, partitions)).length);
     }
-    process.stdout.write(`userData v2 at 100k partitions / 1,000 members: ${JSON.stringify(sizes)} bytes per member\n`);
+    process.stdout.write(`userData v3 at 100k partitions / 1,000 members: ${JSON.stringify(sizes)} bytes per member\n`);
     for (const size of sizes) expect(size).toBeLessThan(512);
   });
 });

@@ -36,6 +36,13 @@ const validRecord = fc
     instanceId: fc.string({ unit: 'binary', minLength: 1, maxLength: 40 }),
     capacity: fc.double({ min: Number.MIN_VALUE, max: 1e300, noNaN: true }),
     epoch: fc.nat({ max: 0xffffffff }),
+    // Version 3: present in records of this build, absent in those of older ones.
+    processToken: fc.option(
+      fc.uint8Array({ minLength: 1, maxLength: 32 }).map((b) => Buffer.from(b).toString('hex')),
+      {
+        nil: undefined,
+      },
+    ),
   })
   .filter((r) => Buffer.byteLength(r.instanceId, 'utf8') <= 255);
 
@@ -99,8 +106,10 @@ describe('userData decoder against a reference model (fuzz)', () => {
         } else {
           expect(decoded.ok).toBe(true);
           if (!decoded.ok) return;
-          const { owned, ...prefix } = decoded.value;
+          const { owned, processToken, ...prefix } = decoded.value;
           expect(prefix).toEqual(expected);
+          // The process token (version 3) is optional; when read, it is 1-32 bytes of hex.
+          if (processToken !== undefined) expect(processToken).toMatch(/^(?:[0-9a-f]{2}){1,32}$/);
           // The owned section (version 2) is optional; when read, it is well formed.
           if (owned !== undefined) {
             expect(Number.isInteger(owned.generation) && owned.generation >= 0).toBe(true);

@@ -1,4 +1,5 @@
 import { ASSIGNER_NAME, type Logger } from '@load-aware/assignor';
+import { escapeLogText } from '@load-aware/assignor/internal';
 import type { CooldownGrowth, Evaluation } from './types.js';
 
 /** Who is logging and what the group looked like, for every line of one check. */
@@ -90,7 +91,8 @@ export function likelyCauses(ctx: CheckContext, growth: CooldownGrowth): Array<{
   if (ctx.protocol !== ASSIGNER_NAME) {
     causes.push({
       code: 'foreign_protocol',
-      text: `the group runs protocol ${ctx.protocol}, not ${ASSIGNER_NAME}: some member does not offer the load-aware assigner`,
+      // The protocol name is whatever the members' assigners call themselves: escape it.
+      text: `the group runs protocol ${escapeLogText(ctx.protocol)}, not ${ASSIGNER_NAME}: some member does not offer the load-aware assigner`,
     });
   }
   if (ctx.foreignMembers > 0) {

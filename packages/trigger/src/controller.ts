@@ -1,6 +1,7 @@
 import {
   bindLogger,
   errorMessageOf,
+  escapeLogText,
   fetchWeights,
   withTimeout,
   type Logger,
@@ -137,11 +138,14 @@ export function createTriggerController(
       if (winner !== elected) {
         loggerOf(groupId).info(
           { memberId: self, coordinatorId: winner, thisMember: winner === self },
-          winner === undefined ? 'the group has no trigger coordinator' : `trigger coordinator is member ${winner}`,
+          // Member ids embed the client id each member chose: escape them in message text.
+          winner === undefined
+            ? 'the group has no trigger coordinator'
+            : `trigger coordinator is member ${escapeLogText(winner)}`,
         );
         elected = winner;
       }
-      setRole(winner === self, `member ${String(winner)} was elected`);
+      setRole(winner === self, `member ${escapeLogText(String(winner))} was elected`);
     }
     if (!coordinator) return skipped;
 
@@ -207,7 +211,7 @@ export function createTriggerController(
       const fields = { memberId: self, err, code: (err as { code?: unknown }).code };
       if (coordinator && groupId !== undefined && !isStopped()) {
         metrics.evaluation(groupId, 'error', undefined, (performance.now() - started) / 1000);
-        log.warn(fields, `trigger check failed: ${errorMessageOf(err)}`);
+        log.warn(fields, escapeLogText(`trigger check failed: ${errorMessageOf(err)}`));
       } else {
         log.debug(fields, 'trigger check failed');
       }

@@ -28,6 +28,9 @@ const triggerSchema = z
     now: z
       .custom<() => number>((v) => typeof v === 'function', { message: 'expected a function returning ms' })
       .optional(),
+    monotonicNow: z
+      .custom<() => number>((v) => typeof v === 'function', { message: 'expected a function returning ms' })
+      .optional(),
   })
   .refine((o) => o.maxCooldownMs >= o.cooldownMs, {
     message: 'expected maxCooldownMs to be at least cooldownMs',
@@ -50,8 +53,16 @@ export interface ThresholdTriggerOptions {
   moveTolerance?: number;
   /** Churn bound of that `balance()`; keep it the assignor's. Default unbounded. */
   maxMovesPerRebalance?: number | undefined;
-  /** The clock, in ms since the epoch. Default `Date.now`; tests pass a manual clock. */
+  /**
+   * The wall clock, in ms since the epoch; only for the reported `lastFiredAt`. Default `Date.now`.
+   */
   now?: () => number;
+  /**
+   * The clock every interval (cooldown, time since the last fire) is measured with, in ms from any
+   * origin. It must never step: a wall clock stepped back an hour would hold the next fire an hour
+   * longer. Default `performance.now()`; tests pass a manual clock.
+   */
+  monotonicNow?: () => number;
 }
 
 /** Trigger options after validation and defaults; frozen. */
@@ -64,12 +75,19 @@ export interface ResolvedThresholdTriggerOptions {
   readonly moveTolerance: number;
   readonly maxMovesPerRebalance: number | undefined;
   readonly now: () => number;
+  readonly monotonicNow: () => number;
 }
 
 /** Validates trigger options once; throws a `ConfigError` naming every bad key. */
 export function resolveTriggerOptions(options: unknown): ResolvedThresholdTriggerOptions {
   const o = validateOptions(triggerSchema, options, 'ThresholdTrigger');
-  return Object.freeze({ ...o, maxMovesPerRebalance: o.maxMovesPerRebalance, now: o.now ?? Date.now });
+  return Object.freeze({
+    ...o,
+    maxMovesPerRebalance: o.maxMovesPerRebalance,
+    // Read through arrows, so a clock replaced later (by tests' spies) is the one used.
+    now: o.now ?? (() => Date.now()),
+    monotonicNow: o.monotonicNow ?? (() => performance.now()),
+  });
 }
 
 const controllerSchema = z

@@ -1,6 +1,7 @@
 /**
  * The proactive-rebalance decision (docs/ARCHITECTURE.md, "Trigger") as a pure state machine:
- * observations in, outcomes out. No timers and no I/O; the only impure input is the injected clock.
+ * observations in, outcomes out. No timers and no I/O; the only impure inputs are the injected clocks
+ * (a monotonic one for every interval, the wall clock only for the reported fire time).
  */
 import { balance } from '@load-aware/assignor';
 import {
@@ -56,7 +57,10 @@ export function createThresholdTrigger(options: ThresholdTriggerOptions = {}): T
   let violatedChecks = 0;
   let lastFingerprint: string | undefined;
   let cooldownMs = o.cooldownMs;
+  /** Wall-clock time of the last fire, for reporting only. */
   let lastFiredAt: number | undefined;
+  /** Monotonic time of the last fire: the cooldown is measured from this, never from the wall clock. */
+  let lastFiredAtMono: number | undefined;
   /** The assignment seen when the last fire happened, while that fire's effect is unjudged. */
   let unjudgedFire: { fingerprint: string } | undefined;
   let imbalanced = false;
@@ -66,7 +70,7 @@ export function createThresholdTrigger(options: ThresholdTriggerOptions = {}): T
     violatedChecks,
     minViolatedChecks: o.minViolatedChecks,
     cooldownMs,
-    cooldownRemainingMs: lastFiredAt === undefined ? 0 : Math.max(0, lastFiredAt + cooldownMs - now),
+    cooldownRemainingMs: lastFiredAtMono === undefined ? 0 : Math.max(0, lastFiredAtMono + cooldownMs - now),
     lastFiredAt,
   });
   const unjudged = (outcome: TriggerOutcome, shape: GroupShape | undefined): Evaluation => ({
@@ -74,7 +78,7 @@ export function createThresholdTrigger(options: ThresholdTriggerOptions = {}): T
     ratio: undefined,
     currentMaxLoad: undefined,
     optimalMaxLoad: undefined,
-    ...base(o.now()),
+    ...base(o.monotonicNow()),
     cooldownGrowth: undefined,
     balancedAgain: false,
     shape,
@@ -129,7 +133,7 @@ export function createThresholdTrigger(options: ThresholdTriggerOptions = {}): T
         violatedChecks = 0;
         lastFingerprint = fingerprint;
       }
-      const now = o.now();
+      const now = o.monotonicNow();
 
       if (ratio <= o.threshold) {
         violatedChecks = Math.max(0, violatedChecks - 1);
@@ -164,11 +168,12 @@ export function createThresholdTrigger(options: ThresholdTriggerOptions = {}): T
         };
         unjudgedFire = undefined;
       }
-      if (lastFiredAt !== undefined && now - lastFiredAt < cooldownMs) {
+      if (lastFiredAtMono !== undefined && now - lastFiredAtMono < cooldownMs) {
         return { outcome: 'cooldown_suppressed', ...judged, ...base(now), cooldownGrowth, balancedAgain: false };
       }
 
-      lastFiredAt = now;
+      lastFiredAtMono = now;
+      lastFiredAt = o.now();
       unjudgedFire = { fingerprint };
       const streak = violatedChecks;
       // The fire consumes the evidence: the next one needs a fresh streak.

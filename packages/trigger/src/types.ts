@@ -68,6 +68,7 @@ export interface Evaluation {
   readonly cooldownMs: number;
   /** Time left before the next fire is allowed (0 when none). */
   readonly cooldownRemainingMs: number;
+  /** Wall-clock time (ms since the epoch) of the last fire; the cooldown itself runs on a monotonic clock. */
   readonly lastFiredAt: number | undefined;
   readonly cooldownGrowth: CooldownGrowth | undefined;
   /** True on the first balanced check after violated checks or a fire. */

@@ -20,6 +20,7 @@ const BAD_TRIGGER: Record<string, unknown[]> = {
   moveTolerance: [-0.1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, '0.05'],
   maxMovesPerRebalance: [-1, 1.5, Number.NaN, '3', {}],
   now: [Date.now(), {}, 'Date.now', true],
+  monotonicNow: [performance.now(), {}, 'performance.now', true],
 };
 
 const BAD_CONTROLLER: Record<string, unknown[]> = {

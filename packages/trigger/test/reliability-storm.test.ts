@@ -100,7 +100,7 @@ interface Outcome {
 
 function simulate(weightsAt: WeightsAt, options: ThresholdTriggerOptions = {}): Outcome {
   const clock = { t: 0 };
-  const trigger = createThresholdTrigger({ ...options, now: () => clock.t });
+  const trigger = createThresholdTrigger({ ...options, now: () => clock.t, monotonicNow: () => clock.t });
   let assignment: ReadonlyMap<string, ReadonlyArray<TopicPartition>> = new Map();
   const partitionsAt = (check: number): WeightedPartition[] =>
     weightsAt(check, assignment).map((weight, partition) => ({ topic: 't', partition, weight }));

@@ -10,7 +10,13 @@ const skewedOtherwise = { m1: [0], m2: [1, 2, 3] };
 
 function setup(options: ThresholdTriggerOptions = {}) {
   const clock = manualClock(1_000_000);
-  const trigger = createThresholdTrigger({ cooldownMs: 10_000, maxCooldownMs: 40_000, ...options, now: clock.now });
+  const trigger = createThresholdTrigger({
+    cooldownMs: 10_000,
+    maxCooldownMs: 40_000,
+    ...options,
+    now: clock.now,
+    monotonicNow: clock.now,
+  });
   return { clock, trigger };
 }
 

@@ -60,6 +60,8 @@ interface Run {
  * - An end offset that goes backwards (topic recreated) gives no weight until the next sample.
  * - A partition failing 3 samples in a row while others succeed stops being sampled until a
  *   `getWeights()` asks for it again. Failed samples are counted in metrics.
+ * - A partition that neither `getWeights()` nor `track()` asked for in `untrackAfterMs` stops
+ *   being sampled and its history is dropped, until it is asked for again.
  *
  * It becomes the assignor's weight source with one line; keep the handle to `stop()` it on
  * shutdown (its connections would otherwise keep the process alive).
@@ -100,7 +102,7 @@ export function createOffsetRateWeightSource(options: OffsetRateWeightSourceOpti
 
   /** Tracks new partitions; `prefetch`: also look them up in the background (getWeights waits instead). */
   const track = (partitions: ReadonlyArray<TopicPartition>, prefetch: boolean): void => {
-    const added = tracker.track(partitions);
+    const added = tracker.track(partitions, clock.now());
     if (added.length === 0) return;
     metrics.trackedChanged(added.length);
     logger.debug({ partitions: added.length, tracked: tracker.size }, 'new partitions tracked');
@@ -171,6 +173,7 @@ export function createOffsetRateWeightSource(options: OffsetRateWeightSourceOpti
         metrics,
         sampleIntervalMs: resolved.sampleIntervalMs,
         sampleTimeoutMs: resolved.sampleTimeoutMs,
+        untrackAfterMs: resolved.untrackAfterMs,
         ...(instant === undefined
           ? {}
           : {

@@ -18,6 +18,11 @@ export const MAX_SAMPLE_INTERVAL_MS = 30_000;
  */
 export const DEFAULT_INSTANT_TIMEOUT_MS = 500;
 
+/** Floor of the default `untrackAfterMs`: rebalances minutes apart must not lose history. */
+export const MIN_DEFAULT_UNTRACK_AFTER_MS = 600_000;
+/** Upper end of `untrackAfterMs` (7 days). */
+export const MAX_UNTRACK_AFTER_MS = 7 * 24 * 3_600_000;
+
 /** Where end offsets come from: a KafkaJS `Kafka`, a KafkaJS `Admin`, or your own reader. */
 export type OffsetRateClient = Kafka | Admin | EndOffsetsReader;
 
@@ -39,6 +44,7 @@ const schema = z
     unmeasuredWeight: z.enum(['omit', 'median']).default('omit'),
     smoothingHalfLifeMs: z.number().int().min(0).max(86_400_000).default(0),
     instantTimeoutMs: z.number().int().min(0).max(30_000).default(DEFAULT_INSTANT_TIMEOUT_MS),
+    untrackAfterMs: z.number().int().min(2000).max(MAX_UNTRACK_AFTER_MS).optional(),
     logger: z
       .custom<Logger>(isLogger, { message: 'expected a pino-compatible logger (debug/info/warn/error)' })
       .optional(),
@@ -48,6 +54,10 @@ const schema = z
   .refine((o) => o.sampleIntervalMs === undefined || o.sampleIntervalMs <= o.rateIntervalMs, {
     message: 'must not exceed rateIntervalMs: a rate needs two samples inside its window',
     path: ['sampleIntervalMs'],
+  })
+  .refine((o) => o.untrackAfterMs === undefined || o.untrackAfterMs >= o.rateIntervalMs, {
+    message: 'must be at least rateIntervalMs: a partition asked for less often would never keep a rate',
+    path: ['untrackAfterMs'],
   });
 
 /** Options of {@link createOffsetRateWeightSource}. */
@@ -92,6 +102,13 @@ export interface OffsetRateWeightSourceOptions {
    * `weightsTimeoutMs`. 0 turns instant rates off. Default 500. Needs a KafkaJS `Kafka` client.
    */
   instantTimeoutMs?: number;
+  /**
+   * A partition that neither `getWeights()` nor `track()` asked for in this long stops being
+   * sampled and its history is dropped (it is tracked afresh when asked for again), so partitions
+   * no group asks about any more cost neither requests nor memory. At least `rateIntervalMs`.
+   * Default: max(10 × `rateIntervalMs`, 600000).
+   */
+  untrackAfterMs?: number;
   /** Any pino-compatible logger. Default: silent. */
   logger?: Logger;
   /** A prom-client registry to register the source's metrics on. Default: no metrics. */
@@ -109,6 +126,7 @@ export interface ResolvedOffsetRateWeightSourceOptions {
   readonly unmeasuredWeight: UnmeasuredWeight;
   readonly smoothingHalfLifeMs: number;
   readonly instantTimeoutMs: number;
+  readonly untrackAfterMs: number;
   readonly logger: Logger;
   readonly registry: Registry | undefined;
   readonly clock: Clock;
@@ -141,6 +159,7 @@ export function resolveOptions(options: unknown): ResolvedOffsetRateWeightSource
     unmeasuredWeight: o.unmeasuredWeight,
     smoothingHalfLifeMs: o.smoothingHalfLifeMs,
     instantTimeoutMs: o.instantTimeoutMs,
+    untrackAfterMs: o.untrackAfterMs ?? Math.max(10 * o.rateIntervalMs, MIN_DEFAULT_UNTRACK_AFTER_MS),
     logger: o.logger ?? noopLogger,
     registry: o.registry,
     clock: o.clock ?? systemClock,

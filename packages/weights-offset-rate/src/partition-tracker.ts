@@ -16,6 +16,8 @@ interface Tracked extends TopicPartition {
   instant: InstantWeight | undefined;
   /** When the last time-index lookup of the partition started. */
   lookedUpAtMs: number | undefined;
+  /** When `getWeights()` or `track()` last asked for the partition. */
+  askedAtMs: number;
 }
 
 /** A rate read from the time index at `atMs`; `idle`: no record in the window. */
@@ -57,12 +59,19 @@ export class PartitionTracker {
 
   constructor(private readonly window: RateWindow) {}
 
-  /** Starts tracking the partitions not tracked yet; returns those. */
-  track(partitions: ReadonlyArray<TopicPartition>): TopicPartition[] {
+  /**
+   * Notes that the partitions were asked for at `nowMs` and starts tracking those not tracked yet;
+   * returns those.
+   */
+  track(partitions: ReadonlyArray<TopicPartition>, nowMs: number): TopicPartition[] {
     const added: TopicPartition[] = [];
     for (const { topic, partition } of partitions) {
       const key = partitionKey(topic, partition);
-      if (this.byKey.has(key)) continue;
+      const known = this.byKey.get(key);
+      if (known !== undefined) {
+        known.askedAtMs = nowMs;
+        continue;
+      }
       this.byKey.set(key, {
         topic,
         partition,
@@ -70,10 +79,26 @@ export class PartitionTracker {
         failures: 0,
         instant: undefined,
         lookedUpAtMs: undefined,
+        askedAtMs: nowMs,
       });
       added.push({ topic, partition });
     }
     return added;
+  }
+
+  /**
+   * Stops tracking the partitions nothing asked for in more than `idleMs` before `nowMs`; returns
+   * those. A partition no group asks about any more would otherwise be sampled, and its history
+   * kept, until the source stops.
+   */
+  untrackIdle(nowMs: number, idleMs: number): TopicPartition[] {
+    const removed: TopicPartition[] = [];
+    for (const [key, entry] of this.byKey) {
+      if (nowMs - entry.askedAtMs <= idleMs) continue;
+      this.byKey.delete(key);
+      removed.push({ topic: entry.topic, partition: entry.partition });
+    }
+    return removed;
   }
 
   /** Every tracked partition, in the order tracking started. */

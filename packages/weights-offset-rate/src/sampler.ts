@@ -24,6 +24,8 @@ export interface SamplerDeps {
   readonly metrics: OffsetRateMetrics;
   readonly sampleIntervalMs: number;
   readonly sampleTimeoutMs: number;
+  /** Partitions nothing asked for in this long are untracked before a sample. */
+  readonly untrackAfterMs: number;
   /** Told about partitions whose first sampled weight replaced an instant one (the cross-check). */
   readonly onReplaced?: (replaced: ReadonlyArray<ReplacedInstant>) => void;
 }
@@ -103,6 +105,7 @@ export class Sampler {
   private async sampleOnce(): Promise<void> {
     const { tracker, clock, logger, metrics } = this.deps;
     try {
+      this.untrackIdle();
       const partitions = tracker.tracked();
       if (partitions.length === 0) return;
       if (this.pendingRead !== undefined) {
@@ -124,6 +127,18 @@ export class Sampler {
     } catch (err) {
       logger.error({ err }, 'sampling failed unexpectedly; the next sample runs on schedule');
     }
+  }
+
+  /** Drops the partitions nothing asked for in `untrackAfterMs`, so work and memory stay bounded. */
+  private untrackIdle(): void {
+    const { tracker, clock, logger, metrics, untrackAfterMs } = this.deps;
+    const idle = tracker.untrackIdle(clock.now(), untrackAfterMs);
+    if (idle.length === 0) return;
+    metrics.trackedChanged(-idle.length);
+    logger.info(
+      { partitions: idle.length, examples: names(idle), untrackAfterMs },
+      'partitions not asked for within untrackAfterMs; no longer sampled until asked for again',
+    );
   }
 
   /** Reads every partition, turning whatever the reader does into one outcome per partition. */

@@ -24,9 +24,16 @@ describe('offset-rate options', () => {
       unmeasuredWeight: 'omit',
       smoothingHalfLifeMs: 0,
       instantTimeoutMs: 500,
+      untrackAfterMs: 600_000,
       registry: undefined,
     });
     expect(Object.isFrozen(o)).toBe(true);
+  });
+
+  it('defaults untrackAfterMs to max(10 × rateIntervalMs, 10 min)', () => {
+    expect(resolveOptions({ kafka: reader, rateIntervalMs: 2000 }).untrackAfterMs).toBe(600_000);
+    expect(resolveOptions({ kafka: reader, rateIntervalMs: 3_600_000 }).untrackAfterMs).toBe(36_000_000);
+    expect(resolveOptions({ kafka: reader, untrackAfterMs: 60_000 }).untrackAfterMs).toBe(60_000);
   });
 
   it('clamps the default sample interval to 1–30 s', () => {

@@ -29,6 +29,8 @@ const BAD: Record<string, unknown[]> = {
   unmeasuredWeight: ['mean', 'OMIT', '', 0, true],
   smoothingHalfLifeMs: [-1, 86_400_001, 0.5, Number.NaN, '0'],
   instantTimeoutMs: [-1, 30_001, 2.5, Number.NaN, '500', true],
+  // 30 000 is below the default rateIntervalMs (60 000): the cross-field rule.
+  untrackAfterMs: [1999, 7 * 24 * 3_600_000 + 1, 2500.5, Number.NaN, '600000', 30_000],
   logger: [console.log, {}, { debug() {}, info() {}, warn() {} }, 1],
   registry: [{}, { getSingleMetric() {} }, 'default'],
   clock: [

@@ -16,16 +16,43 @@ export interface Redactor {
   redact(text: string): string;
 }
 
-/** A redactor for the `Authorization` value: the whole value and its credentials part alone. */
+/**
+ * Shortest secret form redacted: replacing every occurrence of a one- to three-character string
+ * would shred messages while hiding next to nothing.
+ */
+const MIN_SECRET_LENGTH = 4;
+
+/**
+ * A redactor for the `Authorization` value: the whole value and its credentials part alone and,
+ * for `Basic`, the decoded `user:password` and the password alone, since a server that decodes
+ * the header to say whom it refused echoes those rather than the base64. Each also in its
+ * JSON-escaped form, for servers that echo inside a JSON error. The user name alone stays.
+ */
 export function createRedactor(authorization: string | undefined): Redactor {
   if (authorization === undefined) return { redact: (text) => text };
   const space = authorization.indexOf(' ');
+  const scheme = space >= 0 ? authorization.slice(0, space) : '';
   const credentials = space >= 0 ? authorization.slice(space + 1).trim() : '';
-  // Longest first, so "Bearer abc" is replaced whole rather than leaving "Bearer [REDACTED]".
-  const secrets = [authorization, credentials].filter((s) => s.length >= 4);
+  const forms = [authorization, credentials];
+  if (scheme.toLowerCase() === 'basic') forms.push(...basicSecrets(credentials));
+  const secrets = [...new Set(forms.flatMap((s) => [s, JSON.stringify(s).slice(1, -1)]))]
+    .filter((s) => s.length >= MIN_SECRET_LENGTH)
+    // Longest first, so "Bearer abc" is replaced whole rather than leaving "Bearer [REDACTED]".
+    .sort((a, b) => b.length - a.length);
   return {
     redact: (text) => secrets.reduce((out, secret) => out.replaceAll(secret, REDACTED), text),
   };
+}
+
+/** The decoded `user:password` and the password of Basic credentials; none when not base64 of UTF-8. */
+function basicSecrets(credentials: string): string[] {
+  const bytes = Buffer.from(credentials, 'base64');
+  // Node decodes leniently: only trust a decode that encodes back to what was sent.
+  if (bytes.toString('base64').replace(/=+$/, '') !== credentials.replace(/=+$/, '')) return [];
+  const pair = bytes.toString('utf8');
+  if (!Buffer.from(pair, 'utf8').equals(bytes)) return [];
+  const colon = pair.indexOf(':');
+  return colon < 0 ? [pair] : [pair, pair.slice(colon + 1)];
 }
 
 /**
