@@ -10,4 +10,5 @@ export { partitionLags } from './lag.js';
 export { renderJson, renderText } from './render.js';
 export { kafkaConfig } from './cluster.js';
 export { CliError } from './errors.js';
-export type { ClusterReader } from './main.js';
+export { runCliWith, type ClusterReader } from './main.js';
+export type { Progress } from './weights.js';

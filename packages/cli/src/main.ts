@@ -24,14 +24,16 @@ export interface CliIo {
 export type ClusterReader = (options: CliOptions, progress: Progress) => Promise<ClusterRead>;
 
 /**
- * Runs `load-aware` with `argv` (without `node` and the script) and resolves to its exit code.
- * Never rejects: errors become one line on stderr (with the stack under `--verbose`) and exit 1.
+ * Runs `load-aware` with `argv` (without `node` and the script) and resolves to its exit code
+ * ({@link EXIT}). Never rejects: errors become one line on stderr (with the stack under
+ * `--verbose`) and exit 1.
  */
-export async function runCli(
-  argv: ReadonlyArray<string>,
-  io: CliIo,
-  read: ClusterReader = readCluster,
-): Promise<number> {
+export function runCli(argv: ReadonlyArray<string>, io: CliIo): Promise<number> {
+  return runCliWith(readCluster, argv, io);
+}
+
+/** {@link runCli} reading the cluster through `read`: the seam the tests use. */
+export async function runCliWith(read: ClusterReader, argv: ReadonlyArray<string>, io: CliIo): Promise<number> {
   let verbose = argv.includes('--verbose');
   try {
     const parsed = parseCliArgs(argv, io.env);
