@@ -197,6 +197,18 @@ describe('load-aware CLI against a real broker', () => {
     expect(after.members).toEqual(before.members);
   });
 
+  it('samples end offsets over --window seconds instead of reading the time index', async () => {
+    const run = await runBin(['inspect', ...base(loadAwareGroup), '--json', '--window', '3']);
+    process.stdout.write(`cli inspect --window 3: ${run.ms.toFixed(0)} ms\n`);
+    expect(run.stderr).toBe(''); // no progress line: stderr is not a TTY
+    expect(run.code).toBe(0);
+    const report = JSON.parse(run.stdout) as JsonReport & { weights: string };
+    expect(report.weights).toBe('offset-rate, sampled over 3 s (records/s)');
+    expect(report.weighed).toBe(PARTITIONS);
+    expect(report.ratio).toBeGreaterThan(1.8);
+    expect(run.ms).toBeGreaterThanOrEqual(3000);
+  });
+
   it('says clearly, and exits 1, when the broker cannot be reached or the group does not exist', async () => {
     const unreachable = await runBin(['inspect', '--brokers', '127.0.0.1:1', '--group', 'g', '--timeout', '3']);
     process.stdout.write(`cli unreachable broker: ${unreachable.ms.toFixed(0)} ms, ${unreachable.stderr}`);
