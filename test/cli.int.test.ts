@@ -163,6 +163,24 @@ describe('load-aware CLI against a real broker', () => {
     expect(shares).toBeCloseTo(1, 6);
     expect(run.ms).toBeLessThanOrEqual(5000);
 
+    // --verbose: each step's duration on stderr, to see where the time goes.
+    const verbose = await runBin(['inspect', ...base(loadAwareGroup), '--json', '--verbose']);
+    process.stdout.write(
+      `cli inspect --verbose steps (${verbose.ms.toFixed(0)} ms in all): ${verbose.stderr.trim().split('\n').join(', ')}\n`,
+    );
+    expect(
+      verbose.stderr
+        .trim()
+        .split('\n')
+        .map((line) => line.replace(/\d+ ms$/, 'N ms')),
+    ).toEqual([
+      'connect: N ms',
+      'describe group: N ms',
+      'list partitions: N ms',
+      'read offsets: N ms',
+      'weigh partitions: N ms',
+    ]);
+
     const text = await runBin(['inspect', ...base(loadAwareGroup)]);
     process.stdout.write(`cli inspect text output:\n${text.stdout}`);
     expect(text.code).toBe(0);

@@ -10,7 +10,7 @@ import type { CliOptions } from './args.js';
 import { CliError } from './errors.js';
 import { partitionLags } from './lag.js';
 import { checkGroup, type GroupSnapshot, type MemberClient } from './report.js';
-import { readWeights, type Progress } from './weights.js';
+import { readWeights, type ReadHooks } from './weights.js';
 
 /** A snapshot and the description of its weights. */
 export interface ClusterRead {
@@ -39,13 +39,22 @@ export function kafkaConfig(options: CliOptions): KafkaConfig {
  *
  * @throws {@link CliError} for an unreachable broker, an unknown, dead, empty or rebalancing group.
  */
-export async function readCluster(options: CliOptions, progress: Progress): Promise<ClusterRead> {
+export async function readCluster(options: CliOptions, hooks: ReadHooks): Promise<ClusterRead> {
   const kafka = new Kafka(kafkaConfig(options));
   const admin = kafka.admin();
-  const bounded = <T>(what: string, work: Promise<T>): Promise<T> =>
-    withTimeout(work, options.timeoutMs, () => new CliError(`${what}: no answer within ${seconds(options.timeoutMs)}`));
+  // `step` names the step for --verbose; `failure` starts the timeout's message.
+  const bounded = async <T>(step: string, work: Promise<T>, failure = step): Promise<T> => {
+    const startedAt = performance.now();
+    const result = await withTimeout(
+      work,
+      options.timeoutMs,
+      () => new CliError(`${failure}: no answer within ${seconds(options.timeoutMs)}`),
+    );
+    hooks.step(step, performance.now() - startedAt);
+    return result;
+  };
   try {
-    await bounded(`cannot reach ${options.brokers.join(',')}`, admin.connect()).catch((err: unknown) => {
+    await bounded('connect', admin.connect(), `cannot reach ${options.brokers.join(',')}`).catch((err: unknown) => {
       if (err instanceof CliError) throw err;
       throw new CliError(`cannot reach ${options.brokers.join(',')}: ${errorMessageOf(err)}`, { cause: err });
     });
@@ -61,7 +70,9 @@ export async function readCluster(options: CliOptions, progress: Progress): Prom
     const topics = [...new Set(group.members.flatMap((m) => [...m.topics, ...m.assigned.map((p) => p.topic)]))].sort();
     const partitions = await bounded('list partitions', listPartitions(admin, topics));
     const lags = await bounded('read offsets', readLags(admin, options.groupId, topics));
-    const { weights, label } = await readWeights(kafka, options, partitions, progress);
+    const weighingStartedAt = performance.now();
+    const { weights, label } = await readWeights(kafka, options, partitions, hooks.progress);
+    hooks.step('weigh partitions', performance.now() - weighingStartedAt);
     return { snapshot: { group, clients, partitions, weights, lags }, weightsLabel: label };
   } finally {
     await admin.disconnect().catch(() => undefined);

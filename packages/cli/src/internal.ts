@@ -11,4 +11,4 @@ export { renderJson, renderText } from './render.js';
 export { kafkaConfig } from './cluster.js';
 export { CliError } from './errors.js';
 export { runCliWith, type ClusterReader } from './main.js';
-export type { Progress } from './weights.js';
+export type { Progress, ReadHooks } from './weights.js';

@@ -8,7 +8,7 @@ import { readCluster, type ClusterRead } from './cluster.js';
 import { CliError } from './errors.js';
 import { renderJson, renderText } from './render.js';
 import { buildReport } from './report.js';
-import type { Progress } from './weights.js';
+import type { Progress, ReadHooks } from './weights.js';
 
 /** Exit codes of the `load-aware` command. */
 export const EXIT = { ok: 0, error: 1, aboveThreshold: 2 } as const;
@@ -21,7 +21,7 @@ export interface CliIo {
 }
 
 /** Reads the cluster for the options; replaceable in tests. */
-export type ClusterReader = (options: CliOptions, progress: Progress) => Promise<ClusterRead>;
+export type ClusterReader = (options: CliOptions, hooks: ReadHooks) => Promise<ClusterRead>;
 
 /**
  * Runs `load-aware` with `argv` (without `node` and the script) and resolves to its exit code
@@ -43,7 +43,10 @@ export async function runCliWith(read: ClusterReader, argv: ReadonlyArray<string
     }
     const { options } = parsed;
     verbose = options.verbose;
-    const { snapshot, weightsLabel } = await read(options, progressOn(io.stderr));
+    const step = (name: string, ms: number) => {
+      if (options.verbose) io.stderr.write(`${name}: ${ms.toFixed(0)} ms\n`);
+    };
+    const { snapshot, weightsLabel } = await read(options, { progress: progressOn(io.stderr), step });
     const report = buildReport(snapshot, {
       moveTolerance: options.moveTolerance,
       maxMovesPerRebalance: options.maxMoves,

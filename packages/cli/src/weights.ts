@@ -12,6 +12,12 @@ import { CliError } from './errors.js';
 /** Reports sampling progress: seconds done out of the total. */
 export type Progress = (doneSeconds: number, totalSeconds: number) => void;
 
+/** What a read reports while it runs: sampling progress, and each step's duration (`--verbose`). */
+export interface ReadHooks {
+  readonly progress: Progress;
+  readonly step: (name: string, ms: number) => void;
+}
+
 /** The offset-rate source's own default window, which its instant rates cover. */
 const INSTANT_WINDOW_MS = 60_000;
 /** The offset-rate source's largest `instantTimeoutMs`. */
