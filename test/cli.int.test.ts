@@ -1,4 +1,6 @@
 import { execFile } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Kafka, logLevel, PartitionAssigners, type Consumer } from 'kafkajs';
@@ -52,6 +54,7 @@ interface JsonReport {
   state: string;
   protocol: string;
   partitionCount: number;
+  totalLoad: number;
   weighed: number;
   defaulted: number;
   ratio: number;
@@ -225,6 +228,63 @@ describe('load-aware CLI against a real broker', () => {
     expect(report.weighed).toBe(PARTITIONS);
     expect(report.ratio).toBeGreaterThan(1.8);
     expect(run.ms).toBeGreaterThanOrEqual(3000);
+  });
+
+  it('weighs with a Prometheus instant query when asked, and names a failing server in one line', async () => {
+    // The instant-query API's answer for every partition: partition p weighs p + 1.
+    const queries: string[] = [];
+    const server: Server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        queries.push(new URLSearchParams(body).get('query') ?? '');
+        const now = Date.now() / 1000;
+        const result = Array.from({ length: PARTITIONS }, (_, p) => ({
+          metric: { topic, partition: String(p) },
+          value: [now, String(p + 1)],
+        }));
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify({ status: 'success', data: { resultType: 'vector', result } }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${String((server.address() as AddressInfo).port)}`;
+      const query = 'sum by (topic, partition) (rate(records{topic=~"%s"}[1m]))';
+      const run = await runBin([
+        'inspect',
+        ...base(loadAwareGroup),
+        '--json',
+        '--weights',
+        'prometheus',
+        '--prometheus-url',
+        url,
+        '--query',
+        query,
+      ]);
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+      const report = JSON.parse(run.stdout) as JsonReport;
+      expect(report.weighed).toBe(PARTITIONS);
+      expect(report.partitions.find((p) => p.partition === `${topic}:5`)?.weight).toBe(6);
+      expect(report.totalLoad).toBe((PARTITIONS * (PARTITIONS + 1)) / 2);
+      expect(queries[0]).toContain(topic);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+    const down = await runBin([
+      'inspect',
+      ...base(loadAwareGroup),
+      '--weights',
+      'prometheus',
+      '--prometheus-url',
+      'http://127.0.0.1:1',
+      '--query',
+      'q{topic=~"%s"}',
+    ]);
+    process.stdout.write(`cli prometheus down: ${down.stderr}`);
+    expect(down.code).toBe(1);
+    expect(down.stderr).toMatch(/^load-aware: weights \(prometheus\): .+\n$/);
   });
 
   it('says clearly, and exits 1, when the broker cannot be reached or the group does not exist', async () => {

@@ -71,7 +71,10 @@ export async function readCluster(options: CliOptions, hooks: ReadHooks): Promis
     const partitions = await bounded('list partitions', listPartitions(admin, topics));
     const lags = await bounded('read offsets', readLags(admin, options.groupId, topics));
     const weighingStartedAt = performance.now();
-    const { weights, label } = await readWeights(kafka, options, partitions, hooks.progress);
+    const { weights, label } = await readWeights(kafka, options, partitions, hooks.progress).catch((err: unknown) => {
+      if (err instanceof CliError) throw err;
+      throw new CliError(`weights (${options.weights.kind}): ${errorMessageOf(err)}`, { cause: err });
+    });
     hooks.step('weigh partitions', performance.now() - weighingStartedAt);
     return { snapshot: { group, clients, partitions, weights, lags }, weightsLabel: label };
   } finally {

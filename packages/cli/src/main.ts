@@ -5,7 +5,6 @@
 import { errorMessageOf } from '@load-aware/assignor/internal';
 import { parseCliArgs, UsageError, USAGE, type CliOptions } from './args.js';
 import { readCluster, type ClusterRead } from './cluster.js';
-import { CliError } from './errors.js';
 import { renderJson, renderText } from './render.js';
 import { buildReport } from './report.js';
 import type { Progress, ReadHooks } from './weights.js';
@@ -61,7 +60,6 @@ export async function runCliWith(read: ClusterReader, argv: ReadonlyArray<string
     io.stderr.write(`load-aware: ${errorMessageOf(err)}\n`);
     if (err instanceof UsageError) io.stderr.write("run 'load-aware --help' for usage\n");
     else if (verbose && err instanceof Error && err.stack !== undefined) io.stderr.write(`${err.stack}\n`);
-    else if (!(err instanceof CliError)) io.stderr.write('(--verbose shows where)\n');
     return EXIT.error;
   }
 }

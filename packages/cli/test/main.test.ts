@@ -81,6 +81,12 @@ describe('runCli', () => {
     expect(verbose.err()).toContain('at ');
   });
 
+  it('reports any other failure on one line too', async () => {
+    const io = recordingIo();
+    expect(await runCliWith(() => Promise.reject(new Error('boom')), ['inspect', ...required], io)).toBe(EXIT.error);
+    expect(io.err()).toBe('load-aware: boom\n');
+  });
+
   it('reports a usage error with a pointer to --help', async () => {
     const io = recordingIo();
     expect(await runCliWith(skewed, ['inspect'], io)).toBe(EXIT.error);
