@@ -44,6 +44,11 @@ describe('demo', () => {
     );
     expect({ code, tail: output.slice(-2000) }).toMatchObject({ code: 0 });
     expect(output).toContain('time to converge after the move');
+    // Each phase ends with the CLI's view of its group (or the CLI's one-line reason it had none).
+    expect(output.match(/: load-aware inspect at the end of the phase/g)).toHaveLength(2);
+    expect(output).toMatch(/busiest ÷ ideal: \d|load-aware: group /);
+    const lastInspect = output.slice(output.lastIndexOf('load-aware: load-aware inspect'));
+    process.stdout.write(`demo, end of the load-aware phase:\n${lastInspect.split('\n').slice(0, 16).join('\n')}\n`);
 
     const result = JSON.parse(await readFile(join(out, 'result.json'), 'utf8')) as Result;
     expect(result.phases.map((p) => p.summary.assigner)).toEqual(['round-robin', 'load-aware']);

@@ -8,6 +8,7 @@ import type { AssignerKind, InstanceSpec } from './protocol.js';
 import { emptyPhaseRecord, type PhaseRecord, type Sample } from './record.js';
 import { PhaseTracker } from './tracker.js';
 import type { Traffic } from './traffic.js';
+import { inspectGroup } from './inspect.js';
 
 /** How often the parent samples end offsets and builds a timeline point. */
 export const SAMPLE_MS = 1000;
@@ -214,7 +215,12 @@ export async function runPhase(assigner: AssignerKind, ctx: PhaseContext): Promi
       tracker.sample(now, ends, now < moveAt ? traffic.before : traffic.after, moved);
     }
     // The producer stops by itself at endAt; aborting it here could drop its last tick.
-    return tracker.finish(await producing);
+    const record = tracker.finish(await producing);
+    if (!aborted()) {
+      observer.note(`${assigner}: load-aware inspect at the end of the phase`);
+      for (const line of (await inspectGroup(ctx.brokers, groupId)).split('\n')) observer.note(line);
+    }
+    return record;
   } finally {
     abort.abort();
     signal.removeEventListener('abort', onOuterAbort);

@@ -1,0 +1,227 @@
+/**
+ * Command-line parsing: argv and the environment in, validated options out. Pure, so every rule
+ * (required flags, ranges, the SASL password's source) is unit-tested without a broker.
+ */
+import { parseArgs } from 'node:util';
+
+/** The two commands; both only read the group. */
+export type Command = 'inspect' | 'plan';
+
+/** SASL settings as KafkaJS takes them. */
+export interface SaslOptions {
+  readonly mechanism: 'plain' | 'scram-sha-256' | 'scram-sha-512';
+  readonly username: string;
+  readonly password: string;
+}
+
+/** Where weights come from. */
+export type WeightsOption =
+  | { readonly kind: 'offset-rate'; readonly windowSeconds: number | undefined }
+  | { readonly kind: 'prometheus'; readonly url: string; readonly query: string };
+
+/** Validated options of one run. */
+export interface CliOptions {
+  readonly command: Command;
+  readonly brokers: ReadonlyArray<string>;
+  readonly groupId: string;
+  readonly weights: WeightsOption;
+  readonly json: boolean;
+  /** Exit 2 when the current busiest ÷ ideal ratio is above this. */
+  readonly failAbove: number | undefined;
+  readonly clientId: string;
+  readonly ssl: boolean;
+  readonly sasl: SaslOptions | undefined;
+  readonly verbose: boolean;
+  /** Bound of connecting and of each broker or Prometheus request. */
+  readonly timeoutMs: number;
+  readonly moveTolerance: number | undefined;
+  readonly maxMoves: number | undefined;
+}
+
+/** What parsing yields: options to run with, or a request for the usage text. */
+export type ParsedArgs = { readonly help: true } | { readonly help: false; readonly options: CliOptions };
+
+/** A command line that cannot run; its message is shown as is, followed by a hint at `--help`. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+/** The environment variable read for the SASL password, so it never appears in `ps` output. */
+export const SASL_PASSWORD_ENV = 'LOAD_AWARE_SASL_PASSWORD';
+
+/** The usage text shown by `--help`. */
+export const USAGE = `Usage: load-aware <inspect|plan> --brokers host:port[,host:port] --group G [options]
+
+  inspect   how the group's current assignment spreads the load (per instance and member)
+  plan      what the load-aware assignor would move, from the current owners (changes nothing)
+
+Options:
+  --brokers LIST            bootstrap brokers, comma separated (required)
+  --group G                 consumer group id (required)
+  --weights SRC             offset-rate (default) or prometheus
+  --window S                offset-rate: sample end offsets for S seconds (>= 2) instead of the
+                            instant rates read from the brokers' time index
+  --prometheus-url U        prometheus: base URL of the Prometheus-compatible server
+  --query Q                 prometheus: instant query with one series per partition
+  --json                    machine-readable output
+  --fail-above R            exit 2 when the busiest instance's load ÷ the ideal load is above R
+  --move-tolerance F        plan: the assignor's moveTolerance (default 0.05)
+  --max-moves N             plan: the assignor's maxMovesPerRebalance (default unbounded)
+  --timeout S               connection and request timeout in seconds (default 10)
+  --client-id ID            KafkaJS client id (default load-aware-cli)
+  --ssl                     connect with TLS
+  --sasl-mechanism M        plain, scram-sha-256 or scram-sha-512
+  --sasl-username U
+  --sasl-password P         or set ${SASL_PASSWORD_ENV} (preferred: argv is visible to others)
+  --verbose                 stack traces on errors
+  -h, --help
+
+Exit codes: 0 ok, 1 error, 2 ratio above --fail-above.`;
+
+const MECHANISMS = ['plain', 'scram-sha-256', 'scram-sha-512'] as const;
+
+/**
+ * Parses argv (without `node` and the script) and the environment.
+ *
+ * @throws {@link UsageError} for anything that cannot run: unknown flags, missing or invalid values.
+ */
+export function parseCliArgs(
+  argv: ReadonlyArray<string>,
+  env: Readonly<Record<string, string | undefined>>,
+): ParsedArgs {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      strict: true,
+      options: {
+        brokers: { type: 'string' },
+        group: { type: 'string' },
+        weights: { type: 'string' },
+        window: { type: 'string' },
+        'prometheus-url': { type: 'string' },
+        query: { type: 'string' },
+        json: { type: 'boolean' },
+        'fail-above': { type: 'string' },
+        'move-tolerance': { type: 'string' },
+        'max-moves': { type: 'string' },
+        timeout: { type: 'string' },
+        'client-id': { type: 'string' },
+        ssl: { type: 'boolean' },
+        'sasl-mechanism': { type: 'string' },
+        'sasl-username': { type: 'string' },
+        'sasl-password': { type: 'string' },
+        verbose: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (err) {
+    // parseArgs' messages name the flag; its trailing advice about '--' does not apply here.
+    throw new UsageError((err as Error).message.replace(/\. To specify a positional.*$/s, ''));
+  }
+  const { values: v, positionals } = parsed;
+  if (v.help === true) return { help: true };
+
+  const [command, ...extra] = positionals;
+  if (command === undefined) throw new UsageError('missing command: inspect or plan');
+  if (command !== 'inspect' && command !== 'plan')
+    throw new UsageError(`unknown command '${command}': inspect or plan`);
+  if (extra.length > 0) throw new UsageError(`unexpected argument '${extra[0]!}'`);
+
+  const brokers = (v.brokers ?? '')
+    .split(',')
+    .map((b) => b.trim())
+    .filter((b) => b !== '');
+  if (brokers.length === 0) throw new UsageError('--brokers is required (host:port[,host:port])');
+  for (const b of brokers) {
+    if (!/^[^:\s]+:\d+$/.test(b)) throw new UsageError(`--brokers: '${b}' is not host:port`);
+  }
+  const groupId = v.group ?? '';
+  if (groupId === '') throw new UsageError('--group is required');
+
+  if (command === 'inspect' && (v['move-tolerance'] !== undefined || v['max-moves'] !== undefined)) {
+    throw new UsageError('--move-tolerance and --max-moves apply to plan only');
+  }
+
+  return {
+    help: false,
+    options: {
+      command,
+      brokers,
+      groupId,
+      weights: weightsOption(v),
+      json: v.json === true,
+      failAbove: optionalNumber('--fail-above', v['fail-above'], (n) => n > 0, 'a number above 0'),
+      clientId: v['client-id'] ?? 'load-aware-cli',
+      ssl: v.ssl === true,
+      sasl: saslOption(v, env),
+      verbose: v.verbose === true,
+      timeoutMs: 1000 * (optionalNumber('--timeout', v.timeout, (n) => n > 0, 'seconds above 0') ?? 10),
+      moveTolerance: optionalNumber('--move-tolerance', v['move-tolerance'], (n) => n >= 0, 'a fraction >= 0'),
+      maxMoves: optionalNumber('--max-moves', v['max-moves'], (n) => Number.isInteger(n) && n >= 0, 'an integer >= 0'),
+    },
+  };
+}
+
+type Values = Record<string, string | boolean | undefined>;
+
+function weightsOption(v: Values): WeightsOption {
+  const kind = (v['weights'] as string | undefined) ?? 'offset-rate';
+  const url = v['prometheus-url'] as string | undefined;
+  const query = v['query'] as string | undefined;
+  const window = optionalNumber(
+    '--window',
+    v['window'] as string | undefined,
+    (n) => Number.isInteger(n) && n >= 2,
+    'whole seconds >= 2',
+  );
+  if (kind === 'offset-rate') {
+    if (url !== undefined || query !== undefined) {
+      throw new UsageError('--prometheus-url and --query need --weights prometheus');
+    }
+    return { kind, windowSeconds: window };
+  }
+  if (kind === 'prometheus') {
+    if (window !== undefined) throw new UsageError('--window applies to --weights offset-rate only');
+    if (url === undefined || query === undefined) {
+      throw new UsageError('--weights prometheus needs --prometheus-url and --query');
+    }
+    return { kind, url, query };
+  }
+  throw new UsageError(`--weights: '${kind}' is neither offset-rate nor prometheus`);
+}
+
+function saslOption(v: Values, env: Readonly<Record<string, string | undefined>>): SaslOptions | undefined {
+  const mechanism = v['sasl-mechanism'] as string | undefined;
+  const username = v['sasl-username'] as string | undefined;
+  const password = (v['sasl-password'] as string | undefined) ?? env[SASL_PASSWORD_ENV];
+  if (mechanism === undefined) {
+    if (username !== undefined || v['sasl-password'] !== undefined) {
+      throw new UsageError('--sasl-username and --sasl-password need --sasl-mechanism');
+    }
+    return undefined;
+  }
+  if (!(MECHANISMS as ReadonlyArray<string>).includes(mechanism)) {
+    throw new UsageError(`--sasl-mechanism: '${mechanism}' is not one of ${MECHANISMS.join(', ')}`);
+  }
+  if (username === undefined) throw new UsageError('--sasl-mechanism needs --sasl-username');
+  if (password === undefined) {
+    throw new UsageError(`--sasl-mechanism needs --sasl-password or ${SASL_PASSWORD_ENV}`);
+  }
+  return { mechanism: mechanism as SaslOptions['mechanism'], username, password };
+}
+
+function optionalNumber(
+  flag: string,
+  text: string | undefined,
+  valid: (n: number) => boolean,
+  expected: string,
+): number | undefined {
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (text.trim() === '' || !Number.isFinite(n) || !valid(n)) {
+    throw new UsageError(`${flag}: '${text}' is not ${expected}`);
+  }
+  return n;
+}

@@ -1,0 +1,177 @@
+/**
+ * Text and JSON output of a report. Pure: the caller says whether colour is wanted (stdout is a
+ * TTY), so the same report renders the same way in tests.
+ */
+import type { Command } from './args.js';
+import type { GroupReport } from './report.js';
+
+/** How the text output looks. */
+export interface RenderOptions {
+  /** ANSI colours on the bars and the ratio. */
+  readonly color: boolean;
+  /** Width of the longest bar, in characters. Default 24. */
+  readonly barWidth?: number;
+  /** What the weights are, e.g. "offset-rate, instant (time index, 60 s)". */
+  readonly weightsLabel: string;
+}
+
+/** The report as one JSON document, with the command and the weights' description. */
+export function renderJson(command: Command, report: GroupReport, weightsLabel: string): string {
+  return `${JSON.stringify({ command, weights: weightsLabel, ...report }, null, 2)}\n`;
+}
+
+/** The report as readable tables: instances with a bar each, members, and for `plan` the moves. */
+export function renderText(command: Command, report: GroupReport, options: RenderOptions): string {
+  const paint = painter(options.color);
+  const lines: string[] = [];
+  lines.push(
+    `group ${report.groupId}  state ${report.state}  protocol ${report.protocol}  ` +
+      `${String(report.members.length)} members  ${String(report.instances.length)} instances`,
+  );
+  lines.push(
+    `weights ${options.weightsLabel}: ${String(report.weighed)}/${String(report.partitionCount)} partitions weighed` +
+      (report.defaulted > 0 ? `, ${String(report.defaulted)} at the default weight` : '') +
+      `, total load ${num(report.totalLoad)}, ideal load ${num(report.idealLoad)} per unit of capacity`,
+  );
+  if (report.membersWithoutUserData > 0) {
+    lines.push(
+      `note: ${String(report.membersWithoutUserData)} member(s) carry no load-aware userData; ` +
+        `their instance is their client host (host:…)`,
+    );
+  }
+  lines.push('');
+
+  const width = options.barWidth ?? 24;
+  const maxRatio = Math.max(1, ...report.instances.map((i) => Math.max(i.ratio, i.proposed.ratio)));
+  const bar = (ratio: number) => paint(ratioColor(ratio), '█'.repeat(Math.round((ratio / maxRatio) * width)));
+  if (command === 'inspect') {
+    lines.push(
+      ...table(
+        ['INSTANCE', 'CAP', 'MEMBERS', 'PARTS', 'LOAD', 'SHARE', 'LOAD÷IDEAL', 'LAG', ''],
+        report.instances.map((i) => [
+          i.instanceId,
+          num(i.capacity),
+          String(i.memberIds.length),
+          String(i.partitions),
+          num(i.load),
+          pct(i.share),
+          ratio(i.ratio),
+          lag(i.lag),
+          bar(i.ratio),
+        ]),
+      ),
+    );
+    lines.push('');
+    lines.push(
+      ...table(
+        ['MEMBER', 'CLIENT', 'HOST', 'INSTANCE', 'PARTS', 'LOAD', 'SHARE', 'LAG', 'PARTITIONS'],
+        report.members.map((m) => [
+          m.memberId,
+          m.clientId,
+          m.clientHost,
+          m.instanceId,
+          String(m.partitions.length),
+          num(m.load),
+          pct(m.share),
+          lag(m.lag),
+          m.partitions.map((p) => p.slice(p.lastIndexOf(':') + 1)).join(','),
+        ]),
+      ),
+    );
+    lines.push('');
+    lines.push(
+      `busiest ÷ ideal: ${paint(ratioColor(report.ratio), ratio(report.ratio))}` +
+        (report.totalLag === undefined ? '' : `   total lag ${lag(report.totalLag)}`),
+    );
+  } else {
+    lines.push(
+      ...table(
+        ['INSTANCE', 'CAP', 'PARTS', 'LOAD', 'LOAD÷IDEAL', '', 'PROPOSED', 'LOAD÷IDEAL', ''],
+        report.instances.map((i) => [
+          i.instanceId,
+          num(i.capacity),
+          `${String(i.partitions)} → ${String(i.proposed.partitions)}`,
+          num(i.load),
+          ratio(i.ratio),
+          bar(i.ratio),
+          num(i.proposed.load),
+          ratio(i.proposed.ratio),
+          bar(i.proposed.ratio),
+        ]),
+      ),
+    );
+    lines.push('');
+    lines.push(
+      `busiest ÷ ideal: ${paint(ratioColor(report.ratio), ratio(report.ratio))} → ` +
+        `${paint(ratioColor(report.proposedRatio), ratio(report.proposedRatio))}   ` +
+        `${String(report.moves.length)} move(s)`,
+    );
+    if (report.moves.length > 0) {
+      lines.push('');
+      lines.push(
+        ...table(
+          ['PARTITION', 'WEIGHT', 'FROM', 'TO'],
+          report.moves.map((m) => [
+            m.partition,
+            num(m.weight),
+            m.from === undefined ? '(unassigned)' : `${m.from.memberId} (${m.from.instanceId})`,
+            `${m.to.memberId} (${m.to.instanceId})`,
+          ]),
+        ),
+      );
+    }
+    lines.push('');
+    lines.push('plan only: the group was not changed');
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+type Color = 'green' | 'yellow' | 'red';
+const ANSI: Record<Color, string> = { green: '\u001b[32m', yellow: '\u001b[33m', red: '\u001b[31m' };
+
+function painter(enabled: boolean): (color: Color, text: string) => string {
+  return (color, text) => (enabled && text !== '' ? `${ANSI[color]}${text}\u001b[0m` : text);
+}
+
+/** Green within 10 % of ideal, yellow within 25 %, red beyond. */
+function ratioColor(r: number): Color {
+  return r <= 1.1 ? 'green' : r <= 1.25 ? 'yellow' : 'red';
+}
+
+/** Left-aligned first column, right-aligned numbers; widths ignore ANSI codes. */
+function table(header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>): string[] {
+  // eslint-disable-next-line no-control-regex -- stripping our own ANSI colour codes
+  const visible = (s: string) => s.replace(/\u001b\[\d+m/g, '').length;
+  const widths = header.map((h, c) => Math.max(visible(h), ...rows.map((r) => visible(r[c] ?? ''))));
+  const last = header.length - 1;
+  const format = (cells: ReadonlyArray<string>) =>
+    cells
+      .map((cell, c) => {
+        const pad = ' '.repeat(widths[c]! - visible(cell));
+        if (c === last) return cell;
+        return c === 0 || isTextColumn(header[c]!) ? cell + pad : pad + cell;
+      })
+      .join('  ')
+      .trimEnd();
+  return [format(header), ...rows.map(format)];
+}
+
+function isTextColumn(header: string): boolean {
+  return ['CLIENT', 'HOST', 'INSTANCE', 'FROM', 'TO', ''].includes(header);
+}
+
+function num(n: number): string {
+  return Math.abs(n) >= 100 || Number.isInteger(n) ? n.toFixed(0) : n.toFixed(1);
+}
+
+function pct(share: number): string {
+  return `${(share * 100).toFixed(1)}%`;
+}
+
+function ratio(r: number): string {
+  return r.toFixed(2);
+}
+
+function lag(l: number | undefined): string {
+  return l === undefined ? '-' : String(l);
+}

@@ -1,0 +1,324 @@
+/**
+ * The report: an observed group, its partitions, their weights and lags in; per instance and per
+ * member loads, the busiest ÷ ideal ratio and `balance()`'s proposal out. Pure. Every rule is the
+ * assignor's or the trigger's own (instances and capacity, effective weights, the ideal load), so
+ * the numbers here are the numbers the assignor and the trigger act on.
+ */
+import {
+  balance,
+  keyOfPartition,
+  instanceCapacities,
+  partitionLabel,
+  isUsableWeight,
+  DEFAULT_PARTITION_WEIGHT,
+  type PartitionWeight,
+  type WeightedPartition,
+  type TopicPartition,
+} from '@load-aware/assignor/internal';
+import {
+  currentAssignment,
+  currentMaxInstanceLoad,
+  resolveWeights,
+  withWeights,
+  type ObservedGroup,
+  type ObservedMember,
+} from '@load-aware/trigger/internal';
+import { CliError } from './errors.js';
+
+/** Who a member's client is, as DescribeGroups reports it. */
+export interface MemberClient {
+  readonly clientId: string;
+  readonly clientHost: string;
+}
+
+/** Everything read from the cluster for one report. */
+export interface GroupSnapshot {
+  readonly group: ObservedGroup;
+  /** Client of each member id. */
+  readonly clients: ReadonlyMap<string, MemberClient>;
+  /** Every partition of the topics the group subscribes to. */
+  readonly partitions: ReadonlyArray<TopicPartition>;
+  /** What the weight source answered. */
+  readonly weights: ReadonlyArray<PartitionWeight>;
+  /** Records behind the end offset, by `keyOfPartition`; absent when the group committed nothing there. */
+  readonly lags: ReadonlyMap<string, number>;
+}
+
+/** Tuning of the proposal, as the assignor's options of the same names. */
+export interface PlanOptions {
+  readonly moveTolerance?: number | undefined;
+  readonly maxMovesPerRebalance?: number | undefined;
+}
+
+/** Where an instance id came from. */
+export type InstanceSource = 'userData' | 'clientHost';
+
+/** One instance now, and in the proposal. */
+export interface InstanceReport {
+  readonly instanceId: string;
+  /** `userData`: the load-aware assignor's; `clientHost`: the member has none, grouped by host. */
+  readonly source: InstanceSource;
+  readonly capacity: number;
+  readonly memberIds: ReadonlyArray<string>;
+  readonly partitions: number;
+  readonly load: number;
+  /** Of the group's total load. */
+  readonly share: number;
+  /** Load per unit of capacity ÷ ideal load. */
+  readonly ratio: number;
+  /** Sum over its partitions with a committed offset; undefined when none has one. */
+  readonly lag: number | undefined;
+  readonly proposed: { readonly partitions: number; readonly load: number; readonly ratio: number };
+}
+
+/** One member now. */
+export interface MemberReport {
+  readonly memberId: string;
+  readonly clientId: string;
+  readonly clientHost: string;
+  readonly instanceId: string;
+  readonly partitions: ReadonlyArray<string>;
+  readonly load: number;
+  readonly share: number;
+  readonly lag: number | undefined;
+}
+
+/** One partition the proposal moves. */
+export interface Move {
+  readonly partition: string;
+  readonly weight: number;
+  readonly from: { readonly memberId: string; readonly instanceId: string } | undefined;
+  readonly to: { readonly memberId: string; readonly instanceId: string };
+}
+
+/** One partition: its weight, current owner and lag. */
+export interface PartitionReport {
+  readonly partition: string;
+  /** The weight it counts with: the source's, or the default weight when `weighed` is false. */
+  readonly weight: number;
+  readonly weighed: boolean;
+  /** Current owner; undefined when no member holds it. */
+  readonly memberId: string | undefined;
+  readonly lag: number | undefined;
+}
+
+/** What `inspect` and `plan` print. */
+export interface GroupReport {
+  readonly groupId: string;
+  readonly state: string;
+  readonly protocol: string;
+  readonly partitionCount: number;
+  /** Partitions with a weight from the source; the others count with the default weight. */
+  readonly weighed: number;
+  readonly defaulted: number;
+  readonly totalLoad: number;
+  /** Load per unit of capacity if spread perfectly (`balance()`'s `idealLoad`). */
+  readonly idealLoad: number;
+  /** The current busiest instance's load per unit of capacity ÷ the ideal load (1 when no load). */
+  readonly ratio: number;
+  /** The same for the proposal. */
+  readonly proposedRatio: number;
+  /** Members without load-aware userData, grouped into instances by client host. */
+  readonly membersWithoutUserData: number;
+  readonly totalLag: number | undefined;
+  readonly instances: ReadonlyArray<InstanceReport>;
+  readonly members: ReadonlyArray<MemberReport>;
+  /** Every partition weighed, in topic and partition order. */
+  readonly partitions: ReadonlyArray<PartitionReport>;
+  readonly moves: ReadonlyArray<Move>;
+}
+
+/** Prefix of the instance id given to a member without load-aware userData. */
+export const HOST_INSTANCE_PREFIX = 'host:';
+
+/**
+ * Refuses groups there is nothing to judge in, with a message that says why.
+ *
+ * @throws {@link CliError} for a dead (or unknown) group, an empty one, or one in a rebalance.
+ */
+export function checkGroup(group: ObservedGroup): void {
+  if (group.state === 'Dead') throw new CliError(`group '${group.groupId}' does not exist (state Dead)`);
+  if (group.members.length === 0) {
+    throw new CliError(`group '${group.groupId}' has no members (state ${group.state})`);
+  }
+  // DescribeGroups returns members' metadata and assignments only while the group is Stable.
+  if (group.state !== 'Stable') {
+    throw new CliError(`group '${group.groupId}' is rebalancing (state ${group.state}); try again`);
+  }
+}
+
+/**
+ * Computes the report. Members without load-aware userData (another assignor's group, or an old
+ * version) are grouped into instances by client host, since that is where they share a machine.
+ *
+ * @throws {@link CliError} when the source gave no usable weight for any partition.
+ */
+export function buildReport(snapshot: GroupSnapshot, options: PlanOptions = {}): GroupReport {
+  const { group } = snapshot;
+  checkGroup(group);
+  const loadAware = new Set(group.loadAwareMemberIds);
+  const members: ObservedMember[] = group.members.map((m) =>
+    loadAware.has(m.memberId) ? m : { ...m, instanceId: HOST_INSTANCE_PREFIX + hostOf(snapshot.clients, m.memberId) },
+  );
+  const source = new Map(members.map((m) => [m.instanceId, instanceSource(loadAware, m)]));
+
+  const defaultWeight = DEFAULT_PARTITION_WEIGHT;
+  const weights = resolveWeights(members, withWeights(snapshot.partitions, snapshot.weights), defaultWeight);
+  if (weights.usableCount === 0) {
+    throw new CliError(
+      `no weights: the weight source measured none of the group's ${String(weights.partitions.length)} partitions`,
+    );
+  }
+  const plan = balance(
+    {
+      members: members.map((m) => ({
+        memberId: m.memberId,
+        instanceId: m.instanceId,
+        topics: m.topics,
+        capacity: m.capacity,
+      })),
+      partitions: weights.partitions,
+      previous: currentAssignment(members),
+    },
+    {
+      defaultWeight,
+      ...(options.moveTolerance === undefined ? {} : { moveTolerance: options.moveTolerance }),
+      ...(options.maxMovesPerRebalance === undefined ? {} : { maxMovesPerRebalance: options.maxMovesPerRebalance }),
+    },
+  );
+  const { idealLoad } = plan;
+  const ratioOf = (loadPerCapacity: number) => (idealLoad > 0 ? loadPerCapacity / idealLoad : 1);
+  const total = plan.totalWeight;
+  const shareOf = (load: number) => (total > 0 ? load / total : 0);
+  const lagOf = (held: ReadonlyArray<TopicPartition>) =>
+    sumDefined(held.map((p) => snapshot.lags.get(keyOfPartition(p))));
+
+  const memberReports: MemberReport[] = members
+    .map((m) => {
+      const load = sum(m.assigned.map(weights.weightOf));
+      const client = snapshot.clients.get(m.memberId);
+      return {
+        memberId: m.memberId,
+        clientId: client?.clientId ?? '',
+        clientHost: client?.clientHost ?? '',
+        instanceId: m.instanceId,
+        partitions: m.assigned.map(partitionLabel).sort(compareLabels),
+        load,
+        share: shareOf(load),
+        lag: lagOf(m.assigned),
+      };
+    })
+    .sort((a, b) => a.instanceId.localeCompare(b.instanceId) || a.memberId.localeCompare(b.memberId));
+
+  const capacity = instanceCapacities(members);
+  const proposed = new Map(plan.instances.map((i) => [i.instanceId, i]));
+  const instances: InstanceReport[] = [...capacity.keys()].sort().map((instanceId) => {
+    const own = members.filter((m) => m.instanceId === instanceId);
+    const held = own.flatMap((m) => m.assigned);
+    const load = sum(held.map(weights.weightOf));
+    const cap = capacity.get(instanceId)!;
+    const after = proposed.get(instanceId);
+    return {
+      instanceId,
+      source: source.get(instanceId)!,
+      capacity: cap,
+      memberIds: own.map((m) => m.memberId).sort(),
+      partitions: held.length,
+      load,
+      share: shareOf(load),
+      ratio: ratioOf(load / cap),
+      lag: lagOf(held),
+      proposed: {
+        partitions: after?.partitionCount ?? 0,
+        load: after?.load ?? 0,
+        ratio: ratioOf((after?.load ?? 0) / cap),
+      },
+    };
+  });
+
+  return {
+    groupId: group.groupId,
+    state: group.state,
+    protocol: group.protocol,
+    partitionCount: weights.partitions.length,
+    weighed: weights.usableCount,
+    defaulted: weights.partitions.length - weights.usableCount,
+    totalLoad: total,
+    idealLoad,
+    ratio: ratioOf(currentMaxInstanceLoad(members, weights.weightOf)),
+    proposedRatio: ratioOf(plan.maxInstanceLoad),
+    membersWithoutUserData: members.length - loadAware.size,
+    totalLag: sumDefined([...snapshot.lags.values()]),
+    instances,
+    members: memberReports,
+    partitions: partitionsOf(members, weights.partitions, weights.weightOf, snapshot.lags),
+    moves: movesOf(members, plan.assignments, weights.weightOf),
+  };
+}
+
+function partitionsOf(
+  members: ReadonlyArray<ObservedMember>,
+  partitions: ReadonlyArray<WeightedPartition>,
+  weightOf: (p: TopicPartition) => number,
+  lags: ReadonlyMap<string, number>,
+): PartitionReport[] {
+  const owner = new Map<string, string>();
+  for (const m of members) for (const p of m.assigned) owner.set(keyOfPartition(p), m.memberId);
+  return partitions
+    .map((p) => ({
+      partition: partitionLabel(p),
+      weight: weightOf(p),
+      weighed: isUsableWeight(p.weight),
+      memberId: owner.get(keyOfPartition(p)),
+      lag: lags.get(keyOfPartition(p)),
+    }))
+    .sort((a, b) => compareLabels(a.partition, b.partition));
+}
+
+/** Partitions whose proposed owner differs from the current one, heaviest first. */
+function movesOf(
+  members: ReadonlyArray<ObservedMember>,
+  proposed: ReadonlyMap<string, ReadonlyArray<TopicPartition>>,
+  weightOf: (p: TopicPartition) => number,
+): Move[] {
+  const instanceOf = new Map(members.map((m) => [m.memberId, m.instanceId]));
+  const owner = new Map<string, string>();
+  for (const m of members) for (const p of m.assigned) owner.set(keyOfPartition(p), m.memberId);
+  const moves: Move[] = [];
+  for (const [memberId, partitions] of proposed) {
+    for (const p of partitions) {
+      const from = owner.get(keyOfPartition(p));
+      if (from === memberId) continue;
+      moves.push({
+        partition: partitionLabel(p),
+        weight: weightOf(p),
+        from: from === undefined ? undefined : { memberId: from, instanceId: instanceOf.get(from)! },
+        to: { memberId, instanceId: instanceOf.get(memberId)! },
+      });
+    }
+  }
+  return moves.sort((a, b) => b.weight - a.weight || compareLabels(a.partition, b.partition));
+}
+
+function hostOf(clients: ReadonlyMap<string, MemberClient>, memberId: string): string {
+  // KafkaJS and the Java client report the host as "/10.0.0.1".
+  return (clients.get(memberId)?.clientHost ?? 'unknown').replace(/^\//, '');
+}
+
+function instanceSource(loadAware: ReadonlySet<string>, m: ObservedMember): InstanceSource {
+  return loadAware.has(m.memberId) ? 'userData' : 'clientHost';
+}
+
+/** "topic:10" after "topic:9". */
+function compareLabels(a: string, b: string): number {
+  return a.localeCompare(b, 'en', { numeric: true });
+}
+
+function sum(values: ReadonlyArray<number>): number {
+  return values.reduce((s, v) => s + v, 0);
+}
+
+function sumDefined(values: ReadonlyArray<number | undefined>): number | undefined {
+  const known = values.filter((v): v is number => v !== undefined);
+  return known.length === 0 ? undefined : sum(known);
+}

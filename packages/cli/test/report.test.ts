@@ -1,0 +1,119 @@
+import { buildReport, checkGroup, CliError } from '@load-aware/cli/internal';
+import { fakeGroup, fakeSnapshot } from './fakes';
+
+describe('buildReport', () => {
+  // a holds 0,1 (90 + 10), b holds 2,3 (10 + 10): total 120, ideal 60 per instance.
+  const skewed = () =>
+    fakeSnapshot(
+      [
+        { memberId: 'a', instanceId: 'pod-a', held: [0, 1] },
+        { memberId: 'b', instanceId: 'pod-b', held: [2, 3] },
+      ],
+      [90, 10, 10, 10],
+      [
+        [0, 5],
+        [2, 7],
+      ],
+    );
+
+  it('gives per instance and member loads, shares, busiest ÷ ideal and lag', () => {
+    const report = buildReport(skewed());
+    expect(report.totalLoad).toBe(120);
+    expect(report.idealLoad).toBe(60);
+    expect(report.ratio).toBeCloseTo(100 / 60);
+    expect(report.instances.map((i) => [i.instanceId, i.load, i.share, i.lag, i.source])).toEqual([
+      ['pod-a', 100, 100 / 120, 5, 'userData'],
+      ['pod-b', 20, 20 / 120, 7, 'userData'],
+    ]);
+    expect(report.members.map((m) => [m.memberId, m.partitions, m.load])).toEqual([
+      ['a', ['t:0', 't:1'], 100],
+      ['b', ['t:2', 't:3'], 20],
+    ]);
+    expect(report.totalLag).toBe(12);
+    expect(report).toMatchObject({ partitionCount: 4, weighed: 4, defaulted: 0, membersWithoutUserData: 0 });
+  });
+
+  it("proposes balance()'s moves from the current owners, never worse than now", () => {
+    const report = buildReport(skewed());
+    expect(report.proposedRatio).toBeLessThanOrEqual(report.ratio);
+    expect(report.proposedRatio).toBeCloseTo(90 / 60);
+    expect(report.moves).toEqual([
+      {
+        partition: 't:1',
+        weight: 10,
+        from: { memberId: 'a', instanceId: 'pod-a' },
+        to: { memberId: 'b', instanceId: 'pod-b' },
+      },
+    ]);
+    expect(buildReport(skewed(), { maxMovesPerRebalance: 0 }).moves).toEqual([]);
+  });
+
+  it('divides by capacity, the largest a member of the instance reports', () => {
+    const report = buildReport(
+      fakeSnapshot(
+        [
+          { memberId: 'a', instanceId: 'big', capacity: 3, held: [0, 1, 2] },
+          { memberId: 'b', instanceId: 'small', held: [3] },
+        ],
+        [10, 10, 10, 10],
+      ),
+    );
+    expect(report.idealLoad).toBe(10);
+    expect(report.instances.map((i) => [i.instanceId, i.capacity, i.ratio])).toEqual([
+      ['big', 3, 1],
+      ['small', 1, 1],
+    ]);
+    expect(report.ratio).toBe(1);
+    expect(report.moves).toEqual([]);
+  });
+
+  it('groups members without load-aware userData by client host and says so', () => {
+    const report = buildReport(
+      fakeSnapshot(
+        [
+          { memberId: 'a', held: [0], loadAware: false, host: '/10.0.0.1' },
+          { memberId: 'b', held: [1], loadAware: false, host: '/10.0.0.1' },
+          { memberId: 'c', held: [2], loadAware: false, host: '/10.0.0.2' },
+        ],
+        [1, 1, 1],
+      ),
+    );
+    expect(report.membersWithoutUserData).toBe(3);
+    expect(report.instances.map((i) => [i.instanceId, i.source, i.memberIds])).toEqual([
+      ['host:10.0.0.1', 'clientHost', ['a', 'b']],
+      ['host:10.0.0.2', 'clientHost', ['c']],
+    ]);
+  });
+
+  it('counts unweighed partitions at the default weight and reports them', () => {
+    const report = buildReport(fakeSnapshot([{ memberId: 'a', instanceId: 'p', held: [0, 1] }], [5, undefined]));
+    expect(report).toMatchObject({ weighed: 1, defaulted: 1, totalLoad: 6 });
+    expect(report.partitions).toEqual([
+      { partition: 't:0', weight: 5, weighed: true, memberId: 'a', lag: undefined },
+      { partition: 't:1', weight: 1, weighed: false, memberId: 'a', lag: undefined },
+    ]);
+  });
+
+  it('refuses to judge without any weight', () => {
+    expect(() => buildReport(fakeSnapshot([{ memberId: 'a', held: [0] }], [undefined]))).toThrow(
+      new CliError("no weights: the weight source measured none of the group's 1 partitions"),
+    );
+  });
+});
+
+describe('checkGroup', () => {
+  it('names a dead or unknown group, an empty one and one in a rebalance', () => {
+    expect(() => {
+      checkGroup(fakeGroup([], 'Dead'));
+    }).toThrow("group 'g' does not exist (state Dead)");
+    expect(() => {
+      checkGroup(fakeGroup([], 'Empty'));
+    }).toThrow("group 'g' has no members (state Empty)");
+    expect(() => {
+      checkGroup(fakeGroup([{ memberId: 'a', held: [] }], 'PreparingRebalance'));
+    }).toThrow("group 'g' is rebalancing (state PreparingRebalance); try again");
+    expect(() => {
+      checkGroup(fakeGroup([{ memberId: 'a', held: [] }]));
+    }).not.toThrow();
+  });
+});
