@@ -1,18 +1,22 @@
 /**
- * `load-aware inspect` at the end of a phase: the same view an operator gets from the CLI, printed
- * into the demo's log so the two assigners' end states can be compared by the CLI's numbers.
+ * The CLI at the end of a phase: `load-aware inspect` for the same view an operator gets, and
+ * `load-aware plan --json` for what the assignor would make of the group, so the round-robin
+ * phase's plan can be checked against what the load-aware phase then reaches.
  */
 import { runCli } from '@load-aware/cli';
 
-/**
- * Runs `load-aware inspect` on the group in this process and returns what it printed: the tables,
- * or its one-line error (a group caught mid-rebalance, say). Never throws: it is commentary, and
- * must not fail a phase.
- */
-export async function inspectGroup(brokers: ReadonlyArray<string>, groupId: string): Promise<string> {
+/** The CLI's numbers for a group: busiest ÷ ideal now and in `balance()`'s proposal. */
+export interface GroupView {
+  readonly ratio: number;
+  readonly proposedRatio: number;
+  readonly moves: number;
+}
+
+/** Runs the CLI in this process; its output, and whether it succeeded. Never throws. */
+async function cli(args: string[]): Promise<{ ok: boolean; text: string }> {
   let out = '';
   let err = '';
-  await runCli(['inspect', '--brokers', brokers.join(','), '--group', groupId, '--timeout', '5'], {
+  const code = await runCli(args, {
     stdout: {
       write: (text: string) => (out += text),
     },
@@ -21,5 +25,26 @@ export async function inspectGroup(brokers: ReadonlyArray<string>, groupId: stri
     },
     env: {},
   });
-  return (out + err).trimEnd();
+  return { ok: code === 0, text: (out + err).trimEnd() };
+}
+
+/**
+ * `inspect` (text) and `plan --json` on the group. The demo's instances set their KafkaJS client
+ * id to their instance id, so members without load-aware userData (the round-robin phase) are
+ * grouped by client id. Never throws: it is commentary, and must not fail a phase; `view` is
+ * missing when the CLI could not judge the group (caught mid-rebalance, say).
+ */
+export async function inspectGroup(
+  brokers: ReadonlyArray<string>,
+  groupId: string,
+): Promise<{ text: string; view: GroupView | undefined }> {
+  const common = ['--brokers', brokers.join(','), '--group', groupId, '--timeout', '5', '--instance-from', 'client-id'];
+  const inspected = await cli(['inspect', ...common]);
+  const planned = await cli(['plan', ...common, '--json']);
+  let view: GroupView | undefined;
+  if (planned.ok) {
+    const report = JSON.parse(planned.text) as { ratio: number; proposedRatio: number; moves: unknown[] };
+    view = { ratio: report.ratio, proposedRatio: report.proposedRatio, moves: report.moves.length };
+  }
+  return { text: inspected.text, view };
 }

@@ -218,7 +218,14 @@ export async function runPhase(assigner: AssignerKind, ctx: PhaseContext): Promi
     const record = tracker.finish(await producing);
     if (!aborted()) {
       observer.note(`${assigner}: load-aware inspect at the end of the phase`);
-      for (const line of (await inspectGroup(ctx.brokers, groupId)).split('\n')) observer.note(line);
+      const { text, view } = await inspectGroup(ctx.brokers, groupId);
+      for (const line of text.split('\n')) observer.note(line);
+      if (view !== undefined) {
+        record.cli = view;
+        observer.note(
+          `${assigner}: load-aware plan: busiest ÷ ideal ${view.ratio.toFixed(2)} → ${view.proposedRatio.toFixed(2)} with ${String(view.moves)} moves`,
+        );
+      }
     }
     return record;
   } finally {

@@ -75,6 +75,8 @@ export interface PhaseRecord {
   /** Times the load-aware trigger initiated a rebalance. */
   triggers: number[];
   warnings: Array<{ t: number; instanceId: string; message: string }>;
+  /** The CLI's `plan` at the end of the phase: busiest ÷ ideal then, and in the proposal. */
+  cli?: { ratio: number; proposedRatio: number; moves: number };
 }
 
 /** The parts of a {@link PhaseRecord} that say what runs; everything observed starts empty. */

@@ -123,6 +123,8 @@ export async function runDemo(
       records.push(record);
     }
     const summaries = records.map(summarize);
+    const planCheck = comparePlan(records);
+    if (planCheck !== undefined) view.line(`\n${planCheck.text}`);
     const rows = compare(
       summaries.find((s) => s.assigner === 'round-robin'),
       summaries.find((s) => s.assigner === 'load-aware'),
@@ -135,6 +137,7 @@ export async function runDemo(
       options,
       traffic,
       comparison: rows,
+      planCheck,
       phases: records.map((record, i) => ({ summary: summaries[i], record })),
     };
     await writeFile(`${outDir}/result.json`, `${JSON.stringify(result, null, 2)}\n`);
@@ -144,4 +147,25 @@ export async function runDemo(
   } finally {
     await admin.disconnect().catch(() => undefined);
   }
+}
+
+/**
+ * What `load-aware plan` predicted for the round-robin group against where the load-aware phase
+ * ended, both as the CLI measures them (same traffic after the hotspot move, same instances).
+ */
+export function comparePlan(
+  records: ReadonlyArray<Pick<PhaseRecord, 'assigner' | 'cli'>>,
+): { predicted: number; reached: number; difference: number; text: string } | undefined {
+  const roundRobin = records.find((r) => r.assigner === 'round-robin')?.cli;
+  const loadAware = records.find((r) => r.assigner === 'load-aware')?.cli;
+  if (roundRobin === undefined || loadAware === undefined) return undefined;
+  const difference = Math.abs(roundRobin.proposedRatio - loadAware.ratio);
+  return {
+    predicted: roundRobin.proposedRatio,
+    reached: loadAware.ratio,
+    difference,
+    text:
+      `load-aware plan on the round-robin group: busiest ÷ ideal ${roundRobin.ratio.toFixed(2)} → ${roundRobin.proposedRatio.toFixed(2)}; ` +
+      `the load-aware phase ended at ${loadAware.ratio.toFixed(2)} (difference ${difference.toFixed(2)})`,
+  };
 }

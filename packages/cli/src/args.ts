@@ -36,7 +36,16 @@ export interface CliOptions {
   readonly timeoutMs: number;
   readonly moveTolerance: number | undefined;
   readonly maxMoves: number | undefined;
+  /** How members without load-aware userData are grouped into instances. */
+  readonly instanceFrom: InstanceFrom;
 }
+
+/**
+ * Members of other assignors carry no instance id: they are grouped by client host (one process
+ * per host, as in most deployments) or by client id (when every process sets its own, e.g. the
+ * pod name, and several share a host).
+ */
+export type InstanceFrom = 'host' | 'client-id';
 
 /** What parsing yields: options to run with, or a request for the usage text. */
 export type ParsedArgs = { readonly help: true } | { readonly help: false; readonly options: CliOptions };
@@ -67,6 +76,8 @@ Options:
   --fail-above R            exit 2 when the busiest instance's load ÷ the ideal load is above R
   --move-tolerance F        plan: the assignor's moveTolerance (default 0.05)
   --max-moves N             plan: the assignor's maxMovesPerRebalance (default unbounded)
+  --instance-from K         members without load-aware userData: group them into instances by
+                            client host (host, default) or by KafkaJS client id (client-id)
   --timeout S               connection and request timeout in seconds (default 10)
   --client-id ID            KafkaJS client id (default load-aware-cli)
   --ssl                     connect with TLS
@@ -107,6 +118,7 @@ export function parseCliArgs(
         'move-tolerance': { type: 'string' },
         'max-moves': { type: 'string' },
         timeout: { type: 'string' },
+        'instance-from': { type: 'string' },
         'client-id': { type: 'string' },
         ssl: { type: 'boolean' },
         'sasl-mechanism': { type: 'string' },
@@ -160,11 +172,18 @@ export function parseCliArgs(
       timeoutMs: 1000 * (optionalNumber('--timeout', v.timeout, (n) => n > 0, 'seconds above 0') ?? 10),
       moveTolerance: optionalNumber('--move-tolerance', v['move-tolerance'], (n) => n >= 0, 'a fraction >= 0'),
       maxMoves: optionalNumber('--max-moves', v['max-moves'], (n) => Number.isInteger(n) && n >= 0, 'an integer >= 0'),
+      instanceFrom: instanceFromOption(v['instance-from']),
     },
   };
 }
 
 type Values = Record<string, string | boolean | undefined>;
+
+function instanceFromOption(value: string | boolean | undefined): InstanceFrom {
+  if (value === undefined || value === 'host') return 'host';
+  if (value === 'client-id') return 'client-id';
+  throw new UsageError(`--instance-from: '${String(value)}' is not host or client-id`);
+}
 
 function weightsOption(v: Values): WeightsOption {
   const kind = (v['weights'] as string | undefined) ?? 'offset-rate';

@@ -49,6 +49,7 @@ export async function runCliWith(read: ClusterReader, argv: ReadonlyArray<string
     const report = buildReport(snapshot, {
       moveTolerance: options.moveTolerance,
       maxMovesPerRebalance: options.maxMoves,
+      instanceFrom: options.instanceFrom,
     });
     io.stdout.write(
       options.json

@@ -36,7 +36,9 @@ export function renderText(command: Command, report: GroupReport, options: Rende
   if (report.membersWithoutUserData > 0) {
     lines.push(
       `note: ${String(report.membersWithoutUserData)} member(s) carry no load-aware userData; ` +
-        `their instance is their client host (host:…)`,
+        (report.instances.some((i) => i.source === 'clientId')
+          ? `their instance is their client id (client:…)`
+          : `their instance is their client host (host:…)`),
     );
   }
   lines.push('');

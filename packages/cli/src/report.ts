@@ -48,15 +48,17 @@ export interface GroupSnapshot {
 export interface PlanOptions {
   readonly moveTolerance?: number | undefined;
   readonly maxMovesPerRebalance?: number | undefined;
+  /** How members without load-aware userData are grouped; default by client host. */
+  readonly instanceFrom?: 'host' | 'client-id' | undefined;
 }
 
 /** Where an instance id came from. */
-export type InstanceSource = 'userData' | 'clientHost';
+export type InstanceSource = 'userData' | 'clientHost' | 'clientId';
 
 /** One instance now, and in the proposal. */
 export interface InstanceReport {
   readonly instanceId: string;
-  /** `userData`: the load-aware assignor's; `clientHost`: the member has none, grouped by host. */
+  /** `userData`: the load-aware assignor's; `clientHost` / `clientId`: the member has none, grouped by host or client id. */
   readonly source: InstanceSource;
   readonly capacity: number;
   readonly memberIds: ReadonlyArray<string>;
@@ -131,6 +133,9 @@ export interface GroupReport {
 /** Prefix of the instance id given to a member without load-aware userData. */
 export const HOST_INSTANCE_PREFIX = 'host:';
 
+/** Prefix of the instance id given to a member without load-aware userData, by client id. */
+export const CLIENT_INSTANCE_PREFIX = 'client:';
+
 /**
  * Refuses groups there is nothing to judge in, with a message that says why.
  *
@@ -157,10 +162,11 @@ export function buildReport(snapshot: GroupSnapshot, options: PlanOptions = {}):
   const { group } = snapshot;
   checkGroup(group);
   const loadAware = new Set(group.loadAwareMemberIds);
+  const byClientId = options.instanceFrom === 'client-id';
   const members: ObservedMember[] = group.members.map((m) =>
-    loadAware.has(m.memberId) ? m : { ...m, instanceId: HOST_INSTANCE_PREFIX + hostOf(snapshot.clients, m.memberId) },
+    loadAware.has(m.memberId) ? m : { ...m, instanceId: foreignInstanceId(snapshot.clients, m.memberId, byClientId) },
   );
-  const source = new Map(members.map((m) => [m.instanceId, instanceSource(loadAware, m)]));
+  const source = new Map(members.map((m) => [m.instanceId, instanceSource(loadAware, m, byClientId)]));
 
   const defaultWeight = DEFAULT_PARTITION_WEIGHT;
   const weights = resolveWeights(members, withWeights(snapshot.partitions, snapshot.weights), defaultWeight);
@@ -305,8 +311,16 @@ function hostOf(clients: ReadonlyMap<string, MemberClient>, memberId: string): s
   return (clients.get(memberId)?.clientHost ?? 'unknown').replace(/^\//, '');
 }
 
-function instanceSource(loadAware: ReadonlySet<string>, m: ObservedMember): InstanceSource {
-  return loadAware.has(m.memberId) ? 'userData' : 'clientHost';
+/** The instance of a member without load-aware userData: its client host, or its client id. */
+function foreignInstanceId(clients: ReadonlyMap<string, MemberClient>, memberId: string, byClientId: boolean): string {
+  return byClientId
+    ? CLIENT_INSTANCE_PREFIX + (clients.get(memberId)?.clientId ?? 'unknown')
+    : HOST_INSTANCE_PREFIX + hostOf(clients, memberId);
+}
+
+function instanceSource(loadAware: ReadonlySet<string>, m: ObservedMember, byClientId: boolean): InstanceSource {
+  if (loadAware.has(m.memberId)) return 'userData';
+  return byClientId ? 'clientId' : 'clientHost';
 }
 
 /** "topic:10" after "topic:9". */

@@ -34,7 +34,15 @@ describe('parseCliArgs', () => {
       timeoutMs: 10_000,
       moveTolerance: undefined,
       maxMoves: undefined,
+      instanceFrom: 'host',
     });
+  });
+
+  it('groups foreign members by client id on request, and refuses any other grouping', () => {
+    expect(options(['inspect', ...required, '--instance-from', 'client-id']).instanceFrom).toBe('client-id');
+    expect(() => parseCliArgs(['inspect', ...required, '--instance-from', 'pod'], {})).toThrow(
+      "--instance-from: 'pod' is not host or client-id",
+    );
   });
 
   it('reads every option', () => {

@@ -85,6 +85,25 @@ describe('buildReport', () => {
     ]);
   });
 
+  it('groups them by client id instead when asked, for processes that share a host', () => {
+    const report = buildReport(
+      fakeSnapshot(
+        [
+          { memberId: 'a', held: [0, 1], loadAware: false },
+          { memberId: 'b', held: [2], loadAware: false },
+        ],
+        [1, 1, 1],
+      ),
+      { instanceFrom: 'client-id' },
+    );
+    expect(report.instances.map((i) => [i.instanceId, i.source, i.memberIds])).toEqual([
+      ['client:client-a', 'clientId', ['a']],
+      ['client:client-b', 'clientId', ['b']],
+    ]);
+    // Two instances now, so the 2-vs-1 split shows: busiest 2 ÷ ideal 1.5.
+    expect(report.ratio).toBeCloseTo(4 / 3, 10);
+  });
+
   it('counts unweighed partitions at the default weight and reports them', () => {
     const report = buildReport(fakeSnapshot([{ memberId: 'a', instanceId: 'p', held: [0, 1] }], [5, undefined]));
     expect(report).toMatchObject({ weighed: 1, defaulted: 1, totalLoad: 6 });
