@@ -13,6 +13,7 @@ import type { OwnAssignment } from './own-assignment.js';
 import { listPartitions } from './partition-catalog.js';
 import { fetchWeights } from './weight-source.js';
 import { weightTable } from './core/weights.js';
+import { CAPACITY_SPREAD, MAX_CAPACITY, MIN_CAPACITY, resolveCapacities } from './core/capacity.js';
 import { errorCodeOf, errorMessageOf } from './error-fields.js';
 
 /** Everything one consumer's assigner needs to compute assignments as group leader. */
@@ -56,6 +57,7 @@ export async function assignGroup(
     const decoded = group.members.map(decodeMember);
     warnAboutUnreadableMembers(ctx, decoded);
     members = decoded.map((m) => toBalanceMember(m, group.topics));
+    warnAboutBoundedCapacities(ctx, members);
     const topics = [...new Set(members.flatMap((m) => m.topics))].sort();
     partitions = await listPartitions(ctx.cluster, topics, group.topics, ctx.options.weightsTimeoutMs, logger);
     const weights = await fetchWeights(ctx.options.weights, partitions, ctx.options.weightsTimeoutMs);
@@ -147,6 +149,22 @@ function warnAboutUnreadableMembers(ctx: AssignContext, members: ReadonlyArray<D
         `member has no usable load-aware userData (${m.problem}); treating it as an instance of its own`,
       );
     }
+  }
+}
+
+/**
+ * Capacities come from userData any member can fill in; `balance()` bounds them (the shared rule
+ * in core/capacity.ts) and this says so, naming the instance and its members, on every
+ * assignment it happens: a silently ignored setting would look like a balancing bug.
+ */
+function warnAboutBoundedCapacities(ctx: AssignContext, members: ReadonlyArray<BalanceMember>): void {
+  for (const { instanceId, reported, used } of resolveCapacities(members).adjusted) {
+    const memberIds = members.filter((m) => m.instanceId === instanceId).map((m) => m.memberId);
+    ctx.logger.warn(
+      { instanceId, memberIds, reportedCapacity: reported, capacity: used },
+      `instance ${instanceId} reported capacity ${String(reported)}; using ${String(used)}: capacities are bounded ` +
+        `to ${String(MIN_CAPACITY)}–${String(MAX_CAPACITY)} and to within ${String(CAPACITY_SPREAD)}x of the group's median`,
+    );
   }
 }
 

@@ -1,5 +1,5 @@
 import { LoadAwareAssigner, type PartitionWeight, type WeightSource } from '@load-aware/assignor';
-import { withWeights } from '@load-aware/trigger/internal';
+import { currentMaxInstanceLoad, withWeights } from '@load-aware/trigger/internal';
 import { decodeAssignments, fakeCluster, member } from '@load-aware/test-support';
 
 /**
@@ -49,5 +49,19 @@ describe('a weight source that reports a partition twice', () => {
         { topic: 't', partition: 2, weight: 5 },
       ]);
     }
+  });
+});
+
+describe('a capacity out of bounds in userData', () => {
+  it('is bounded by the trigger exactly as by the leader', () => {
+    // Before the shared bound, 3000 partitions on a member claiming 1e300 weighed 3e-297 per unit:
+    // the trigger saw a perfectly idle group while one instance held everything.
+    const assigned = Array.from({ length: 3000 }, (_, partition) => ({ topic: 't', partition }));
+    const members = [
+      { memberId: 'a1', instanceId: 'A', topics: ['t'], assigned, capacity: 1e300 },
+      { memberId: 'b1', instanceId: 'B', topics: ['t'], assigned: [], capacity: 1 },
+      { memberId: 'c1', instanceId: 'C', topics: ['t'], assigned: [], capacity: 1 },
+    ];
+    expect(currentMaxInstanceLoad(members, () => 1)).toBe(3);
   });
 });

@@ -143,7 +143,12 @@ function count(n: number, noun: string): string {
   return `${String(n)} ${noun}${n === 1 ? '' : 's'}`;
 }
 
-/** Compact number formatting for logs: integers as is, others with up to 2 decimals. */
+/**
+ * Compact number formatting for logs: integers as is, others with up to 2 decimals, and values
+ * below 0.01 with 3 significant digits: loads per unit of a large capacity are small, and "0.00
+ * vs ideal 0.00" hid the skew they were meant to show.
+ */
 function fmt(n: number): string {
-  return Number.isInteger(n) ? String(n) : n.toFixed(2);
+  if (Number.isInteger(n)) return String(n);
+  return Math.abs(n) >= 0.01 ? n.toFixed(2) : String(Number(n.toPrecision(3)));
 }
