@@ -1,5 +1,6 @@
 import { LoadAwareAssigner, type PartitionWeight, type WeightSource } from '@load-aware/assignor';
 import { currentMaxInstanceLoad, withWeights } from '@load-aware/trigger/internal';
+import { createThresholdTrigger } from '@load-aware/trigger';
 import { decodeAssignments, fakeCluster, member } from '@load-aware/test-support';
 
 /**
@@ -63,5 +64,25 @@ describe('a capacity out of bounds in userData', () => {
       { memberId: 'c1', instanceId: 'C', topics: ['t'], assigned: [], capacity: 1 },
     ];
     expect(currentMaxInstanceLoad(members, () => 1)).toBe(3);
+  });
+});
+
+describe('weights whose sums would overflow', () => {
+  it('are judged in the units the leader balances them in, not left weights_unknown', () => {
+    // a holds 3 of 4 equal partitions, b holds 1: ratio 1.5 whatever the weight, 1e308 included.
+    const trigger = createThresholdTrigger({ minViolatedChecks: 1, cooldownMs: 0 });
+    const members = [
+      {
+        memberId: 'a',
+        instanceId: 'A',
+        topics: ['t'],
+        assigned: [0, 1, 2].map((partition) => ({ topic: 't', partition })),
+      },
+      { memberId: 'b', instanceId: 'B', topics: ['t'], assigned: [{ topic: 't', partition: 3 }] },
+    ];
+    const partitions = [0, 1, 2, 3].map((partition) => ({ topic: 't', partition, weight: Number.MAX_VALUE }));
+    const e = trigger.evaluate({ state: 'Stable', members, partitions });
+    expect(e.outcome).toBe('fired');
+    expect(e.ratio).toBe(1.5);
   });
 });

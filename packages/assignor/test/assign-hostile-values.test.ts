@@ -37,3 +37,25 @@ describe('assign() with a capacity out of bounds in userData', () => {
     expect(logger.records.filter((r) => r.message.includes('reported capacity'))).toEqual([]);
   });
 });
+
+describe('assign() with weights whose sums would overflow', () => {
+  it('balances them and logs a finite skew, saying the weights were scaled', async () => {
+    const logger = recordingLogger();
+    const weights = {
+      getWeights: (ps: ReadonlyArray<{ topic: string; partition: number }>) =>
+        Promise.resolve(ps.map((p) => ({ ...p, weight: Number.MAX_VALUE }))),
+    };
+    const assigner = LoadAwareAssigner({ logger, weights })({
+      cluster: fakeCluster({ t: 12 }),
+      groupId: 'g',
+      logger: undefined as never,
+    });
+    const members = [member('a1', ['t'], 'pod-a'), member('b1', ['t'], 'pod-b')];
+    const result = decodeAssignments(await assigner.assign({ members, topics: ['t'] }));
+    expect(result.get('a1')!.length).toBe(6);
+    expect(result.get('b1')!.length).toBe(6);
+    const skew = logger.messages('info').find((m) => m.startsWith('skew:'));
+    expect(skew).toMatch(/\(1\.00x\)$/);
+    expect(logger.messages('info').some((m) => m.includes('weights scaled by 2^'))).toBe(true);
+  });
+});
