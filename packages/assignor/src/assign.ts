@@ -13,6 +13,7 @@ import type { OwnAssignment } from './own-assignment.js';
 import { listPartitions, type LateMetadataHandling } from './partition-catalog.js';
 import { fetchWeights } from './weight-source.js';
 import { weightTable } from './core/weights.js';
+import { CAPACITY_SPREAD, MAX_CAPACITY, MIN_CAPACITY, resolveCapacities } from './core/capacity.js';
 import { errorCodeOf, errorMessageOf } from './error-fields.js';
 import { escapeLogText } from './log-text.js';
 
@@ -60,6 +61,7 @@ export async function assignGroup(
     warnAboutUnreadableMembers(ctx, decoded);
     warnAboutSharedInstanceIds(ctx, decoded);
     members = decoded.map((m) => toBalanceMember(m, group.topics));
+    warnAboutBoundedCapacities(ctx, members);
     const topics = [...new Set(members.flatMap((m) => m.topics))].sort();
     partitions = await listPartitions(
       ctx.cluster,
@@ -188,6 +190,24 @@ function warnAboutSharedInstanceIds(ctx: AssignContext, members: ReadonlyArray<D
         `instance id ${instanceId} arrives from ${String(tokens.length)} different processes (members ` +
           `${memberIds.join(', ')}): several processes share one instance id and are balanced as one ` +
           'instance; give each process its own instanceId',
+      ),
+    );
+  }
+}
+
+/**
+ * Capacities come from userData any member can fill in; `balance()` bounds them (the shared rule
+ * in core/capacity.ts) and this says so, naming the instance and its members, on every
+ * assignment it happens: a silently ignored setting would look like a balancing bug.
+ */
+function warnAboutBoundedCapacities(ctx: AssignContext, members: ReadonlyArray<BalanceMember>): void {
+  for (const { instanceId, reported, used } of resolveCapacities(members).adjusted) {
+    const memberIds = members.filter((m) => m.instanceId === instanceId).map((m) => m.memberId);
+    ctx.logger.warn(
+      { instanceId, memberIds, reportedCapacity: reported, capacity: used },
+      escapeLogText(
+        `instance ${instanceId} reported capacity ${String(reported)}; using ${String(used)}: capacities are bounded ` +
+          `to ${String(MIN_CAPACITY)}–${String(MAX_CAPACITY)} and to within ${String(CAPACITY_SPREAD)}x of the group's median`,
       ),
     );
   }

@@ -7,6 +7,7 @@ import { MAX_INSTANCE_ID_BYTES } from './user-data.js';
 import { createUniformWeightSource, isWeightSource, type WeightSource } from './weight-source.js';
 import { processInstanceId } from './instance-id.js';
 import { DEFAULT_MOVE_TOLERANCE } from './core/tuning.js';
+import { MAX_CAPACITY, MIN_CAPACITY } from './core/capacity.js';
 
 /** True for anything usable as a prom-client `Registry`. */
 export function isRegistry(value: unknown): value is Registry {
@@ -36,7 +37,11 @@ const schema = z.strictObject({
       });
     })
     .optional(),
-  capacity: z.number().positive().max(1e9).default(1),
+  capacity: z
+    .number()
+    .min(MIN_CAPACITY, { message: `expected a capacity from ${String(MIN_CAPACITY)} to ${String(MAX_CAPACITY)}` })
+    .max(MAX_CAPACITY, { message: `expected a capacity from ${String(MIN_CAPACITY)} to ${String(MAX_CAPACITY)}` })
+    .default(1),
   logger: z
     .custom<Logger>(isLogger, { message: 'expected a pino-compatible logger (debug/info/warn/error)' })
     .optional(),
@@ -58,7 +63,11 @@ export interface LoadAwareAssignerOptions {
    * characters. Default: one random id per process, shared by all its consumers.
    */
   instanceId?: string;
-  /** This instance's relative capacity (e.g. cores); load is balanced per unit of capacity. Default 1. */
+  /**
+   * This instance's relative capacity (e.g. cores); load is balanced per unit of capacity.
+   * 0.001 to 1e6; the leader also bounds each instance's capacity to within 1000x of the group's
+   * median, with a WARN. Default 1.
+   */
   capacity?: number;
   /** Any pino-compatible logger. Default: silent. */
   logger?: Logger;

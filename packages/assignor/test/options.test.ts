@@ -60,6 +60,15 @@ describe('LoadAwareAssigner options', () => {
     expect(err.message).toContain(key);
   });
 
+  it.each([Number.MIN_VALUE, 1e-4, 1e9])('rejects capacity %p and says the accepted range', (capacity) => {
+    expect(configErrorOf({ capacity }).message).toContain('expected a capacity from 0.001 to 1000000');
+  });
+
+  it('accepts the bounds of capacity themselves', () => {
+    expect(resolveOptions({ capacity: 1e-3 }).capacity).toBe(1e-3);
+    expect(resolveOptions({ capacity: 1e6 }).capacity).toBe(1e6);
+  });
+
   it('rejects bad options when the assigner is created, not at the first rebalance', () => {
     expect(() => LoadAwareAssigner({ capacity: 0 })).toThrow(ConfigError);
   });

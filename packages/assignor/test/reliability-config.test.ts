@@ -13,7 +13,7 @@ const WRONG_FOR_ALL: unknown[] = [null, Symbol('x'), () => undefined];
 const BAD: Record<string, unknown[]> = {
   weights: [{}, { getWeight: () => [] }, 'prometheus', 1, [], { getWeights: 'nope' }],
   instanceId: ['', 42, 'é'.repeat(128), 'pod\nforged', 'pod\u202e', ['pod'], { id: 'pod' }, true],
-  capacity: [0, -1, Number.NaN, Number.POSITIVE_INFINITY, 1e10, '2', 2n],
+  capacity: [0, -1, Number.NaN, Number.POSITIVE_INFINITY, 1e10, 1e6 * 1.000001, 9.99e-4, Number.MIN_VALUE, '2', 2n],
   logger: [console.log, {}, { info() {} }, 'pino', 1],
   registry: [{}, { registerMetric() {} }, 'default', 1],
   weightsTimeoutMs: [0, -5, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 600_001, '5000', 5000n],

@@ -100,7 +100,6 @@ export function createThresholdTrigger(options: ThresholdTriggerOptions = {}): T
       };
       if (weights.usableCount === 0) return unjudged('weights_unknown', shape);
 
-      const currentMaxLoad = currentMaxInstanceLoad(members, weights.weightOf);
       // Always balance() itself, with the current placement as `previous`: whatever it learns
       // (local search, stickiness) is then exactly what the trigger compares against.
       const plan = balance(
@@ -120,11 +119,15 @@ export function createThresholdTrigger(options: ThresholdTriggerOptions = {}): T
           ...(o.maxMovesPerRebalance === undefined ? {} : { maxMovesPerRebalance: o.maxMovesPerRebalance }),
         },
       );
+      // Weighed in the plan's units: balance() scales weights whose sum would overflow, and the
+      // ratio compares like with like only if the current assignment is scaled the same way.
+      const scale = plan.weightScale;
+      const currentMaxLoad = currentMaxInstanceLoad(members, (p) => weights.weightOf(p) * scale);
       const optimalMaxLoad = plan.maxInstanceLoad;
       // All weights zero gives 0/0: nothing to balance, so balanced.
       const ratio = optimalMaxLoad > 0 ? currentMaxLoad / optimalMaxLoad : 1;
-      // Finite weights whose sums overflow (Infinity / Infinity) say nothing about balance: never
-      // fire on them, and change no counter.
+      // A NaN ratio says nothing about balance: never fire on it, and change no counter. Scaled
+      // weights cannot overflow any more; this stays as the last guard.
       if (Number.isNaN(ratio)) return unjudged('weights_unknown', shape);
       const judged = { ratio, currentMaxLoad, optimalMaxLoad, shape, plan };
 

@@ -1,5 +1,6 @@
 import { LoadAwareAssigner, type PartitionWeight, type WeightSource } from '@load-aware/assignor';
-import { withWeights } from '@load-aware/trigger/internal';
+import { currentMaxInstanceLoad, withWeights } from '@load-aware/trigger/internal';
+import { createThresholdTrigger } from '@load-aware/trigger';
 import { decodeAssignments, fakeCluster, member } from '@load-aware/test-support';
 
 /**
@@ -49,5 +50,39 @@ describe('a weight source that reports a partition twice', () => {
         { topic: 't', partition: 2, weight: 5 },
       ]);
     }
+  });
+});
+
+describe('a capacity out of bounds in userData', () => {
+  it('is bounded by the trigger exactly as by the leader', () => {
+    // Before the shared bound, 3000 partitions on a member claiming 1e300 weighed 3e-297 per unit:
+    // the trigger saw a perfectly idle group while one instance held everything.
+    const assigned = Array.from({ length: 3000 }, (_, partition) => ({ topic: 't', partition }));
+    const members = [
+      { memberId: 'a1', instanceId: 'A', topics: ['t'], assigned, capacity: 1e300 },
+      { memberId: 'b1', instanceId: 'B', topics: ['t'], assigned: [], capacity: 1 },
+      { memberId: 'c1', instanceId: 'C', topics: ['t'], assigned: [], capacity: 1 },
+    ];
+    expect(currentMaxInstanceLoad(members, () => 1)).toBe(3);
+  });
+});
+
+describe('weights whose sums would overflow', () => {
+  it('are judged in the units the leader balances them in, not left weights_unknown', () => {
+    // a holds 3 of 4 equal partitions, b holds 1: ratio 1.5 whatever the weight, 1e308 included.
+    const trigger = createThresholdTrigger({ minViolatedChecks: 1, cooldownMs: 0 });
+    const members = [
+      {
+        memberId: 'a',
+        instanceId: 'A',
+        topics: ['t'],
+        assigned: [0, 1, 2].map((partition) => ({ topic: 't', partition })),
+      },
+      { memberId: 'b', instanceId: 'B', topics: ['t'], assigned: [{ topic: 't', partition: 3 }] },
+    ];
+    const partitions = [0, 1, 2, 3].map((partition) => ({ topic: 't', partition, weight: Number.MAX_VALUE }));
+    const e = trigger.evaluate({ state: 'Stable', members, partitions });
+    expect(e.outcome).toBe('fired');
+    expect(e.ratio).toBe(1.5);
   });
 });

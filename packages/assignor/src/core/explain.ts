@@ -40,9 +40,13 @@ export interface AssignmentExplanation {
  */
 export function explain(result: BalanceResult, defaultWeight: number): AssignmentExplanation {
   const { instances, members, partitionCount, totalWeight, defaultedCount } = result;
+  const scaled =
+    result.weightScale === 1
+      ? ''
+      : `, weights scaled by 2^${String(Math.log2(result.weightScale))} so sums cannot overflow (loads below are scaled)`;
   const summary =
     `${count(instances.length, 'instance')}, ${count(members.length, 'member')}, ` +
-    `${count(partitionCount, 'partition')}, total weight ${fmt(totalWeight)}, ${String(defaultedCount)} defaulted`;
+    `${count(partitionCount, 'partition')}, total weight ${fmt(totalWeight)}, ${String(defaultedCount)} defaulted${scaled}`;
   const instanceLines = instances.map((i) => {
     const share = totalWeight > 0 ? (100 * i.load) / totalWeight : 0;
     // Loads are balanced per unit of capacity: show that figure, which is what skew compares.
@@ -97,7 +101,8 @@ function unevennessFactors(result: BalanceResult, defaultWeight: number): Uneven
       text: `${String(defaultedCount)} of ${String(partitionCount)} partitions have no usable weight`,
     });
     const median = result.medianMeasuredWeight;
-    if (median !== undefined && defaultWeight < NEARLY_FREE_FRACTION * median) {
+    // The result's weights are scaled (see weightScale); the default compares in the same units.
+    if (median !== undefined && defaultWeight * result.weightScale < NEARLY_FREE_FRACTION * median) {
       factors.push({
         code: 'defaulted_nearly_free',
         text: `defaulted partitions weigh ${fmt(defaultWeight)}, far below the median measured weight ${fmt(median)}: they are placed as if nearly free`,
@@ -143,7 +148,12 @@ function count(n: number, noun: string): string {
   return `${String(n)} ${noun}${n === 1 ? '' : 's'}`;
 }
 
-/** Compact number formatting for logs: integers as is, others with up to 2 decimals. */
+/**
+ * Compact number formatting for logs: integers as is, others with up to 2 decimals, and values
+ * below 0.01 with 3 significant digits: loads per unit of a large capacity are small, and "0.00
+ * vs ideal 0.00" hid the skew they were meant to show.
+ */
 function fmt(n: number): string {
-  return Number.isInteger(n) ? String(n) : n.toFixed(2);
+  if (Number.isInteger(n)) return String(n);
+  return Math.abs(n) >= 0.01 ? n.toFixed(2) : String(Number(n.toPrecision(3)));
 }

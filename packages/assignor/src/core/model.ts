@@ -32,6 +32,8 @@ export interface BalanceModel {
   readonly subscribers: ReadonlyArray<TopicSubscribers>;
   /** Partitions of topics nobody subscribes to. */
   readonly unassignable: ReadonlyArray<ResolvedPartition>;
+  /** What every weight was multiplied by so that sums cannot overflow (see `weightScale`). */
+  readonly weightScale: number;
 }
 
 /**
@@ -63,7 +65,8 @@ export function buildModel(input: BalanceInput, defaultWeight: number): BalanceM
   const placeable: ResolvedPartition[] = [];
   const subscribers: TopicSubscribers[] = [];
   const unassignable: ResolvedPartition[] = [];
-  for (const p of resolvePartitions(input.partitions, defaultWeight)) {
+  const resolved = resolvePartitions(input.partitions, defaultWeight);
+  for (const p of resolved.partitions) {
     const subs = subscribersByTopic.get(p.topic);
     if (subs === undefined) {
       unassignable.push(p);
@@ -81,6 +84,7 @@ export function buildModel(input: BalanceInput, defaultWeight: number): BalanceM
     partitions: placeable,
     subscribers,
     unassignable,
+    weightScale: resolved.scale,
   };
 }
 

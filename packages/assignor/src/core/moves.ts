@@ -1,3 +1,4 @@
+import { noiseAt } from './numbers.js';
 import type { Problem } from './problem.js';
 import type { Placement } from './placement.js';
 import { moveDelta, type MoveLedger, type WorkBudget } from './ledger.js';
@@ -10,7 +11,11 @@ export interface SearchContext {
   readonly items: number[][];
   readonly ledger: MoveLedger;
   readonly budget: WorkBudget;
-  /** Smallest improvement worth a step, so float noise never counts as progress. */
+  /**
+   * Smallest decrease of the busiest level worth a step, so float noise never counts as progress.
+   * Steps that raise the least busy level use {@link noiseAt} of that level instead: this one
+   * scales with the busiest level and would hide real differences among the lighter bins.
+   */
   readonly eps: number;
 }
 
@@ -129,7 +134,7 @@ export function bestMoveOntoBottom(ctx: SearchContext, bottom: number): Step | u
   const { problem, budget } = ctx;
   const capBottom = problem.capacity[bottom]!;
   const levelBottom = levelOf(ctx, bottom);
-  let best = levelBottom + ctx.eps;
+  let best = levelBottom + noiseAt(levelBottom);
   let step: Step | undefined;
   const row = problem.binCount;
   for (const from of binsByLevel(ctx, bottom, true)) {

@@ -11,6 +11,16 @@
  */
 export const RELATIVE_EPS = 1e-9;
 
+/**
+ * The float-noise allowance for comparing levels near `level`: {@link RELATIVE_EPS} of that level,
+ * not of the busiest one. Rounding in a sum scales with the sum itself; scaling the allowance with
+ * the largest load in the group instead made whole units of load among the lighter bins count as
+ * noise next to one dominant bin (a partition 1e10 times heavier), so nothing was moved to them.
+ */
+export function noiseAt(level: number): number {
+  return RELATIVE_EPS * Math.abs(level);
+}
+
 /** The median (mean of the two middle values for an even count), undefined for none. */
 export function median(values: ArrayLike<number>): number | undefined {
   if (values.length === 0) return undefined;

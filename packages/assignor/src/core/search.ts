@@ -1,4 +1,4 @@
-import { RELATIVE_EPS } from './numbers.js';
+import { noiseAt } from './numbers.js';
 import type { Problem } from './problem.js';
 import { extremes, indexItems, moveItem, type Placement } from './placement.js';
 import { moveDelta, type MoveLedger, type WorkBudget } from './ledger.js';
@@ -15,8 +15,6 @@ export interface SearchGoal {
   /** Also re-split pairs of bins optimally when moves and swaps are stuck (many moves at once). */
   readonly resplit: boolean;
 }
-
-/** Improvements smaller than this fraction of the busiest level are float noise, not progress. */
 
 /**
  * Rounds of "lower the maximum, then raise the minimum". Raising the minimum can open new ways to
@@ -50,7 +48,7 @@ export function improve(
     items: placement.items ?? indexItems(problem, placement),
     ledger,
     budget,
-    eps: scale * RELATIVE_EPS,
+    eps: noiseAt(scale),
   };
   let steps = 0;
   for (let round = 0; round < MAX_ROUNDS; round++) {
@@ -88,7 +86,8 @@ function raiseBottom(ctx: SearchContext, target: number): number {
   let steps = 0;
   while (ctx.budget.remaining > 0) {
     const bottom = argLevel(ctx, false);
-    if (levelOf(ctx, bottom) >= target - ctx.eps) break;
+    const level = levelOf(ctx, bottom);
+    if (level >= target - noiseAt(target)) break;
     const step = bestMoveOntoBottom(ctx, bottom) ?? bestSwapOntoBottom(ctx, bottom);
     if (step === undefined) break;
     apply(ctx, step);

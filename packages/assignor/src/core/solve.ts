@@ -1,4 +1,4 @@
-import { RELATIVE_EPS } from './numbers.js';
+import { noiseAt } from './numbers.js';
 import { meanLoad, type Problem } from './problem.js';
 import { emptyPlacement, extremes, place, placeGreedily, type Placement } from './placement.js';
 import { countMoves, freeLedger, type MoveLedger, type WorkBudget } from './ledger.js';
@@ -6,8 +6,6 @@ import { improve, type SearchGoal } from './search.js';
 import { lowerBound } from './lower-bound.js';
 import { relabel } from './relabel.js';
 import { searchExactly } from './exact.js';
-
-/** Comparisons of levels ignore differences below this fraction (float noise). */
 
 /**
  * Searches stop once the busiest level is this close to the lower bound (and the least busy this
@@ -81,15 +79,18 @@ export function solve(problem: Problem, ledger: MoveLedger, policy: StickyPolicy
   };
   const sticky = stickyStart(problem, ledger, settle, policy.homelessAllowance, budget);
   const start = extremes(problem, sticky);
-  const eps = RELATIVE_EPS * Math.max(bound, start.max);
-  if (start.max <= bound * (1 + tolerance) + eps && start.min >= mean * (1 - tolerance) - eps) {
+  // Float noise is allowed relative to the levels compared: the maxima near the bound, the minima
+  // near their own target. One allowance scaled by the busiest level would let a dominant bin
+  // (1e10 next to 6) excuse an idle one.
+  const eps = noiseAt(Math.max(bound, start.max));
+  if (start.max <= bound * (1 + tolerance) + eps && start.min >= mean * (1 - tolerance) - noiseAt(mean)) {
     return { bin: sticky.bin, lowerBound: bound };
   }
 
   const best = fromScratch(problem, tight, bound, budget);
   const target = extremes(problem, best);
   const within = (e: Extremes): boolean =>
-    e.max <= target.max * (1 + tolerance) + eps && e.min >= target.min * (1 - tolerance) - eps;
+    e.max <= target.max * (1 + tolerance) + eps && e.min >= target.min * (1 - tolerance) - noiseAt(target.min);
   if (within(start)) return { bin: sticky.bin, lowerBound: bound };
 
   const halfway: SearchGoal = {
@@ -104,7 +105,8 @@ export function solve(problem: Problem, ledger: MoveLedger, policy: StickyPolicy
   // Still outside the tolerance: the from-scratch placement is worth its moves if it is better
   // by more than the tolerance on the maximum, or as good on the maximum and better on the minimum.
   const betterMax = target.max * (1 + tolerance) + eps < improved.max;
-  const betterMin = target.max <= improved.max + eps && target.min * (1 - tolerance) - eps > improved.min;
+  const betterMin =
+    target.max <= improved.max + eps && target.min * (1 - tolerance) - noiseAt(target.min) > improved.min;
   if (betterMax || betterMin) {
     const renamed = relabel(problem, best.bin, ledger);
     const moves = countMoves(ledger, renamed);

@@ -95,6 +95,7 @@ export function summarize(
     movedCount,
     forcedMoveCount,
     previouslyOwnedCount,
+    weightScale: model.weightScale,
   };
 }
 

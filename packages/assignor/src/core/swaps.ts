@@ -1,3 +1,4 @@
+import { noiseAt } from './numbers.js';
 import { affordable, binsByLevel, levelOf, type SearchContext, type Step } from './moves.js';
 
 /**
@@ -25,7 +26,8 @@ export function bestSwapOffTop(ctx: SearchContext, top: number): Step | undefine
 
 /** The best swap between the least busy bin `bottom` and a heavier bin, judged by the pair's smaller level. */
 export function bestSwapOntoBottom(ctx: SearchContext, bottom: number): Step | undefined {
-  const state: PairSearch = { best: levelOf(ctx, bottom) + ctx.eps, step: undefined };
+  const level = levelOf(ctx, bottom);
+  const state: PairSearch = { best: level + noiseAt(level), step: undefined };
   for (const heavy of binsByLevel(ctx, bottom, true).slice(0, MAX_PARTNERS)) {
     if (levelOf(ctx, heavy) <= state.best) break;
     searchPair(ctx, heavy, bottom, 'raise-min', state);

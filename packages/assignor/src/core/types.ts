@@ -136,4 +136,12 @@ export interface BalanceResult {
   readonly forcedMoveCount: number;
   /** Partitions placed here that `previous` named an owner for; 0 without `previous`. */
   readonly previouslyOwnedCount: number;
+  /**
+   * What every weight (defaulted ones included) was multiplied by before balancing: 1, unless
+   * the weights are so large (near `Number.MAX_VALUE`) that their sum would overflow; then the
+   * power of two that keeps it at most 1e290. Ratios are unchanged; every load, weight and bound
+   * in this result is in the scaled units (divide by this for the source's units, which may
+   * overflow).
+   */
+  readonly weightScale: number;
 }

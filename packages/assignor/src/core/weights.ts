@@ -70,17 +70,53 @@ export function weightTable(
 }
 
 /**
+ * Largest sum of weights the balancer works with. Weights near `Number.MAX_VALUE` are finite, but
+ * two of them add up to Infinity, and Infinity / Infinity is NaN: the search could no longer tell
+ * loads apart, the log read "NaNx" and the trigger answered `weights_unknown` forever. The margin
+ * below MAX_VALUE (~1.8e308) leaves room for loads per unit of the smallest capacity (1e-3) times
+ * the largest one (1e6) in the search's arithmetic.
+ */
+export const MAX_WEIGHT_SUM = 1e290;
+
+/**
+ * The power of two every weight is multiplied by so that no sum of `count` weights of at most
+ * `heaviest` exceeds {@link MAX_WEIGHT_SUM}: 1 for any realistic weights. A power of two scales
+ * exactly, so ratios between weights are kept (only weights below ~1e-290 of the heaviest can
+ * round to zero, far below anything that can matter next to it).
+ */
+export function weightScale(heaviest: number, count: number): number {
+  let scale = 1;
+  if (!(heaviest > 0) || heaviest <= MAX_WEIGHT_SUM / count) return scale;
+  // Jump close with the logarithm, then step: log2 is not exact at the edges.
+  scale = 2 ** -Math.max(0, Math.floor(Math.log2(heaviest) + Math.log2(count) - Math.log2(MAX_WEIGHT_SUM)));
+  while (heaviest * scale > MAX_WEIGHT_SUM / count) scale /= 2;
+  return scale;
+}
+
+/** Resolved partitions, heaviest first, and the scale their weights were multiplied by. */
+export interface ResolvedWeights {
+  readonly partitions: ResolvedPartition[];
+  /** See {@link weightScale}; 1 unless the weights' sum would overflow. */
+  readonly scale: number;
+}
+
+/**
  * Resolves every partition's effective weight (see {@link PartitionWeightTable}; a partition with
  * no usable weight gets `defaultWeight`) and orders them heaviest first, ties by topic then
- * partition, so the placement never depends on the caller's input order.
+ * partition, so the placement never depends on the caller's input order. When their sum could
+ * overflow, all of them are scaled by {@link weightScale}.
  */
 export function resolvePartitions(
   partitions: ReadonlyArray<WeightedPartition>,
   defaultWeight: number,
-): ResolvedPartition[] {
+): ResolvedWeights {
   const resolved: ResolvedPartition[] = [];
   weightTable(partitions).forEach((topic, partition, weight) => {
     resolved.push({ topic, partition, weight: weight ?? defaultWeight, defaulted: weight === undefined });
   });
-  return resolved.sort((a, b) => b.weight - a.weight || comparePartitions(a, b));
+  resolved.sort((a, b) => b.weight - a.weight || comparePartitions(a, b));
+  const scale = weightScale(resolved[0]?.weight ?? 0, resolved.length);
+  if (scale === 1) return { partitions: resolved, scale };
+  // Defaulted weights are in the source's units too: they scale with the measured ones.
+  return { partitions: resolved.map((p) => ({ ...p, weight: p.weight * scale })), scale };
 }

@@ -147,7 +147,17 @@ describe('balance properties', () => {
         const defaultWeight = options.defaultWeight ?? 1;
         const result = balance({ members, partitions }, options);
         const weights = expectedWeights(partitions, defaultWeight);
-        const weightOf = (p: TopicPartition): number => weights.get(keyOf(p)) ?? Number.NaN;
+        // Results are in balance()'s units: the weights times weightScale, a power of two that is
+        // 1 unless the weights' sum could overflow, and then keeps it at most 1e290.
+        const heaviest = Math.max(0, ...weights.values());
+        if (heaviest * weights.size <= 1e290) {
+          expect(result.weightScale).toBe(1);
+        } else {
+          expect(Number.isInteger(Math.log2(result.weightScale))).toBe(true);
+          expect(heaviest * result.weightScale * weights.size).toBeLessThanOrEqual(1e290);
+          expect(heaviest * result.weightScale * 2 * weights.size).toBeGreaterThan(1e290);
+        }
+        const weightOf = (p: TopicPartition): number => (weights.get(keyOf(p)) ?? Number.NaN) * result.weightScale;
 
         const instanceLoad = new Map<string, number>();
         const instanceCount = new Map<string, number>();
