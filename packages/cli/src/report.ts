@@ -5,7 +5,6 @@
  * the numbers here are the numbers the assignor and the trigger act on.
  */
 import {
-  balance,
   keyOfPartition,
   instanceCapacities,
   partitionLabel,
@@ -16,8 +15,7 @@ import {
   type TopicPartition,
 } from '@load-aware/assignor/internal';
 import {
-  currentAssignment,
-  currentMaxInstanceLoad,
+  planFromCurrent,
   resolveWeights,
   withWeights,
   type ObservedGroup,
@@ -175,23 +173,11 @@ export function buildReport(snapshot: GroupSnapshot, options: PlanOptions = {}):
       `no weights: the weight source measured none of the group's ${String(weights.partitions.length)} partitions`,
     );
   }
-  const plan = balance(
-    {
-      members: members.map((m) => ({
-        memberId: m.memberId,
-        instanceId: m.instanceId,
-        topics: m.topics,
-        capacity: m.capacity,
-      })),
-      partitions: weights.partitions,
-      previous: currentAssignment(members),
-    },
-    {
-      defaultWeight,
-      ...(options.moveTolerance === undefined ? {} : { moveTolerance: options.moveTolerance }),
-      ...(options.maxMovesPerRebalance === undefined ? {} : { maxMovesPerRebalance: options.maxMovesPerRebalance }),
-    },
-  );
+  const { plan, currentMaxLoad } = planFromCurrent(members, weights, {
+    defaultWeight,
+    moveTolerance: options.moveTolerance,
+    maxMovesPerRebalance: options.maxMovesPerRebalance,
+  });
   const { idealLoad } = plan;
   const ratioOf = (loadPerCapacity: number) => (idealLoad > 0 ? loadPerCapacity / idealLoad : 1);
   const total = plan.totalWeight;
@@ -251,7 +237,7 @@ export function buildReport(snapshot: GroupSnapshot, options: PlanOptions = {}):
     defaulted: weights.partitions.length - weights.usableCount,
     totalLoad: total,
     idealLoad,
-    ratio: ratioOf(currentMaxInstanceLoad(members, weights.weightOf)),
+    ratio: ratioOf(currentMaxLoad),
     proposedRatio: ratioOf(plan.maxInstanceLoad),
     membersWithoutUserData: members.length - loadAware.size,
     totalLag: sumDefined([...snapshot.lags.values()]),

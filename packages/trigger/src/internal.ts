@@ -8,7 +8,14 @@ export * from './index.js';
 export type { ObservedMember } from './load.js';
 export { electCoordinator } from './election.js';
 export { observeGroup, type ObservedGroup } from './observe.js';
-export { withWeights, resolveWeights, currentMaxInstanceLoad, currentAssignment } from './load.js';
+export {
+  withWeights,
+  resolveWeights,
+  currentMaxInstanceLoad,
+  currentAssignment,
+  planFromCurrent,
+  type PlanOptions as CurrentPlanOptions,
+} from './load.js';
 export { likelyCauses, type CheckContext } from './check-log.js';
 export {
   resolveTriggerOptions,

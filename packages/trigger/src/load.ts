@@ -4,9 +4,11 @@
  * compares like with like.
  */
 import {
+  balance,
   instanceCapacities,
   keyOfPartition as keyOf,
   weightTable,
+  type BalanceResult,
   type TopicPartition,
   type WeightedPartition,
 } from '@load-aware/assignor/internal';
@@ -120,4 +122,44 @@ export function withWeights(
     const weight = table.weightOf(p.topic, p.partition);
     return weight === undefined ? p : { ...p, weight };
   });
+}
+
+/** The assignor options a plan of the current assignment is computed with. */
+export interface PlanOptions {
+  readonly defaultWeight: number;
+  readonly moveTolerance?: number | undefined;
+  readonly maxMovesPerRebalance?: number | undefined;
+}
+
+/**
+ * What `balance()` makes of the group now, starting from the current placement as `previous`
+ * (so stickiness and the local search are exactly the leader's), and the current assignment's
+ * busiest instance load in the plan's units: `balance()` scales weights whose sum would
+ * overflow, and the two compare like with like only if the current load is scaled the same way.
+ * The trigger judges with it; the CLI shows it.
+ */
+export function planFromCurrent(
+  members: ReadonlyArray<ObservedMember>,
+  weights: ResolvedWeights,
+  options: PlanOptions,
+): { readonly plan: BalanceResult; readonly currentMaxLoad: number } {
+  const plan = balance(
+    {
+      members: members.map((m) => ({
+        memberId: m.memberId,
+        instanceId: m.instanceId,
+        topics: m.topics,
+        capacity: m.capacity,
+      })),
+      partitions: weights.partitions,
+      previous: currentAssignment(members),
+    },
+    {
+      defaultWeight: options.defaultWeight,
+      ...(options.moveTolerance === undefined ? {} : { moveTolerance: options.moveTolerance }),
+      ...(options.maxMovesPerRebalance === undefined ? {} : { maxMovesPerRebalance: options.maxMovesPerRebalance }),
+    },
+  );
+  const scale = plan.weightScale;
+  return { plan, currentMaxLoad: currentMaxInstanceLoad(members, (p) => weights.weightOf(p) * scale) };
 }

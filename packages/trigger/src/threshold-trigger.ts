@@ -3,14 +3,7 @@
  * observations in, outcomes out. No timers and no I/O; the only impure inputs are the injected clocks
  * (a monotonic one for every interval, the wall clock only for the reported fire time).
  */
-import { balance } from '@load-aware/assignor';
-import {
-  assignmentFingerprint,
-  currentAssignment,
-  currentMaxInstanceLoad,
-  instanceCount,
-  resolveWeights,
-} from './load.js';
+import { assignmentFingerprint, instanceCount, planFromCurrent, resolveWeights } from './load.js';
 import { resolveTriggerOptions, type ThresholdTriggerOptions } from './options.js';
 import type { CooldownGrowth, Evaluation, GroupShape, Observation, TriggerOutcome } from './types.js';
 
@@ -102,27 +95,7 @@ export function createThresholdTrigger(options: ThresholdTriggerOptions = {}): T
 
       // Always balance() itself, with the current placement as `previous`: whatever it learns
       // (local search, stickiness) is then exactly what the trigger compares against.
-      const plan = balance(
-        {
-          members: members.map((m) => ({
-            memberId: m.memberId,
-            instanceId: m.instanceId,
-            topics: m.topics,
-            capacity: m.capacity,
-          })),
-          partitions: weights.partitions,
-          previous: currentAssignment(members),
-        },
-        {
-          defaultWeight: o.defaultWeight,
-          moveTolerance: o.moveTolerance,
-          ...(o.maxMovesPerRebalance === undefined ? {} : { maxMovesPerRebalance: o.maxMovesPerRebalance }),
-        },
-      );
-      // Weighed in the plan's units: balance() scales weights whose sum would overflow, and the
-      // ratio compares like with like only if the current assignment is scaled the same way.
-      const scale = plan.weightScale;
-      const currentMaxLoad = currentMaxInstanceLoad(members, (p) => weights.weightOf(p) * scale);
+      const { plan, currentMaxLoad } = planFromCurrent(members, weights, o);
       const optimalMaxLoad = plan.maxInstanceLoad;
       // All weights zero gives 0/0: nothing to balance, so balanced.
       const ratio = optimalMaxLoad > 0 ? currentMaxLoad / optimalMaxLoad : 1;

@@ -1,13 +1,10 @@
-import { createOffsetRateWeightSource, type OffsetRateWeightSource } from '@load-aware/weights-offset-rate';
+import { createOffsetRateWeightSource } from '@load-aware/weights-offset-rate';
 import { FakeClock, recordingLogger } from '@load-aware/test-support';
-import { tp, weightsOf } from './fakes';
+import { tp, weightsOf, stoppedAfterEach } from './fakes';
 import { FakeCluster, fakeAdmin, fakeKafka } from './fake-kafka';
 
 const SAMPLE_MS = 15_000;
-const sources: OffsetRateWeightSource[] = [];
-afterEach(async () => {
-  await Promise.all(sources.splice(0).map((s) => s.stop()));
-});
+const sources = stoppedAfterEach();
 
 describe('reading end offsets through a KafkaJS admin client', () => {
   it('reads topic by topic through the admin passed in and never disconnects it', async () => {

@@ -1,14 +1,11 @@
 import { Kafka, logLevel } from 'kafkajs';
-import { createOffsetRateWeightSource, type OffsetRateWeightSource } from '@load-aware/weights-offset-rate';
+import { createOffsetRateWeightSource } from '@load-aware/weights-offset-rate';
 import { FakeClock, recordingLogger } from '@load-aware/test-support';
-import { tp, weightsOf } from './fakes';
+import { tp, weightsOf, stoppedAfterEach } from './fakes';
 import { FakeCluster, fakeKafka, protocolError } from './fake-kafka';
 
 const SAMPLE_MS = 15_000;
-const sources: OffsetRateWeightSource[] = [];
-afterEach(async () => {
-  await Promise.all(sources.splice(0).map((s) => s.stop()));
-});
+const sources = stoppedAfterEach();
 
 // Sampling alone: instant rates (their own requests) are covered in instant-rates.test.ts.
 function setup(cluster: FakeCluster) {

@@ -60,3 +60,15 @@ export async function weightsOf(
 ): Promise<Record<string, number>> {
   return Object.fromEntries((await source.getWeights(partitions)).map((w) => [keyOf(w), w.weight]));
 }
+
+/**
+ * A list to push every source a test creates onto; each is stopped after the test, so no sampler
+ * timer outlives it. Call once at the top of a test file.
+ */
+export function stoppedAfterEach(): OffsetRateWeightSource[] {
+  const sources: OffsetRateWeightSource[] = [];
+  afterEach(async () => {
+    await Promise.all(sources.splice(0).map((s) => s.stop()));
+  });
+  return sources;
+}

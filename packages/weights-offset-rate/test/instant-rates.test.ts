@@ -1,11 +1,7 @@
 import { Registry } from 'prom-client';
 import type { TopicPartition } from '@load-aware/assignor';
-import {
-  createOffsetRateWeightSource,
-  type OffsetRateWeightSource,
-  type OffsetRateWeightSourceOptions,
-} from '@load-aware/weights-offset-rate';
-import { fakeReader, tp } from './fakes';
+import { createOffsetRateWeightSource, type OffsetRateWeightSourceOptions } from '@load-aware/weights-offset-rate';
+import { fakeReader, tp, stoppedAfterEach } from './fakes';
 import { EPOCH_MS, FakeClock, flush, recordingLogger } from '@load-aware/test-support';
 import { partitionLabel as keyOf } from '@load-aware/assignor/internal';
 import { FakeCluster, fakeAdmin, fakeKafka } from './fake-kafka';
@@ -16,10 +12,7 @@ const WINDOW_MS = 60_000;
 const HOUR_MS = 3_600_000;
 const LOOKUPS = 'load_aware_offset_rate_instant_lookups_total';
 
-const sources: OffsetRateWeightSource[] = [];
-afterEach(async () => {
-  await Promise.all(sources.splice(0).map((s) => s.stop()));
-});
+const sources = stoppedAfterEach();
 
 function setup(cluster: FakeCluster, options: Partial<OffsetRateWeightSourceOptions> = {}) {
   const clock = new FakeClock();

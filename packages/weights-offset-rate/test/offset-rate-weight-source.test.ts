@@ -3,10 +3,9 @@ import type { PartitionWeight, TopicPartition } from '@load-aware/assignor';
 import {
   createOffsetRateWeightSource,
   OffsetRateErrorCodes,
-  type OffsetRateWeightSource,
   type OffsetRateWeightSourceOptions,
 } from '@load-aware/weights-offset-rate';
-import { fakeReader, growing } from './fakes';
+import { fakeReader, growing, stoppedAfterEach } from './fakes';
 import { FakeClock, flush, recordingLogger } from '@load-aware/test-support';
 import { partitionLabel as keyOf } from '@load-aware/assignor/internal';
 import { histogramCount, metricValue } from './metrics-helpers';
@@ -16,10 +15,7 @@ const p0: TopicPartition = { topic: 'orders', partition: 0 };
 const p1: TopicPartition = { topic: 'orders', partition: 1 };
 const p2: TopicPartition = { topic: 'audit', partition: 0 };
 
-const sources: OffsetRateWeightSource[] = [];
-afterEach(async () => {
-  await Promise.all(sources.splice(0).map((s) => s.stop()));
-});
+const sources = stoppedAfterEach();
 
 function setup(options: Partial<OffsetRateWeightSourceOptions> = {}) {
   const clock = new FakeClock();

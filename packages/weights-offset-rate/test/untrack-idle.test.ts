@@ -6,7 +6,7 @@ import {
   type OffsetRateWeightSourceOptions,
 } from '@load-aware/weights-offset-rate';
 import { FakeClock, recordingLogger } from '@load-aware/test-support';
-import { fakeReader, growing, tp, weightsOf } from './fakes';
+import { fakeReader, growing, tp, weightsOf, stoppedAfterEach } from './fakes';
 import { metricValue } from './metrics-helpers';
 
 /**
@@ -20,10 +20,7 @@ const MINUTE = 60_000;
 const asked = tp('orders', 0);
 const forgotten = tp('audit', 0);
 
-const sources: OffsetRateWeightSource[] = [];
-afterEach(async () => {
-  await Promise.all(sources.splice(0).map((s) => s.stop()));
-});
+const sources = stoppedAfterEach();
 
 function setup(options: Partial<OffsetRateWeightSourceOptions> = {}) {
   const clock = new FakeClock();
