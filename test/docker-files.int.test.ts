@@ -8,8 +8,10 @@ import { parse } from 'yaml';
 const ROOT = join(__dirname, '..');
 const DOCKER = join(ROOT, 'docker');
 
+/** The TypeScript sources under `dir`: installed packages and build output are not sources. */
 function sourcesUnder(dir: string): string {
   return readdirSync(dir)
+    .filter((name) => name !== 'node_modules' && !name.startsWith('.'))
     .map((name) => join(dir, name))
     .map((path) =>
       statSync(path).isDirectory() ? sourcesUnder(path) : path.endsWith('.ts') ? readFileSync(path, 'utf8') : '',
