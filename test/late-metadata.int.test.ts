@@ -19,12 +19,32 @@ const METADATA_DELAY_MS = 1500;
 /** How long the other member is given to receive a record of its own topic. */
 const WATCH_MS = 30_000;
 
+/**
+ * The slowed-down metadata calls still pending, and whether the test is tearing down. A delayed
+ * call must not reach KafkaJS once its consumer is disconnecting: it would reconnect after Jest has
+ * torn the test environment down.
+ */
+interface SlowCalls {
+  readonly pending: Set<Promise<unknown>>;
+  closing: boolean;
+}
+
 /** The leader consumer's cluster with one thing slowed down: loading metadata for more topics. */
-function withSlowExtraMetadata(cluster: Cluster): Cluster {
+function withSlowExtraMetadata(cluster: Cluster, calls: SlowCalls): Cluster {
   return new Proxy(cluster, {
     get(target, property) {
       if (property === 'addMultipleTargetTopics') {
-        return (topics: string[]) => sleep(METADATA_DELAY_MS).then(() => target.addMultipleTargetTopics(topics));
+        return (topics: string[]) => {
+          const call = sleep(METADATA_DELAY_MS).then(() =>
+            calls.closing ? Promise.reject(new Error('test is tearing down')) : target.addMultipleTargetTopics(topics),
+          );
+          calls.pending.add(call);
+          void call.then(
+            () => calls.pending.delete(call),
+            () => calls.pending.delete(call),
+          );
+          return call;
+        };
       }
       const value: unknown = Reflect.get(target, property, target);
       return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
@@ -49,6 +69,7 @@ describe('metadata of another member’s topic answers after the budget', () => 
       const consumers: Consumer[] = [];
       const logger = recordingLogger();
       let firstExtraAt: number | undefined;
+      const slowCalls: SlowCalls = { pending: new Set(), closing: false };
       try {
         await admin.createTopics({
           waitForLeaders: true,
@@ -59,7 +80,7 @@ describe('metadata of another member’s topic answers after the budget', () => 
         });
         const leaderAssigner = LoadAwareAssigner({ instanceId: 'leader', weightsTimeoutMs: BUDGET_MS, logger });
         const slowLeader: PartitionAssigner = ({ cluster, groupId: id, logger: kafkaLogger }) =>
-          leaderAssigner({ cluster: withSlowExtraMetadata(cluster), groupId: id, logger: kafkaLogger });
+          leaderAssigner({ cluster: withSlowExtraMetadata(cluster, slowCalls), groupId: id, logger: kafkaLogger });
         const start = async (assigner: PartitionAssigner, topics: string[]): Promise<void> => {
           const consumer = kafka.consumer({
             groupId,
@@ -104,7 +125,10 @@ describe('metadata of another member’s topic answers after the budget', () => 
         expect(firstExtraAt).toBeDefined();
         expect(late).toBeGreaterThanOrEqual(1);
       } finally {
+        slowCalls.closing = true;
         await Promise.allSettled(consumers.map((c) => c.disconnect()));
+        // The leader's handler of a late answer runs when the call settles: let it run now.
+        await Promise.allSettled([...slowCalls.pending]);
         await admin.deleteTopics({ topics: [shared, extra] }).catch(() => undefined);
         await admin.disconnect();
       }
