@@ -112,6 +112,11 @@ export interface GroupReport {
   readonly weighed: number;
   readonly defaulted: number;
   readonly totalLoad: number;
+  /**
+   * 1 unless the weights' sum would overflow; then every load here is the source's weight times
+   * this factor (`balance()` scales them the same way), so loads, shares and ratios agree.
+   */
+  readonly weightScale: number;
   /** Load per unit of capacity if spread perfectly (`balance()`'s `idealLoad`). */
   readonly idealLoad: number;
   /** The current busiest instance's load per unit of capacity ÷ the ideal load (1 when no load). */
@@ -179,6 +184,8 @@ export function buildReport(snapshot: GroupSnapshot, options: PlanOptions = {}):
     maxMovesPerRebalance: options.maxMovesPerRebalance,
   });
   const { idealLoad } = plan;
+  // The plan's units: identical to the source's unless balance() scaled weights against overflow.
+  const weightOf = (p: TopicPartition) => weights.weightOf(p) * plan.weightScale;
   const ratioOf = (loadPerCapacity: number) => (idealLoad > 0 ? loadPerCapacity / idealLoad : 1);
   const total = plan.totalWeight;
   const shareOf = (load: number) => (total > 0 ? load / total : 0);
@@ -187,7 +194,7 @@ export function buildReport(snapshot: GroupSnapshot, options: PlanOptions = {}):
 
   const memberReports: MemberReport[] = members
     .map((m) => {
-      const load = sum(m.assigned.map(weights.weightOf));
+      const load = sum(m.assigned.map(weightOf));
       const client = snapshot.clients.get(m.memberId);
       return {
         memberId: m.memberId,
@@ -207,7 +214,7 @@ export function buildReport(snapshot: GroupSnapshot, options: PlanOptions = {}):
   const instances: InstanceReport[] = [...capacity.keys()].sort().map((instanceId) => {
     const own = members.filter((m) => m.instanceId === instanceId);
     const held = own.flatMap((m) => m.assigned);
-    const load = sum(held.map(weights.weightOf));
+    const load = sum(held.map(weightOf));
     const cap = capacity.get(instanceId)!;
     const after = proposed.get(instanceId);
     return {
@@ -236,6 +243,7 @@ export function buildReport(snapshot: GroupSnapshot, options: PlanOptions = {}):
     weighed: weights.usableCount,
     defaulted: weights.partitions.length - weights.usableCount,
     totalLoad: total,
+    weightScale: plan.weightScale,
     idealLoad,
     ratio: ratioOf(currentMaxLoad),
     proposedRatio: ratioOf(plan.maxInstanceLoad),
@@ -243,8 +251,8 @@ export function buildReport(snapshot: GroupSnapshot, options: PlanOptions = {}):
     totalLag: sumDefined([...snapshot.lags.values()]),
     instances,
     members: memberReports,
-    partitions: partitionsOf(members, weights.partitions, weights.weightOf, snapshot.lags),
-    moves: movesOf(members, plan.assignments, weights.weightOf),
+    partitions: partitionsOf(members, weights.partitions, weightOf, snapshot.lags),
+    moves: movesOf(members, plan.assignments, weightOf),
   };
 }
 

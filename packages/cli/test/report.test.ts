@@ -48,6 +48,27 @@ describe('buildReport', () => {
     expect(buildReport(skewed(), { maxMovesPerRebalance: 0 }).moves).toEqual([]);
   });
 
+  it('keeps loads, shares and ratios in one unit when balance() scales weights against overflow', () => {
+    const huge = Number.MAX_VALUE / 2;
+    const report = buildReport(
+      fakeSnapshot(
+        [
+          { memberId: 'a', instanceId: 'pod-a', held: [0, 1] },
+          { memberId: 'b', instanceId: 'pod-b', held: [2, 3] },
+        ],
+        [huge, huge, huge, huge],
+      ),
+    );
+    expect(report.weightScale).toBeLessThan(1);
+    expect(Number.isFinite(report.totalLoad)).toBe(true);
+    expect(report.ratio).toBeCloseTo(1);
+    expect(report.instances.map((i) => [i.share, i.ratio])).toEqual([
+      [0.5, 1],
+      [0.5, 1],
+    ]);
+    expect(report.instances[0]!.load).toBeCloseTo(report.totalLoad / 2);
+  });
+
   it('divides by capacity, the largest a member of the instance reports', () => {
     const report = buildReport(
       fakeSnapshot(
