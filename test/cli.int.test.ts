@@ -300,4 +300,43 @@ describe('load-aware CLI against a real broker', () => {
     expect(unknown.stderr).toMatch(/^load-aware: group 'cli-unknown-[0-9a-f]+' does not exist \(state Dead\)\n$/);
     expect(unknown.stdout).toBe('');
   });
+
+  it('answers in one line for a group whose subscribed topic was deleted: the topic left out, or the group gone', async () => {
+    const doomed = await createTopic(2);
+    const groupId = uniqueName('cli-deleted-topic');
+    const consumer = kafka.consumer({ groupId, sessionTimeout: 10_000, heartbeatInterval: 500, maxWaitTimeInMs: 200 });
+    consumers.push(consumer);
+    await consumer.connect();
+    await consumer.subscribe({ topics: [topic, doomed], fromBeginning: true });
+    await consumer.run({ eachMessage: () => Promise.resolve() });
+    await waitForStableGroup(admin, groupId, 1, PARTITIONS + 2);
+    await admin.deleteTopics({ topics: [doomed] });
+
+    // Right after the deletion the member still subscribes to the topic and may hold its
+    // partitions; a KafkaJS 2.2.4 consumer then crashes on its next metadata refresh and the
+    // group empties within a second or two. Every answer on the way must be the report without
+    // the topic, or one line saying why there is none, never a metadata failure.
+    const runs: BinRun[] = [];
+    const until = Date.now() + 20_000;
+    while (Date.now() < until) {
+      const run = await runBin(['inspect', ...base(groupId), '--json']);
+      runs.push(run);
+      if (run.code !== 0 && run.stderr.includes('has no members')) break;
+    }
+    process.stdout.write(
+      `cli with a deleted subscribed topic: ${runs.map((r) => (r.code === 0 ? 'ok' : r.stderr.trim())).join(' | ')}\n`,
+    );
+    for (const run of runs) {
+      if (run.code === 0) {
+        const report = JSON.parse(run.stdout) as JsonReport & { missingTopics: string[] };
+        expect(report.missingTopics).toEqual([doomed]);
+        expect(report.partitionCount).toBe(PARTITIONS);
+        expect(report.partitions.every((p) => p.partition.startsWith(`${topic}:`))).toBe(true);
+      } else {
+        expect(run.code).toBe(1);
+        expect(run.stderr).toMatch(/^load-aware: group '[^']+' (is rebalancing|has no members) \(state \w+\)/);
+        expect(run.stderr.trim().split('\n')).toHaveLength(1);
+      }
+    }
+  });
 });

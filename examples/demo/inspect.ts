@@ -29,16 +29,43 @@ async function cli(args: string[]): Promise<{ ok: boolean; text: string }> {
 }
 
 /**
+ * How far back the CLI reads rates at the end of a phase of `phaseSeconds`: within the phase's
+ * second half (at most 15 s), so it weighs the traffic after the hotspot move only, as the
+ * assignor's own short window does. With the CLI's default minute the plan would weigh a mix of
+ * old and new traffic, and so would judge the load-aware group against a spread it never had to
+ * meet.
+ */
+export function inspectLookbackSeconds(phaseSeconds: number): number {
+  return Math.max(2, Math.min(15, Math.floor(phaseSeconds / 2) - 1));
+}
+
+/**
  * `inspect` (text) and `plan --json` on the group. The demo's instances set their KafkaJS client
  * id to their instance id, so members without load-aware userData (the round-robin phase) are
- * grouped by client id. Never throws: it is commentary, and must not fail a phase; `view` is
- * missing when the CLI could not judge the group (caught mid-rebalance, say).
+ * grouped by client id, with their member count as capacity: the capacity the load-aware phase's
+ * instances declare, so both phases are judged against the same ideal. Never throws: it is
+ * commentary, and must not fail a phase; `view` is missing when the CLI could not judge the group
+ * (caught mid-rebalance, say).
  */
 export async function inspectGroup(
   brokers: ReadonlyArray<string>,
   groupId: string,
+  lookbackSeconds: number,
 ): Promise<{ text: string; view: GroupView | undefined }> {
-  const common = ['--brokers', brokers.join(','), '--group', groupId, '--timeout', '5', '--instance-from', 'client-id'];
+  const common = [
+    '--brokers',
+    brokers.join(','),
+    '--group',
+    groupId,
+    '--timeout',
+    '5',
+    '--instance-from',
+    'client-id',
+    '--capacity',
+    'members',
+    '--lookback',
+    String(lookbackSeconds),
+  ];
   const inspected = await cli(['inspect', ...common]);
   const planned = await cli(['plan', ...common, '--json']);
   let view: GroupView | undefined;

@@ -8,7 +8,7 @@ import type { AssignerKind, InstanceSpec } from './protocol.js';
 import { emptyPhaseRecord, type PhaseRecord, type Sample } from './record.js';
 import { PhaseTracker } from './tracker.js';
 import type { Traffic } from './traffic.js';
-import { inspectGroup } from './inspect.js';
+import { inspectGroup, inspectLookbackSeconds } from './inspect.js';
 
 /** How often the parent samples end offsets and builds a timeline point. */
 export const SAMPLE_MS = 1000;
@@ -218,7 +218,7 @@ export async function runPhase(assigner: AssignerKind, ctx: PhaseContext): Promi
     const record = tracker.finish(await producing);
     if (!aborted()) {
       observer.note(`${assigner}: load-aware inspect at the end of the phase`);
-      const { text, view } = await inspectGroup(ctx.brokers, groupId);
+      const { text, view } = await inspectGroup(ctx.brokers, groupId, inspectLookbackSeconds(phaseMs / 1000));
       for (const line of text.split('\n')) observer.note(line);
       if (view !== undefined) {
         record.cli = view;

@@ -1,4 +1,5 @@
 import { comparePlan } from '../demo/run';
+import { inspectLookbackSeconds } from '../demo/inspect';
 
 describe('comparePlan', () => {
   it("sets the round-robin group's plan against where the load-aware phase ended", () => {
@@ -21,5 +22,14 @@ describe('comparePlan', () => {
         { assigner: 'load-aware', cli: { ratio: 1, proposedRatio: 1, moves: 0 } },
       ]),
     ).toBeUndefined();
+  });
+});
+
+describe('inspectLookbackSeconds', () => {
+  it('reads rates from the second half of the phase only, at most 15 s and at least 2 s back', () => {
+    expect(inspectLookbackSeconds(75)).toBe(15);
+    expect(inspectLookbackSeconds(20)).toBe(9);
+    expect(inspectLookbackSeconds(10)).toBe(4);
+    expect(inspectLookbackSeconds(3)).toBe(2);
   });
 });

@@ -16,7 +16,13 @@ export interface SaslOptions {
 
 /** Where weights come from. */
 export type WeightsOption =
-  | { readonly kind: 'offset-rate'; readonly windowSeconds: number | undefined }
+  | {
+      readonly kind: 'offset-rate';
+      /** Sample end offsets for this long instead of reading the time index. */
+      readonly windowSeconds: number | undefined;
+      /** Instant rates: how far back the time index is read (default 60 s, the source's own window). */
+      readonly lookbackSeconds: number | undefined;
+    }
   | { readonly kind: 'prometheus'; readonly url: string; readonly query: string };
 
 /** Validated options of one run. */
@@ -30,6 +36,11 @@ export interface CliOptions {
   readonly failAbove: number | undefined;
   readonly clientId: string;
   readonly ssl: boolean;
+  /**
+   * PEM file of the certificate authorities to trust instead of Node's defaults (a private CA or
+   * a self-signed broker certificate); implies `ssl`.
+   */
+  readonly sslCa: string | undefined;
   readonly sasl: SaslOptions | undefined;
   readonly verbose: boolean;
   /** Bound of connecting and of each broker or Prometheus request. */
@@ -38,7 +49,16 @@ export interface CliOptions {
   readonly maxMoves: number | undefined;
   /** How members without load-aware userData are grouped into instances. */
   readonly instanceFrom: InstanceFrom;
+  /** Capacity of an instance without load-aware userData: a number, or its member count. */
+  readonly foreignCapacity: ForeignCapacity;
 }
+
+/**
+ * Members of other assignors carry no capacity. Each of their instances counts as 1 by default,
+ * or as its member count: what `capacity` would be set to where every consumer of a process
+ * does the same work, so a plan shows what load-aware would do once adopted that way.
+ */
+export type ForeignCapacity = number | 'members';
 
 /**
  * Members of other assignors carry no instance id: they are grouped by client host (one process
@@ -70,6 +90,7 @@ Options:
   --weights SRC             offset-rate (default) or prometheus
   --window S                offset-rate: sample end offsets for S seconds (>= 2) instead of the
                             instant rates read from the brokers' time index
+  --lookback S              offset-rate: instant rates over the last S seconds (>= 2, default 60)
   --prometheus-url U        prometheus: base URL of the Prometheus-compatible server
   --query Q                 prometheus: instant query with one series per partition
   --json                    machine-readable output
@@ -78,9 +99,12 @@ Options:
   --max-moves N             plan: the assignor's maxMovesPerRebalance (default unbounded)
   --instance-from K         members without load-aware userData: group them into instances by
                             client host (host, default) or by KafkaJS client id (client-id)
+  --capacity C              members without load-aware userData: their instance's capacity, a
+                            number (default 1) or 'members' (its member count)
   --timeout S               connection and request timeout in seconds (default 10)
   --client-id ID            KafkaJS client id (default load-aware-cli)
   --ssl                     connect with TLS
+  --ssl-ca FILE             trust the CA certificates in this PEM file (implies --ssl)
   --sasl-mechanism M        plain, scram-sha-256 or scram-sha-512
   --sasl-username U
   --sasl-password P         or set ${SASL_PASSWORD_ENV} (preferred: argv is visible to others)
@@ -111,6 +135,8 @@ export function parseCliArgs(
         group: { type: 'string' },
         weights: { type: 'string' },
         window: { type: 'string' },
+        lookback: { type: 'string' },
+        capacity: { type: 'string' },
         'prometheus-url': { type: 'string' },
         query: { type: 'string' },
         json: { type: 'boolean' },
@@ -121,6 +147,7 @@ export function parseCliArgs(
         'instance-from': { type: 'string' },
         'client-id': { type: 'string' },
         ssl: { type: 'boolean' },
+        'ssl-ca': { type: 'string' },
         'sasl-mechanism': { type: 'string' },
         'sasl-username': { type: 'string' },
         'sasl-password': { type: 'string' },
@@ -166,23 +193,43 @@ export function parseCliArgs(
       json: v.json === true,
       failAbove: optionalNumber('--fail-above', v['fail-above'], (n) => n > 0, 'a number above 0'),
       clientId: v['client-id'] ?? 'load-aware-cli',
-      ssl: v.ssl === true,
+      ssl: v.ssl === true || v['ssl-ca'] !== undefined,
+      sslCa: nonEmpty('--ssl-ca', v['ssl-ca']),
       sasl: saslOption(v, env),
       verbose: v.verbose === true,
       timeoutMs: 1000 * (optionalNumber('--timeout', v.timeout, (n) => n > 0, 'seconds above 0') ?? 10),
       moveTolerance: optionalNumber('--move-tolerance', v['move-tolerance'], (n) => n >= 0, 'a fraction >= 0'),
       maxMoves: optionalNumber('--max-moves', v['max-moves'], (n) => Number.isInteger(n) && n >= 0, 'an integer >= 0'),
       instanceFrom: instanceFromOption(v['instance-from']),
+      foreignCapacity: foreignCapacityOption(v.capacity),
     },
   };
 }
 
 type Values = Record<string, string | boolean | undefined>;
 
+function nonEmpty(flag: string, value: string | undefined): string | undefined {
+  if (value === '') throw new UsageError(`${flag} needs a value`);
+  return value;
+}
+
 function instanceFromOption(value: string | boolean | undefined): InstanceFrom {
   if (value === undefined || value === 'host') return 'host';
   if (value === 'client-id') return 'client-id';
   throw new UsageError(`--instance-from: '${String(value)}' is not host or client-id`);
+}
+
+function foreignCapacityOption(value: string | undefined): ForeignCapacity {
+  if (value === undefined) return 1;
+  if (value === 'members') return 'members';
+  // The assignor's own bounds, so the plan judges capacities the leader would accept.
+  const n = optionalNumber(
+    '--capacity',
+    value,
+    (c) => c >= 1e-3 && c <= 1e6,
+    "'members' or a number from 0.001 to 1e6",
+  );
+  return n!;
 }
 
 function weightsOption(v: Values): WeightsOption {
@@ -195,14 +242,25 @@ function weightsOption(v: Values): WeightsOption {
     (n) => Number.isInteger(n) && n >= 2,
     'whole seconds >= 2',
   );
+  const lookback = optionalNumber(
+    '--lookback',
+    v['lookback'] as string | undefined,
+    (n) => Number.isInteger(n) && n >= 2,
+    'whole seconds >= 2',
+  );
   if (kind === 'offset-rate') {
     if (url !== undefined || query !== undefined) {
       throw new UsageError('--prometheus-url and --query need --weights prometheus');
     }
-    return { kind, windowSeconds: window };
+    if (window !== undefined && lookback !== undefined) {
+      throw new UsageError('--lookback applies to instant rates: not with --window');
+    }
+    return { kind, windowSeconds: window, lookbackSeconds: lookback };
   }
   if (kind === 'prometheus') {
-    if (window !== undefined) throw new UsageError('--window applies to --weights offset-rate only');
+    if (window !== undefined || lookback !== undefined) {
+      throw new UsageError('--window and --lookback apply to --weights offset-rate only');
+    }
     if (url === undefined || query === undefined) {
       throw new UsageError('--weights prometheus needs --prometheus-url and --query');
     }

@@ -3,8 +3,9 @@
  * the weight source. Everything is read-only, and every call is time-boxed by `--timeout` so an
  * unreachable broker gives an error, not a hang.
  */
+import { readFile } from 'node:fs/promises';
 import { Kafka, logLevel, type Admin, type KafkaConfig, type SASLOptions } from 'kafkajs';
-import { errorMessageOf, withTimeout, type TopicPartition } from '@load-aware/assignor/internal';
+import { errorCodeOf, errorMessageOf, withTimeout, type TopicPartition } from '@load-aware/assignor/internal';
 import { observeGroup } from '@load-aware/trigger/internal';
 import type { CliOptions } from './args.js';
 import { CliError } from './errors.js';
@@ -18,12 +19,16 @@ export interface ClusterRead {
   readonly weightsLabel: string;
 }
 
-/** KafkaJS configuration from the options: bounded connection and requests, few retries, silent. */
-export function kafkaConfig(options: CliOptions): KafkaConfig {
+/**
+ * KafkaJS configuration from the options: bounded connection and requests, few retries, silent.
+ *
+ * @param trustedCa - the `--ssl-ca` file's content, read by the caller.
+ */
+export function kafkaConfig(options: CliOptions, trustedCa?: string): KafkaConfig {
   return {
     clientId: options.clientId,
     brokers: [...options.brokers],
-    ssl: options.ssl,
+    ssl: trustedCa === undefined ? options.ssl : { ca: [trustedCa] },
     ...(options.sasl === undefined ? {} : { sasl: options.sasl as SASLOptions }),
     connectionTimeout: options.timeoutMs,
     authenticationTimeout: options.timeoutMs,
@@ -40,7 +45,7 @@ export function kafkaConfig(options: CliOptions): KafkaConfig {
  * @throws {@link CliError} for an unreachable broker, an unknown, dead, empty or rebalancing group.
  */
 export async function readCluster(options: CliOptions, hooks: ReadHooks): Promise<ClusterRead> {
-  const kafka = new Kafka(kafkaConfig(options));
+  const kafka = new Kafka(kafkaConfig(options, await readTrustedCa(options.sslCa)));
   const admin = kafka.admin();
   // `step` names the step for --verbose; `failure` starts the timeout's message.
   const bounded = async <T>(step: string, work: Promise<T>, failure = step): Promise<T> => {
@@ -68,24 +73,39 @@ export async function readCluster(options: CliOptions, hooks: ReadHooks): Promis
     );
 
     const topics = [...new Set(group.members.flatMap((m) => [...m.topics, ...m.assigned.map((p) => p.topic)]))].sort();
-    const partitions = await bounded('list partitions', listPartitions(admin, topics));
-    const lags = await bounded('read offsets', readLags(admin, options.groupId, topics));
+    const { partitions, missingTopics } = await bounded('list partitions', listPartitions(admin, topics));
+    const present = topics.filter((t) => !missingTopics.includes(t));
+    const lags = await bounded('read offsets', readLags(admin, options.groupId, present));
     const weighingStartedAt = performance.now();
     const { weights, label } = await readWeights(kafka, options, partitions, hooks.progress).catch((err: unknown) => {
       if (err instanceof CliError) throw err;
       throw new CliError(`weights (${options.weights.kind}): ${errorMessageOf(err)}`, { cause: err });
     });
     hooks.step('weigh partitions', performance.now() - weighingStartedAt);
-    return { snapshot: { group, clients, partitions, weights, lags }, weightsLabel: label };
+    return { snapshot: { group, clients, partitions, weights, lags, missingTopics }, weightsLabel: label };
   } finally {
     await admin.disconnect().catch(() => undefined);
   }
 }
 
-async function listPartitions(admin: Admin, topics: ReadonlyArray<string>): Promise<TopicPartition[]> {
-  if (topics.length === 0) return [];
-  const metadata = await admin.fetchTopicMetadata({ topics: [...topics] });
-  return metadata.topics.flatMap((t) => t.partitions.map((p) => ({ topic: t.name, partition: p.partitionId })));
+/**
+ * Partitions of the topics that exist, and the topics that do not: a member may still subscribe
+ * to a deleted topic, and asking for its metadata would fail the whole read.
+ */
+async function listPartitions(
+  admin: Admin,
+  topics: ReadonlyArray<string>,
+): Promise<{ partitions: TopicPartition[]; missingTopics: string[] }> {
+  if (topics.length === 0) return { partitions: [], missingTopics: [] };
+  const existing = new Set(await admin.listTopics());
+  const present = topics.filter((t) => existing.has(t));
+  const missingTopics = topics.filter((t) => !existing.has(t));
+  if (present.length === 0) return { partitions: [], missingTopics };
+  const metadata = await admin.fetchTopicMetadata({ topics: present });
+  const partitions = metadata.topics.flatMap((t) =>
+    t.partitions.map((p) => ({ topic: t.name, partition: p.partitionId })),
+  );
+  return { partitions, missingTopics };
 }
 
 async function readLags(admin: Admin, groupId: string, topics: ReadonlyArray<string>): Promise<Map<string, number>> {
@@ -95,6 +115,17 @@ async function readLags(admin: Admin, groupId: string, topics: ReadonlyArray<str
     Promise.all(topics.map(async (topic) => ({ topic, partitions: await admin.fetchTopicOffsets(topic) }))),
   ]);
   return partitionLags(committed, ends);
+}
+
+async function readTrustedCa(path: string | undefined): Promise<string | undefined> {
+  if (path === undefined) return undefined;
+  const pem = await readFile(path, 'utf8').catch((err: unknown) => {
+    // The code alone: Node's message repeats the path.
+    throw new CliError(`--ssl-ca: cannot read ${path} (${errorCodeOf(err) ?? errorMessageOf(err)})`, { cause: err });
+  });
+  // A wrong file would otherwise surface later as a vague TLS failure against the broker.
+  if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new CliError(`--ssl-ca: ${path} holds no PEM certificate`);
+  return pem;
 }
 
 function seconds(ms: number): string {

@@ -8,7 +8,7 @@ export { parseCliArgs, UsageError, USAGE, SASL_PASSWORD_ENV, type CliOptions, ty
 export { buildReport, checkGroup, HOST_INSTANCE_PREFIX, type GroupReport, type GroupSnapshot } from './report.js';
 export { partitionLags } from './lag.js';
 export { renderJson, renderText } from './render.js';
-export { kafkaConfig } from './cluster.js';
+export { kafkaConfig, readCluster } from './cluster.js';
 export { CliError } from './errors.js';
 export { runCliWith, type ClusterReader } from './main.js';
 export type { Progress, ReadHooks } from './weights.js';

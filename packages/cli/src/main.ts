@@ -50,6 +50,7 @@ export async function runCliWith(read: ClusterReader, argv: ReadonlyArray<string
       moveTolerance: options.moveTolerance,
       maxMovesPerRebalance: options.maxMoves,
       instanceFrom: options.instanceFrom,
+      foreignCapacity: options.foreignCapacity,
     });
     io.stdout.write(
       options.json

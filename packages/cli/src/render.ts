@@ -33,6 +33,9 @@ export function renderText(command: Command, report: GroupReport, options: Rende
       (report.defaulted > 0 ? `, ${String(report.defaulted)} at the default weight` : '') +
       `, total load ${num(report.totalLoad)}, ideal load ${num(report.idealLoad)} per unit of capacity`,
   );
+  if (report.missingTopics.length > 0) {
+    lines.push(`note: subscribed or held topics that do not exist (left out): ${report.missingTopics.join(', ')}`);
+  }
   if (report.membersWithoutUserData > 0) {
     lines.push(
       `note: ${String(report.membersWithoutUserData)} member(s) carry no load-aware userData; ` +

@@ -40,6 +40,11 @@ export interface GroupSnapshot {
   readonly weights: ReadonlyArray<PartitionWeight>;
   /** Records behind the end offset, by `keyOfPartition`; absent when the group committed nothing there. */
   readonly lags: ReadonlyMap<string, number>;
+  /**
+   * Topics members subscribe to or hold that the cluster does not know (deleted, or never
+   * created). Left out of every figure: they have no partitions to weigh or move.
+   */
+  readonly missingTopics?: ReadonlyArray<string>;
 }
 
 /** Tuning of the proposal, as the assignor's options of the same names. */
@@ -48,6 +53,8 @@ export interface PlanOptions {
   readonly maxMovesPerRebalance?: number | undefined;
   /** How members without load-aware userData are grouped; default by client host. */
   readonly instanceFrom?: 'host' | 'client-id' | undefined;
+  /** Capacity of an instance without load-aware userData: a number (default 1), or its member count. */
+  readonly foreignCapacity?: number | 'members' | undefined;
 }
 
 /** Where an instance id came from. */
@@ -131,6 +138,8 @@ export interface GroupReport {
   /** Every partition weighed, in topic and partition order. */
   readonly partitions: ReadonlyArray<PartitionReport>;
   readonly moves: ReadonlyArray<Move>;
+  /** Subscribed or held topics the cluster does not know; left out of every figure. */
+  readonly missingTopics: ReadonlyArray<string>;
 }
 
 /** Prefix of the instance id given to a member without load-aware userData. */
@@ -166,9 +175,14 @@ export function buildReport(snapshot: GroupSnapshot, options: PlanOptions = {}):
   checkGroup(group);
   const loadAware = new Set(group.loadAwareMemberIds);
   const byClientId = options.instanceFrom === 'client-id';
-  const members: ObservedMember[] = group.members.map((m) =>
-    loadAware.has(m.memberId) ? m : { ...m, instanceId: foreignInstanceId(snapshot.clients, m.memberId, byClientId) },
+  const missing = new Set(snapshot.missingTopics ?? []);
+  const grouped: ObservedMember[] = group.members.map((m) =>
+    withoutTopics(
+      loadAware.has(m.memberId) ? m : { ...m, instanceId: foreignInstanceId(snapshot.clients, m.memberId, byClientId) },
+      missing,
+    ),
   );
+  const members = withForeignCapacity(grouped, loadAware, options.foreignCapacity ?? 1);
   const source = new Map(members.map((m) => [m.instanceId, instanceSource(loadAware, m, byClientId)]));
 
   const defaultWeight = DEFAULT_PARTITION_WEIGHT;
@@ -253,6 +267,38 @@ export function buildReport(snapshot: GroupSnapshot, options: PlanOptions = {}):
     members: memberReports,
     partitions: partitionsOf(members, weights.partitions, weightOf, snapshot.lags),
     moves: movesOf(members, plan.assignments, weightOf),
+    missingTopics: [...missing].sort(),
+  };
+}
+
+/**
+ * Members without load-aware userData carry no capacity: give theirs from the option, the same
+ * to every member of an instance (the assignor takes an instance's largest).
+ */
+function withForeignCapacity(
+  members: ReadonlyArray<ObservedMember>,
+  loadAware: ReadonlySet<string>,
+  capacity: number | 'members',
+): ObservedMember[] {
+  const memberCount = new Map<string, number>();
+  for (const m of members) memberCount.set(m.instanceId, (memberCount.get(m.instanceId) ?? 0) + 1);
+  return members.map((m) =>
+    loadAware.has(m.memberId)
+      ? m
+      : { ...m, capacity: capacity === 'members' ? memberCount.get(m.instanceId)! : capacity },
+  );
+}
+
+/**
+ * The member without the topics the cluster does not know: a deleted topic may linger in
+ * subscriptions, and in assignments until the next rebalance.
+ */
+function withoutTopics(member: ObservedMember, topics: ReadonlySet<string>): ObservedMember {
+  if (topics.size === 0) return member;
+  return {
+    ...member,
+    topics: member.topics.filter((t) => !topics.has(t)),
+    assigned: member.assigned.filter((p) => !topics.has(p.topic)),
   };
 }
 

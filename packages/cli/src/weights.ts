@@ -18,8 +18,8 @@ export interface ReadHooks {
   readonly step: (name: string, ms: number) => void;
 }
 
-/** The offset-rate source's own default window, which its instant rates cover. */
-const INSTANT_WINDOW_MS = 60_000;
+/** The offset-rate source's own default window: instant rates cover it unless `--lookback` says. */
+const DEFAULT_LOOKBACK_MS = 60_000;
 /** The offset-rate source's largest `instantTimeoutMs`. */
 const MAX_INSTANT_TIMEOUT_MS = 30_000;
 
@@ -38,15 +38,16 @@ export async function readWeights(
     return { weights: await bounded(source.getWeights(partitions)), label: `prometheus (${choice.query})` };
   }
   if (choice.windowSeconds === undefined) {
+    const lookbackMs = choice.lookbackSeconds === undefined ? DEFAULT_LOOKBACK_MS : choice.lookbackSeconds * 1000;
     const source = createOffsetRateWeightSource({
       kafka,
-      rateIntervalMs: INSTANT_WINDOW_MS,
+      rateIntervalMs: lookbackMs,
       instantTimeoutMs: Math.min(timeoutMs, MAX_INSTANT_TIMEOUT_MS),
     }).start();
     try {
       return {
         weights: await bounded(source.getWeights(partitions)),
-        label: `offset-rate, instant (time index, last ${String(INSTANT_WINDOW_MS / 1000)} s, records/s)`,
+        label: `offset-rate, instant (time index, last ${String(lookbackMs / 1000)} s, records/s)`,
       };
     } finally {
       await source.stop();

@@ -24,17 +24,19 @@ describe('parseCliArgs', () => {
       command: 'inspect',
       brokers: ['k1:9092', 'k2:9092'],
       groupId: 'orders',
-      weights: { kind: 'offset-rate', windowSeconds: undefined },
+      weights: { kind: 'offset-rate', windowSeconds: undefined, lookbackSeconds: undefined },
       json: false,
       failAbove: undefined,
       clientId: 'load-aware-cli',
       ssl: false,
+      sslCa: undefined,
       sasl: undefined,
       verbose: false,
       timeoutMs: 10_000,
       moveTolerance: undefined,
       maxMoves: undefined,
       instanceFrom: 'host',
+      foreignCapacity: 1,
     });
   });
 
@@ -75,12 +77,54 @@ describe('parseCliArgs', () => {
       clientId: 'ops',
       ssl: true,
       verbose: true,
-      weights: { kind: 'offset-rate', windowSeconds: 30 },
+      weights: { kind: 'offset-rate', windowSeconds: 30, lookbackSeconds: undefined },
     });
     expect(
       options(['inspect', ...required, '--weights', 'prometheus', '--prometheus-url', 'http://p:9090', '--query', 'q'])
         .weights,
     ).toEqual({ kind: 'prometheus', url: 'http://p:9090', query: 'q' });
+  });
+
+  it("reads the instant rates' lookback, which excludes sampling over --window", () => {
+    expect(options(['inspect', ...required, '--lookback', '6']).weights).toEqual({
+      kind: 'offset-rate',
+      windowSeconds: undefined,
+      lookbackSeconds: 6,
+    });
+    expect(usageError(['inspect', ...required, '--lookback', '1'])).toBe("--lookback: '1' is not whole seconds >= 2");
+    expect(usageError(['inspect', ...required, '--lookback', '6', '--window', '6'])).toBe(
+      '--lookback applies to instant rates: not with --window',
+    );
+    expect(
+      usageError([
+        'inspect',
+        ...required,
+        '--weights',
+        'prometheus',
+        '--prometheus-url',
+        'u',
+        '--query',
+        'q',
+        '--lookback',
+        '6',
+      ]),
+    ).toBe('--window and --lookback apply to --weights offset-rate only');
+  });
+
+  it("reads the capacity of instances without userData: a number within the assignor's bounds, or 'members'", () => {
+    expect(options(['inspect', ...required, '--capacity', 'members']).foreignCapacity).toBe('members');
+    expect(options(['inspect', ...required, '--capacity', '2.5']).foreignCapacity).toBe(2.5);
+    expect(usageError(['inspect', ...required, '--capacity', '0'])).toBe(
+      "--capacity: '0' is not 'members' or a number from 0.001 to 1e6",
+    );
+  });
+
+  it('trusts a CA file on request, which implies TLS', () => {
+    expect(options(['inspect', ...required, '--ssl-ca', '/etc/kafka/ca.pem'])).toMatchObject({
+      ssl: true,
+      sslCa: '/etc/kafka/ca.pem',
+    });
+    expect(usageError(['inspect', ...required, '--ssl-ca', ''])).toBe('--ssl-ca needs a value');
   });
 
   it('takes the SASL password from the environment, the flag winning', () => {

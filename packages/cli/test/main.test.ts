@@ -1,4 +1,17 @@
-import { CliError, EXIT, runCliWith, type ClusterReader, type CliIo } from '@load-aware/cli/internal';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  CliError,
+  EXIT,
+  kafkaConfig,
+  parseCliArgs,
+  readCluster,
+  runCliWith,
+  type ClusterReader,
+  type CliIo,
+  type CliOptions,
+} from '@load-aware/cli/internal';
 import { fakeSnapshot } from './fakes';
 
 const required = ['--brokers', 'k:9092', '--group', 'g'];
@@ -37,6 +50,16 @@ describe('runCli', () => {
     expect(io.out()).toContain('busiest ÷ ideal: 1.67');
     expect(io.out()).not.toContain('\u001b[');
     expect(io.err()).toBe('');
+  });
+
+  it('notes topics that do not exist', async () => {
+    const io = recordingIo();
+    const withMissing: ClusterReader = async (o, hooks) => {
+      const read = await skewed(o, hooks);
+      return { ...read, snapshot: { ...read.snapshot, missingTopics: ['gone'] } };
+    };
+    expect(await runCliWith(withMissing, ['inspect', ...required], io)).toBe(EXIT.ok);
+    expect(io.out()).toContain('topics that do not exist (left out): gone');
   });
 
   it('colours the bars on a TTY', async () => {
@@ -120,5 +143,49 @@ describe('runCli', () => {
       io,
     );
     expect(io.out() + io.err()).not.toContain('s3cret');
+  });
+
+  it('counts sampling seconds on one stderr line on a terminal, and clears it when done', async () => {
+    const sampling: ClusterReader = async (o, hooks) => {
+      for (const done of [0, 1, 2, 3]) hooks.progress(done, 3);
+      return skewed(o, hooks);
+    };
+    const tty = recordingIo();
+    Object.assign(tty.stderr, { isTTY: true });
+    expect(await runCliWith(sampling, ['inspect', ...required, '--window', '3'], tty)).toBe(EXIT.ok);
+    expect(tty.err()).toBe(
+      '\rsampling end offsets: 0/3 s\rsampling end offsets: 1/3 s\rsampling end offsets: 2/3 s' +
+        '\rsampling end offsets: 3/3 s\r\u001b[K',
+    );
+    // Piped or redirected stderr (CI logs, `2> file`) gets no carriage-return noise.
+    const piped = recordingIo();
+    expect(await runCliWith(sampling, ['inspect', ...required, '--window', '3'], piped)).toBe(EXIT.ok);
+    expect(piped.err()).toBe('');
+  });
+});
+
+describe('--ssl-ca', () => {
+  const optionsWith = (...extra: string[]): CliOptions => {
+    const parsed = parseCliArgs(['inspect', ...required, ...extra], {});
+    if (parsed.help) throw new Error('unexpected --help');
+    return parsed.options;
+  };
+  const hooks = { progress: () => undefined, step: () => undefined };
+
+  it("gives KafkaJS the file's certificates as the only trusted CAs", () => {
+    expect(kafkaConfig(optionsWith('--ssl-ca', 'ca.pem'), 'PEM').ssl).toEqual({ ca: ['PEM'] });
+    expect(kafkaConfig(optionsWith('--ssl')).ssl).toBe(true);
+  });
+
+  it('fails on one line, before connecting, when the file is missing or holds no certificate', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'load-aware-cli-'));
+    const notPem = join(dir, 'not.pem');
+    writeFileSync(notPem, 'hello');
+    await expect(readCluster(optionsWith('--ssl-ca', join(dir, 'missing.pem')), hooks)).rejects.toThrow(
+      /^--ssl-ca: cannot read .*missing\.pem \(ENOENT\)$/,
+    );
+    await expect(readCluster(optionsWith('--ssl-ca', notPem), hooks)).rejects.toThrow(
+      `--ssl-ca: ${notPem} holds no PEM certificate`,
+    );
   });
 });

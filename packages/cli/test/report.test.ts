@@ -69,6 +69,32 @@ describe('buildReport', () => {
     expect(report.instances[0]!.load).toBeCloseTo(report.totalLoad / 2);
   });
 
+  it('leaves out topics the cluster does not know, from subscriptions and from held partitions', () => {
+    const base = skewed();
+    const snapshot = {
+      ...base,
+      group: {
+        ...base.group,
+        members: base.group.members.map((m) => ({
+          ...m,
+          topics: [...m.topics, 'gone'],
+          assigned: [...m.assigned, { topic: 'gone', partition: m.memberId === 'a' ? 0 : 1 }],
+        })),
+      },
+      missingTopics: ['gone'],
+    };
+    const report = buildReport(snapshot);
+    expect(report.missingTopics).toEqual(['gone']);
+    expect(report.partitionCount).toBe(4);
+    expect(report.totalLoad).toBe(120);
+    expect(report.members.map((m) => m.partitions)).toEqual([
+      ['t:0', 't:1'],
+      ['t:2', 't:3'],
+    ]);
+    expect(report.moves.every((m) => m.partition.startsWith('t:'))).toBe(true);
+    expect(buildReport(skewed()).missingTopics).toEqual([]);
+  });
+
   it('divides by capacity, the largest a member of the instance reports', () => {
     const report = buildReport(
       fakeSnapshot(
@@ -123,6 +149,39 @@ describe('buildReport', () => {
     ]);
     // Two instances now, so the 2-vs-1 split shows: busiest 2 ÷ ideal 1.5.
     expect(report.ratio).toBeCloseTo(4 / 3, 10);
+  });
+
+  it("gives such instances the capacity asked for: a number, or their member count; never a load-aware one's", () => {
+    // host 10.0.0.1 runs a and b, host 10.0.0.2 runs c; pod-d is load-aware with capacity 1.
+    const snapshot = fakeSnapshot(
+      [
+        { memberId: 'a', held: [0], loadAware: false, host: '/10.0.0.1' },
+        { memberId: 'b', held: [1], loadAware: false, host: '/10.0.0.1' },
+        { memberId: 'c', held: [2], loadAware: false, host: '/10.0.0.2' },
+        { memberId: 'd', instanceId: 'pod-d', held: [3] },
+      ],
+      [1, 1, 1, 1],
+    );
+    const capacities = (foreignCapacity?: number | 'members') =>
+      buildReport(snapshot, { foreignCapacity }).instances.map((i) => [i.instanceId, i.capacity]);
+    expect(capacities()).toEqual([
+      ['host:10.0.0.1', 1],
+      ['host:10.0.0.2', 1],
+      ['pod-d', 1],
+    ]);
+    expect(capacities('members')).toEqual([
+      ['host:10.0.0.1', 2],
+      ['host:10.0.0.2', 1],
+      ['pod-d', 1],
+    ]);
+    expect(capacities(4)).toEqual([
+      ['host:10.0.0.1', 4],
+      ['host:10.0.0.2', 4],
+      ['pod-d', 1],
+    ]);
+    // By member count, two partitions on the two-member host is exactly its share.
+    const byMembers = buildReport(snapshot, { foreignCapacity: 'members' });
+    expect(byMembers.ratio).toBeCloseTo(1, 10);
   });
 
   it('counts unweighed partitions at the default weight and reports them', () => {
