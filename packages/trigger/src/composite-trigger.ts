@@ -37,8 +37,8 @@ export interface CompositeTrigger extends Trigger<CompositeDecision> {
  *   otherwise a threshold child vetoed all night would have doubled its cooldown by morning for
  *   fires that never were. Children without `settle()` keep their own view.
  * - When it holds, the outcome is the one that kept it from firing: for `all`, the first child
- *   that did not fire; for `any`, the first child's (put the main trigger first). Each child's own
- *   decision is in `children`.
+ *   that did not fire; for `any`, the first child's (put the main trigger first). The reason lists
+ *   every child's reason, and each child's own decision is in `children`.
  *
  * @throws `ConfigError` for a bad mode or a child without `evaluate()`.
  *
@@ -86,7 +86,8 @@ function verdict(
     const voters = children.map((c, i) => (c.outcome === 'fired' ? label(c, i) : undefined)).filter(Boolean);
     return { outcome: 'fired', reason: `${mode} fired (${voters.join('; ')})` };
   }
+  // Every child's reason: whichever one the outcome names, the others say what else held it.
   const blocker = mode === 'all' ? children.findIndex((c) => c.outcome !== 'fired') : 0;
-  const child = children[blocker]!;
-  return { outcome: child.outcome, reason: `${mode} held (${label(child, blocker)})` };
+  const outcome = children[blocker]?.outcome ?? 'not_due';
+  return { outcome, reason: `${mode} held (${children.map(label).join('; ')})` };
 }
