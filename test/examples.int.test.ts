@@ -1,28 +1,7 @@
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { kafkaBrokersFromEnv, uniqueName } from './support';
 import { findFreePorts } from './support/free-ports';
-
-const EXAMPLES = join(__dirname, '..', 'examples', '.build');
-
-/** Runs a compiled example for a few seconds and returns its exit code and output. */
-function runExample(file: string, env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(EXAMPLES, file)], {
-      env: { ...process.env, ...env, EXAMPLE_DURATION_MS: '8000', LOG_LEVEL: 'info' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (c: Buffer) => (output += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (output += c.toString()));
-    const killer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('exit', (code) => {
-      clearTimeout(killer);
-      resolve({ code, output });
-    });
-  });
-}
+import { runExample } from './support/run-example';
 
 describe('examples', () => {
   const brokers = kafkaBrokersFromEnv();

@@ -57,6 +57,8 @@ export const ERROR_CODES = {
     checkTimeout: 'LOAD_AWARE_TRIGGER_CHECK_TIMEOUT',
     /** DescribeGroups answered without the consumer's group (or with an error code for it). */
     groupNotDescribed: 'LOAD_AWARE_TRIGGER_GROUP_NOT_DESCRIBED',
+    /** A trigger's `evaluate()` returned something that is not a decision with a known outcome. */
+    invalidDecision: 'LOAD_AWARE_TRIGGER_INVALID_DECISION',
   },
 } as const;
 

@@ -1,6 +1,8 @@
 import { ASSIGNER_NAME, type Logger } from '@load-aware/assignor';
 import { escapeLogText } from '@load-aware/assignor/internal';
-import type { CooldownGrowth, Evaluation } from './types.js';
+import { isThresholdEvaluation, thresholdEvaluations } from './decision.js';
+import { ratioText, seconds } from './text.js';
+import type { CooldownGrowth, Evaluation, TriggerDecision } from './types.js';
 
 /** Who is logging and what the group looked like, for every line of one check. */
 export interface CheckContext {
@@ -12,8 +14,20 @@ export interface CheckContext {
   readonly foreignMembers: number;
 }
 
-const ratioText = (value: number | undefined): string => (value === undefined ? 'n/a' : value.toFixed(3));
-const seconds = (ms: number): string => `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
+/**
+ * Writes the coordinator's lines for one decision of any trigger. A threshold evaluation gets
+ * exactly its own lines ({@link logEvaluation}); any other decision gets the lines of the threshold
+ * evaluations inside it (a composite's children) and then one line of its own: INFO when it fired,
+ * DEBUG otherwise, like the threshold's routine checks.
+ */
+export function logDecision(logger: Logger, ctx: CheckContext, d: TriggerDecision): void {
+  for (const e of thresholdEvaluations(d)) logEvaluation(logger, ctx, e);
+  if (isThresholdEvaluation(d)) return;
+  const fields = { memberId: ctx.memberId, trigger: d.kind, outcome: d.outcome, reason: d.reason };
+  // A custom trigger's reason is any text: escape it in the message (the field is structured).
+  if (d.outcome === 'fired') logger.info(fields, escapeLogText(`trigger fired: ${d.reason}`));
+  else logger.debug(fields, escapeLogText(`trigger did not fire (${d.outcome}): ${d.reason}`));
+}
 
 /**
  * Writes the coordinator's lines for one evaluation (docs/ARCHITECTURE.md, "Trigger"): each

@@ -7,7 +7,8 @@ import {
   type Logger,
   type WeightedPartition,
 } from '@load-aware/assignor/internal';
-import { logEvaluation } from './check-log.js';
+import { logDecision } from './check-log.js';
+import { checkedDecision, isThresholdEvaluation, thresholdEvaluations } from './decision.js';
 import { electCoordinator } from './election.js';
 import { CheckTimeoutError, GroupNotDescribedError } from './errors.js';
 import { createTriggerMetrics, type CheckOutcome } from './metrics.js';
@@ -15,21 +16,23 @@ import { heldPartitions, withWeights } from './load.js';
 import { observeGroup, type ObservedGroup } from './observe.js';
 import { resolveControllerOptions, type TriggerControllerDeps, type TriggerControllerOptions } from './options.js';
 import { createThresholdTrigger } from './threshold-trigger.js';
-import type { Evaluation } from './types.js';
+import { isTrigger, type Trigger } from './trigger.js';
+import type { Evaluation, TriggerDecision } from './types.js';
 
-/** What one check did. */
-export interface CheckResult {
+/** What one check did. `D` is the decision of the controller's trigger. */
+export interface CheckResult<D extends TriggerDecision = Evaluation> {
   /** `skipped`: this consumer is not in the group, or this member is not the coordinator. */
   readonly outcome: CheckOutcome | 'skipped';
-  readonly evaluation: Evaluation | undefined;
+  /** The trigger's decision; undefined when the check was skipped or failed. */
+  readonly evaluation: D | undefined;
 }
 
 /** The running trigger of one consumer; see {@link createTriggerController}. */
-export interface TriggerController {
+export interface TriggerController<D extends TriggerDecision = Evaluation> {
   /** True while this consumer's member is the group's trigger coordinator. */
   readonly isCoordinator: boolean;
   /** Runs a check now; while one is in flight, returns that one instead of starting another. */
-  checkNow(): Promise<CheckResult>;
+  checkNow(): Promise<CheckResult<D>>;
   /** Stops checking, drops the coordinator role and removes its listeners. Idempotent. */
   stop(): Promise<void>;
 }
@@ -45,6 +48,10 @@ export interface TriggerController {
  * and SASL settings apply and there is no extra client to close. Attach before or after
  * `consumer.run()`: the member id comes from the consumer's join and heartbeat events.
  *
+ * The decision is the threshold trigger's by default (`trigger: { threshold, ... }`); pass any
+ * {@link Trigger} as `trigger` — `createPeriodicTrigger`, `createCompositeTrigger` or your own —
+ * to decide otherwise. The controller acts on its `fired` alike.
+ *
  * @example
  * ```ts
  * const assigner = LoadAwareAssigner({ weights, registry, logger });
@@ -58,10 +65,10 @@ export interface TriggerController {
  * await consumer.disconnect();
  * ```
  */
-export function createTriggerController(
+export function createTriggerController<D extends TriggerDecision = Evaluation>(
   deps: TriggerControllerDeps,
-  options: TriggerControllerOptions = {},
-): TriggerController {
+  options: TriggerControllerOptions<D> = {},
+): TriggerController<D> {
   const resolved = resolveControllerOptions(deps, options);
   const { consumer, assigner } = resolved.deps;
   const o = resolved.options;
@@ -74,8 +81,10 @@ export function createTriggerController(
     if (bound?.groupId !== id) bound = { groupId: id, logger: bindLogger(logger, { groupId: id }) };
     return bound.logger;
   };
-  const trigger = createThresholdTrigger(o.trigger);
-  const metrics = createTriggerMetrics(o.registry);
+  // Options without `evaluate` were threshold options: resolved (with the assigner's settings) in
+  // resolveControllerOptions. A trigger object was checked to have evaluate() there too.
+  const trigger = (isTrigger(o.trigger) ? o.trigger : createThresholdTrigger(o.trigger)) as Trigger<D>;
+  const metrics = createTriggerMetrics(o.registry, trigger.outcomes);
   /** This controller's identity in the process-wide coordinator gauge. */
   const owner = {};
 
@@ -85,7 +94,7 @@ export function createTriggerController(
   let coordinator = false;
   let elected: string | undefined;
   let stopped = false;
-  let inFlight: Promise<CheckResult> | undefined;
+  let inFlight: Promise<CheckResult<D>> | undefined;
   let timer: NodeJS.Timeout | undefined;
   // Read through a function: `stopped` changes under a pending await, which narrowing cannot see.
   const isStopped = (): boolean => stopped;
@@ -126,7 +135,7 @@ export function createTriggerController(
   ];
 
   /** Describe, elect, weigh, evaluate, act. `live()` turns false once the check is abandoned. */
-  const evaluateOnce = async (self: string, live: () => boolean): Promise<CheckResult> => {
+  const evaluateOnce = async (self: string, live: () => boolean): Promise<CheckResult<D>> => {
     const started = performance.now();
     const description = await consumer.describeGroup();
     if ((description as unknown) === undefined) throw new GroupNotDescribedError('no entry for the group');
@@ -161,25 +170,31 @@ export function createTriggerController(
       }
     }
     if (!live()) return skipped;
-    const evaluation = trigger.evaluate({ state: group.state, members: group.members, partitions });
-    metrics.evaluation(group.groupId, evaluation.outcome, evaluation, (performance.now() - started) / 1000);
+    const decision = checkedDecision(trigger.evaluate({ state: group.state, members: group.members, partitions })) as D;
+    // The gauges describe load: they come from the threshold evaluation, inside a composite too.
+    const load = thresholdEvaluations(decision)[0];
+    metrics.evaluation(group.groupId, decision.outcome, load, (performance.now() - started) / 1000);
     const ctx = {
       groupId: group.groupId,
       memberId: self,
       protocol: group.protocol,
       foreignMembers: group.members.length - group.loadAwareMemberIds.length,
     };
-    logEvaluation(loggerOf(group.groupId), ctx, evaluation);
-    if (evaluation.outcome === 'fired') initiateRebalance(group, self, evaluation);
-    return { outcome: evaluation.outcome, evaluation };
+    logDecision(loggerOf(group.groupId), ctx, decision);
+    if (decision.outcome === 'fired') initiateRebalance(group, self, decision);
+    return { outcome: decision.outcome, evaluation: decision };
   };
 
-  const initiateRebalance = (group: ObservedGroup, self: string, e: Evaluation): void => {
+  const initiateRebalance = (group: ObservedGroup, self: string, d: TriggerDecision): void => {
     const log = loggerOf(group.groupId);
-    const fields = { memberId: self, isLeader, ratio: e.ratio, threshold: e.threshold };
+    // The threshold trigger's lines stay as they were; other triggers say why in their reason.
+    const fields = isThresholdEvaluation(d)
+      ? { memberId: self, isLeader, ratio: d.ratio, threshold: d.threshold }
+      : { memberId: self, isLeader, trigger: d.kind, reason: d.reason };
     if (o.advise) {
       metrics.rebalance(group.groupId, true);
-      log.info(fields, `advise mode: would initiate a group rebalance (ratio ${String(e.ratio)})`);
+      const why = isThresholdEvaluation(d) ? `ratio ${String(d.ratio)}` : escapeLogText(d.reason);
+      log.info(fields, `advise mode: would initiate a group rebalance (${why})`);
       return;
     }
     const epoch = assigner.bumpEpoch(group.groupId);
@@ -197,7 +212,7 @@ export function createTriggerController(
     }
   };
 
-  const checkOnce = async (): Promise<CheckResult> => {
+  const checkOnce = async (): Promise<CheckResult<D>> => {
     const self = memberId;
     if (self === undefined || stopped) return skipped;
     const started = performance.now();
@@ -221,7 +236,7 @@ export function createTriggerController(
     }
   };
 
-  const checkNow = (): Promise<CheckResult> => {
+  const checkNow = (): Promise<CheckResult<D>> => {
     inFlight ??= checkOnce().finally(() => {
       inFlight = undefined;
     });
@@ -262,4 +277,4 @@ export function createTriggerController(
   };
 }
 
-const skipped: CheckResult = Object.freeze({ outcome: 'skipped', evaluation: undefined });
+const skipped: CheckResult<never> = Object.freeze({ outcome: 'skipped', evaluation: undefined });

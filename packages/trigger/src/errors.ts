@@ -27,3 +27,10 @@ export class GroupNotDescribedError extends LoadAwareError {
     super(TriggerErrorCodes.groupNotDescribed, `DescribeGroups did not describe the consumer's group: ${detail}`);
   }
 }
+
+/** A trigger's `evaluate()` returned no decision, or one whose outcome is not in `TRIGGER_OUTCOMES`. */
+export class InvalidDecisionError extends LoadAwareError {
+  constructor(readonly detail: string) {
+    super(TriggerErrorCodes.invalidDecision, `The trigger returned an invalid decision: ${detail}`);
+  }
+}

@@ -3,7 +3,8 @@
  * The proactive-rebalance trigger of load-aware: one elected member per group compares the
  * current assignment's max instance load with what `balance()` would produce now and, when the
  * group has drifted past a threshold (with hysteresis and a growing cooldown), makes the whole
- * group rebalance.
+ * group rebalance. The decision is pluggable: periodic and ALL/ANY composite triggers ship too,
+ * and any object with `evaluate(observation)` can decide instead.
  *
  * The root exports what users need (listed in the package README); tests reach the internals
  * through the unstable `@load-aware/trigger/internal`.
@@ -11,7 +12,27 @@
 export { createTriggerController, type TriggerController, type CheckResult } from './controller.js';
 export type { TriggerControllerOptions, TriggerControllerDeps, ThresholdTriggerOptions } from './options.js';
 export type { CheckOutcome } from './metrics.js';
-export { createThresholdTrigger, type ThresholdTrigger } from './threshold-trigger.js';
+export type { Trigger } from './trigger.js';
+export { createThresholdTrigger, createThresholdTriggerFor, type ThresholdTrigger } from './threshold-trigger.js';
+export { createPeriodicTrigger, type PeriodicTrigger } from './periodic-trigger.js';
+export { createCompositeTrigger, type CompositeTrigger } from './composite-trigger.js';
+export type { PeriodicTriggerOptions, CompositeTriggerOptions } from './trigger-options.js';
 export { TRIGGER_OUTCOMES } from './types.js';
-export type { TriggerOutcome, Observation, Evaluation, CooldownGrowth, GroupShape } from './types.js';
-export { TriggerErrorCodes, CheckTimeoutError, GroupNotDescribedError, type TriggerErrorCode } from './errors.js';
+export type {
+  TriggerOutcome,
+  TriggerDecision,
+  Observation,
+  Evaluation,
+  CooldownGrowth,
+  GroupShape,
+  PeriodicDecision,
+  CompositeDecision,
+  CompositeMode,
+} from './types.js';
+export {
+  TriggerErrorCodes,
+  CheckTimeoutError,
+  GroupNotDescribedError,
+  InvalidDecisionError,
+  type TriggerErrorCode,
+} from './errors.js';

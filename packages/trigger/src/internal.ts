@@ -17,7 +17,11 @@ export {
   type PlanOptions as CurrentPlanOptions,
 } from './load.js';
 export { likelyCauses, type CheckContext } from './check-log.js';
+export { checkedDecision, thresholdEvaluations, isThresholdEvaluation } from './decision.js';
+export { isTrigger } from './trigger.js';
+export { resolvePeriodicOptions, type ResolvedPeriodicTriggerOptions } from './trigger-options.js';
 export {
+  withAssignerSettings,
   resolveTriggerOptions,
   type ResolvedThresholdTriggerOptions,
   type ResolvedTriggerControllerOptions,

@@ -1,13 +1,16 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { getOrCreateMetric } from '@load-aware/assignor/internal';
-import { TRIGGER_OUTCOMES, type Evaluation } from './types.js';
+import { TRIGGER_OUTCOMES, type Evaluation, type TriggerOutcome } from './types.js';
 
 /** An evaluation outcome, plus `error` for checks that could not evaluate at all. */
-export type CheckOutcome = Evaluation['outcome'] | 'error';
+export type CheckOutcome = TriggerOutcome | 'error';
 
 /** What the controller records. Label `group` only (plus the bounded `outcome`). */
 export interface TriggerMetrics {
-  /** Counts one evaluation by the coordinator and publishes what it saw. */
+  /**
+   * Counts one evaluation by the coordinator and publishes what it saw; the gauges come from the
+   * threshold evaluation of the check, when its trigger made one.
+   */
   evaluation(group: string, outcome: CheckOutcome, evaluation: Evaluation | undefined, durationSeconds: number): void;
   /** Records whether `owner` (one controller) is the group's coordinator. */
   coordinator(group: string, owner: object, isCoordinator: boolean): void;
@@ -64,9 +67,13 @@ const GAUGES = [
 
 /**
  * Creates the trigger's metrics on `registry`, or reuses them when another controller already
- * registered them there.
+ * registered them there. `outcomes` are those the controller's trigger can return: each gets a
+ * zero series when this process becomes the coordinator.
  */
-export function createTriggerMetrics(registry: Registry | undefined): TriggerMetrics {
+export function createTriggerMetrics(
+  registry: Registry | undefined,
+  outcomes: ReadonlyArray<TriggerOutcome> = TRIGGER_OUTCOMES,
+): TriggerMetrics {
   if (registry === undefined) return noopMetrics;
   const gauge = (name: string, help: string): Gauge =>
     getOrCreateMetric(
@@ -144,7 +151,7 @@ export function createTriggerMetrics(registry: Registry | undefined): TriggerMet
       if (owners === undefined) groupClaims.set(group, (owners = new Set()));
       if (isCoordinator && !owners.has(owner)) {
         // Zero series for every outcome, so rate() works from the first evaluation on.
-        for (const outcome of [...TRIGGER_OUTCOMES, 'error']) evaluations.inc({ group, outcome }, 0);
+        for (const outcome of [...outcomes, 'error']) evaluations.inc({ group, outcome }, 0);
         rebalances.inc({ group }, 0);
         owners.add(owner);
       } else if (!isCoordinator) {

@@ -13,8 +13,16 @@ import {
   type Logger,
   type WeightSource,
 } from '@load-aware/assignor/internal';
+import { looksLikeTrigger, triggerObjectSchema, type Trigger } from './trigger.js';
+import type { Evaluation, TriggerDecision } from './types.js';
 
-const WEEK_MS = 7 * 24 * 3600 * 1000;
+/** The longest interval any trigger option accepts. */
+export const WEEK_MS = 7 * 24 * 3600 * 1000;
+
+/** An injectable clock in ms; one fragment for every trigger's `now` and `monotonicNow`. */
+export const clockOption = z
+  .custom<() => number>((v) => typeof v === 'function', { message: 'expected a function returning ms' })
+  .optional();
 
 const triggerSchema = z
   .strictObject({
@@ -25,12 +33,8 @@ const triggerSchema = z
     defaultWeight: z.number().min(0).max(Number.MAX_SAFE_INTEGER).default(DEFAULT_PARTITION_WEIGHT),
     moveTolerance: z.number().min(0).max(1).default(DEFAULT_MOVE_TOLERANCE),
     maxMovesPerRebalance: z.number().int().min(0).optional(),
-    now: z
-      .custom<() => number>((v) => typeof v === 'function', { message: 'expected a function returning ms' })
-      .optional(),
-    monotonicNow: z
-      .custom<() => number>((v) => typeof v === 'function', { message: 'expected a function returning ms' })
-      .optional(),
+    now: clockOption,
+    monotonicNow: clockOption,
   })
   .refine((o) => o.maxCooldownMs >= o.cooldownMs, {
     message: 'expected maxCooldownMs to be at least cooldownMs',
@@ -90,12 +94,43 @@ export function resolveTriggerOptions(options: unknown): ResolvedThresholdTrigge
   });
 }
 
+/**
+ * The controller's `trigger`: a trigger object when it has an `evaluate` key, threshold options
+ * otherwise. Chosen by that key rather than by a zod union, whose error for a bad value would name
+ * neither branch's problem ("Invalid input"); this way a bad threshold key is still reported as
+ * `trigger.threshold` and a bad trigger object as `trigger.evaluate`.
+ */
+const controllerTriggerOption = z.custom<ThresholdTriggerOptions | Trigger>().check((ctx) => {
+  const v: unknown = ctx.value;
+  const schema = looksLikeTrigger(v) ? triggerObjectSchema : triggerSchema;
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) {
+    ctx.issues.push({
+      code: 'custom',
+      input: v,
+      message: 'expected threshold options ({ threshold, ... }) or a Trigger (an object with evaluate(observation))',
+    });
+    return;
+  }
+  const parsed = schema.safeParse(v);
+  if (parsed.success) return;
+  for (const issue of parsed.error.issues) {
+    ctx.issues.push({ code: 'custom', input: v, path: issue.path, message: issue.message });
+  }
+  if (parsed.error.issues.some((i) => i.code === 'unrecognized_keys')) {
+    ctx.issues.push({
+      code: 'custom',
+      input: v,
+      message: 'a custom trigger needs an evaluate(observation) method; threshold options take only the keys above',
+    });
+  }
+});
+
 const controllerSchema = z
   .strictObject({
     checkIntervalMs: z.number().int().min(100).max(86_400_000).default(30_000),
     checkTimeoutMs: z.number().int().min(50).max(600_000).optional(),
     // Validated here too, so that a bad trigger key is reported with its path ("trigger.threshold").
-    trigger: triggerSchema.optional(),
+    trigger: controllerTriggerOption.optional(),
     advise: z.boolean().default(false),
     weights: z
       .custom<WeightSource>(isWeightSource, {
@@ -112,14 +147,23 @@ const controllerSchema = z
     path: ['checkTimeoutMs'],
   });
 
-/** Options of {@link createTriggerController}. */
-export interface TriggerControllerOptions {
+/**
+ * Options of {@link createTriggerController}. `D` is the decision of the trigger it runs:
+ * {@link Evaluation} for the built-in threshold trigger.
+ */
+export interface TriggerControllerOptions<D extends TriggerDecision = Evaluation> {
   /** How often the group is checked. Default 30000. */
   checkIntervalMs?: number;
   /** Budget of one check (describe, weights, evaluation). Default min(10000, checkIntervalMs). */
   checkTimeoutMs?: number;
-  /** Threshold, hysteresis and cooldown of the trigger. `defaultWeight` defaults to the assigner's. */
-  trigger?: ThresholdTriggerOptions;
+  /**
+   * What decides when to rebalance. Threshold options (`{ threshold, minViolatedChecks, ... }`,
+   * the default `{}`) run the threshold trigger with the assigner's `defaultWeight`,
+   * `moveTolerance` and `maxMovesPerRebalance` unless given. Any {@link Trigger} object — a
+   * periodic or composite trigger, or your own — runs instead; build threshold children for it with
+   * `createThresholdTriggerFor(assigner, options)` so they judge with the assigner's settings too.
+   */
+  trigger?: ThresholdTriggerOptions | Trigger<D>;
   /** Dry run: log and count what the trigger would do, never rebalance. Default false. */
   advise?: boolean;
   /** Where weights come from. Default: the assigner's own source, so both judge alike. */
@@ -134,7 +178,8 @@ export interface TriggerControllerOptions {
 export interface ResolvedTriggerControllerOptions {
   readonly checkIntervalMs: number;
   readonly checkTimeoutMs: number;
-  readonly trigger: ResolvedThresholdTriggerOptions;
+  /** A trigger object as given, or the threshold trigger's resolved options. */
+  readonly trigger: Trigger | ResolvedThresholdTriggerOptions;
   readonly advise: boolean;
   readonly weights: WeightSource;
   readonly logger: Logger;
@@ -149,19 +194,44 @@ export interface TriggerControllerDeps {
   assigner: LoadAwarePartitionAssigner;
 }
 
+/** The `LoadAwareAssigner(...)` a consumer uses: what the controller and the threshold trigger's defaults read. */
+export const assignerSchema = z.custom<LoadAwarePartitionAssigner>(
+  (a) =>
+    typeof a === 'function' &&
+    hasMethods(a, ['bumpEpoch', 'requestRejoin']) &&
+    isWeightSource((a as { weights?: unknown }).weights),
+  { message: 'expected the LoadAwareAssigner(...) the consumer uses' },
+);
+
 const depsSchema = z.object({
   consumer: z.custom<Consumer>(
     (c) => typeof c === 'object' && c !== null && hasMethods(c, ['describeGroup', 'on']) && 'events' in c,
     { message: 'expected a KafkaJS consumer (kafka.consumer(...))' },
   ),
-  assigner: z.custom<LoadAwarePartitionAssigner>(
-    (a) =>
-      typeof a === 'function' &&
-      hasMethods(a, ['bumpEpoch', 'requestRejoin']) &&
-      isWeightSource((a as { weights?: unknown }).weights),
-    { message: 'expected the LoadAwareAssigner(...) the consumer uses' },
-  ),
+  assigner: assignerSchema,
 });
+
+/**
+ * Threshold options with the assigner's `defaultWeight`, `moveTolerance` and
+ * `maxMovesPerRebalance` wherever they are not given: the trigger must judge with the very
+ * balance() settings the assignor places with. An explicit `undefined` must not hide them either.
+ */
+export function withAssignerSettings(
+  assigner: Pick<LoadAwarePartitionAssigner, 'defaultWeight' | 'moveTolerance' | 'maxMovesPerRebalance'>,
+  options: ThresholdTriggerOptions | undefined,
+): ThresholdTriggerOptions {
+  const maxMoves = options?.maxMovesPerRebalance ?? assigner.maxMovesPerRebalance;
+  return {
+    ...options,
+    defaultWeight: options?.defaultWeight ?? assigner.defaultWeight,
+    moveTolerance: options?.moveTolerance ?? assigner.moveTolerance,
+    ...(maxMoves === undefined ? {} : { maxMovesPerRebalance: maxMoves }),
+  };
+}
+
+function isTriggerObject(value: ThresholdTriggerOptions | Trigger | undefined): value is Trigger {
+  return looksLikeTrigger(value);
+}
 
 function hasMethods(value: object, names: string[]): boolean {
   const v = value as Record<string, unknown>;
@@ -176,16 +246,9 @@ export function resolveControllerOptions(
   const d = validateOptions(depsSchema, deps, 'createTriggerController dependencies');
   const o = validateOptions(controllerSchema, options, 'createTriggerController');
   // From the raw input: the parsed copy already carries the schema's defaults, which would hide
-  // the assigner's. An explicit `undefined` must not hide them either. The trigger must judge
-  // with the very balance() settings the assignor places with.
-  const raw = (options as { trigger?: ThresholdTriggerOptions } | undefined)?.trigger;
-  const maxMoves = raw?.maxMovesPerRebalance ?? d.assigner.maxMovesPerRebalance;
-  const trigger = resolveTriggerOptions({
-    ...raw,
-    defaultWeight: raw?.defaultWeight ?? d.assigner.defaultWeight,
-    moveTolerance: raw?.moveTolerance ?? d.assigner.moveTolerance,
-    ...(maxMoves === undefined ? {} : { maxMovesPerRebalance: maxMoves }),
-  });
+  // the assigner's.
+  const raw = (options as { trigger?: ThresholdTriggerOptions | Trigger } | undefined)?.trigger;
+  const trigger = isTriggerObject(raw) ? raw : resolveTriggerOptions(withAssignerSettings(d.assigner, raw));
   return {
     deps: d,
     options: Object.freeze({

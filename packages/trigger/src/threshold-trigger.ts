@@ -4,13 +4,49 @@
  * (a monotonic one for every interval, the wall clock only for the reported fire time).
  */
 import { assignmentFingerprint, instanceCount, planFromCurrent, resolveWeights } from './load.js';
-import { resolveTriggerOptions, type ThresholdTriggerOptions } from './options.js';
+import { validateOptions } from '@load-aware/assignor/internal';
+import type { LoadAwarePartitionAssigner } from '@load-aware/assignor';
+import {
+  assignerSchema,
+  resolveTriggerOptions,
+  withAssignerSettings,
+  type ThresholdTriggerOptions,
+} from './options.js';
+import { ratioText, seconds } from './text.js';
+import type { Trigger } from './trigger.js';
 import type { CooldownGrowth, Evaluation, GroupShape, Observation, TriggerOutcome } from './types.js';
 
 /** The decision state machine; see {@link createThresholdTrigger}. */
-export interface ThresholdTrigger {
+export interface ThresholdTrigger extends Trigger<Evaluation> {
   /** Judges one observation and advances the hysteresis and cooldown state. */
   evaluate(observation: Observation): Evaluation;
+  /**
+   * Inside a composite: a vetoed fire is undone (the streak stands, so it fires again as soon as
+   * the composite lets it; no cooldown starts), and a composite fire this trigger did not vote
+   * for counts as its own fire (cooldown, streak consumed, its effect judged like any fire).
+   */
+  settle(fired: boolean): void;
+  /** Every outcome but `not_due`. */
+  readonly outcomes: ReadonlyArray<TriggerOutcome>;
+}
+
+/** The outcomes the threshold trigger can return. */
+const THRESHOLD_OUTCOMES: ReadonlyArray<TriggerOutcome> = [
+  'fired',
+  'balanced',
+  'awaiting_hysteresis',
+  'cooldown_suppressed',
+  'group_not_stable',
+  'no_members',
+  'weights_unknown',
+];
+
+/** What the trigger remembers about fires: what {@link ThresholdTrigger.settle} sets either way. */
+interface FireMemory {
+  readonly violatedChecks: number;
+  readonly lastFiredAtMono: number | undefined;
+  readonly lastFiredAt: number | undefined;
+  readonly unjudgedFire: { readonly fingerprint: string } | undefined;
 }
 
 /**
@@ -57,6 +93,14 @@ export function createThresholdTrigger(options: ThresholdTriggerOptions = {}): T
   /** The assignment seen when the last fire happened, while that fire's effect is unjudged. */
   let unjudgedFire: { fingerprint: string } | undefined;
   let imbalanced = false;
+  /** The memory of the last check without and with a fire, for `settle()`. */
+  let settlement: { held: FireMemory; fired: () => FireMemory } | undefined;
+
+  const memory = (): FireMemory => ({ violatedChecks, lastFiredAtMono, lastFiredAt, unjudgedFire });
+  const lastFire = (m: FireMemory) => ({ lastFiredAtMono: m.lastFiredAtMono, lastFiredAt: m.lastFiredAt });
+  const restore = (m: FireMemory): void => {
+    ({ violatedChecks, lastFiredAtMono, lastFiredAt, unjudgedFire } = m);
+  };
 
   const base = (now: number) => ({
     threshold: o.threshold,
@@ -66,8 +110,10 @@ export function createThresholdTrigger(options: ThresholdTriggerOptions = {}): T
     cooldownRemainingMs: lastFiredAtMono === undefined ? 0 : Math.max(0, lastFiredAtMono + cooldownMs - now),
     lastFiredAt,
   });
-  const unjudged = (outcome: TriggerOutcome, shape: GroupShape | undefined): Evaluation => ({
+  const unjudged = (outcome: TriggerOutcome, shape: GroupShape | undefined, reason: string): Evaluation => ({
+    kind: 'threshold',
     outcome,
+    reason,
     ratio: undefined,
     currentMaxLoad: undefined,
     optimalMaxLoad: undefined,
@@ -78,90 +124,163 @@ export function createThresholdTrigger(options: ThresholdTriggerOptions = {}): T
     plan: undefined,
   });
 
-  return {
-    evaluate(observation) {
-      if (observation.state !== 'Stable') return unjudged('group_not_stable', undefined);
-      const { members } = observation;
-      if (members.length === 0) return unjudged('no_members', undefined);
-      const weights = resolveWeights(members, observation.partitions, o.defaultWeight);
-      const shape: GroupShape = {
-        members: members.length,
-        instances: instanceCount(members),
-        partitions: weights.partitions.length,
-        defaulted: weights.partitions.length - weights.usableCount,
-        weighted: weights.usableCount,
-      };
-      if (weights.usableCount === 0) return unjudged('weights_unknown', shape);
+  const judge = (observation: Observation): Evaluation => {
+    if (observation.state !== 'Stable') {
+      return unjudged('group_not_stable', undefined, `the group is ${observation.state}, not Stable`);
+    }
+    const { members } = observation;
+    if (members.length === 0) return unjudged('no_members', undefined, 'the group has no members');
+    const weights = resolveWeights(members, observation.partitions, o.defaultWeight);
+    const shape: GroupShape = {
+      members: members.length,
+      instances: instanceCount(members),
+      partitions: weights.partitions.length,
+      defaulted: weights.partitions.length - weights.usableCount,
+      weighted: weights.usableCount,
+    };
+    if (weights.usableCount === 0) return unjudged('weights_unknown', shape, 'no partition has a usable weight');
 
-      // Always balance() itself, with the current placement as `previous`: whatever it learns
-      // (local search, stickiness) is then exactly what the trigger compares against.
-      const { plan, currentMaxLoad } = planFromCurrent(members, weights, o);
-      const optimalMaxLoad = plan.maxInstanceLoad;
-      // All weights zero gives 0/0: nothing to balance, so balanced.
-      const ratio = optimalMaxLoad > 0 ? currentMaxLoad / optimalMaxLoad : 1;
-      // A NaN ratio says nothing about balance: never fire on it, and change no counter. Scaled
-      // weights cannot overflow any more; this stays as the last guard.
-      if (Number.isNaN(ratio)) return unjudged('weights_unknown', shape);
-      const judged = { ratio, currentMaxLoad, optimalMaxLoad, shape, plan };
+    // Always balance() itself, with the current placement as `previous`: whatever it learns
+    // (local search, stickiness) is then exactly what the trigger compares against.
+    const { plan, currentMaxLoad } = planFromCurrent(members, weights, o);
+    const optimalMaxLoad = plan.maxInstanceLoad;
+    // All weights zero gives 0/0: nothing to balance, so balanced.
+    const ratio = optimalMaxLoad > 0 ? currentMaxLoad / optimalMaxLoad : 1;
+    // A NaN ratio says nothing about balance: never fire on it, and change no counter. Scaled
+    // weights cannot overflow any more; this stays as the last guard.
+    if (Number.isNaN(ratio)) return unjudged('weights_unknown', shape, 'the load ratio is not a number');
+    const judged = { kind: 'threshold' as const, ratio, currentMaxLoad, optimalMaxLoad, shape, plan };
+    const above = `ratio ${ratioText(ratio)} above threshold ${ratioText(o.threshold)}`;
 
-      const fingerprint = assignmentFingerprint(members);
-      if (fingerprint !== lastFingerprint) {
-        violatedChecks = 0;
-        lastFingerprint = fingerprint;
-      }
-      const now = o.monotonicNow();
-
-      if (ratio <= o.threshold) {
-        violatedChecks = Math.max(0, violatedChecks - 1);
-        const balancedAgain = imbalanced || unjudgedFire !== undefined;
-        imbalanced = false;
-        unjudgedFire = undefined;
-        cooldownMs = o.cooldownMs;
-        return { outcome: 'balanced', ...judged, ...base(now), cooldownGrowth: undefined, balancedAgain };
-      }
-
-      imbalanced = true;
-      violatedChecks++;
-      if (violatedChecks < o.minViolatedChecks) {
-        return {
-          outcome: 'awaiting_hysteresis',
-          ...judged,
-          ...base(now),
-          cooldownGrowth: undefined,
-          balancedAgain: false,
-        };
-      }
-
-      // A confirmed imbalance after a fire: that fire did not help. Judge it once.
-      let cooldownGrowth: CooldownGrowth | undefined;
-      if (unjudgedFire !== undefined) {
-        const fromMs = cooldownMs;
-        cooldownMs = Math.min(o.maxCooldownMs, cooldownMs * 2);
-        cooldownGrowth = {
-          fromMs,
-          toMs: cooldownMs,
-          assignmentChangedSinceFire: fingerprint !== unjudgedFire.fingerprint,
-        };
-        unjudgedFire = undefined;
-      }
-      if (lastFiredAtMono !== undefined && now - lastFiredAtMono < cooldownMs) {
-        return { outcome: 'cooldown_suppressed', ...judged, ...base(now), cooldownGrowth, balancedAgain: false };
-      }
-
-      lastFiredAtMono = now;
-      lastFiredAt = o.now();
-      unjudgedFire = { fingerprint };
-      const streak = violatedChecks;
-      // The fire consumes the evidence: the next one needs a fresh streak.
+    const fingerprint = assignmentFingerprint(members);
+    if (fingerprint !== lastFingerprint) {
       violatedChecks = 0;
+      lastFingerprint = fingerprint;
+    }
+    const now = o.monotonicNow();
+
+    if (ratio <= o.threshold) {
+      violatedChecks = Math.max(0, violatedChecks - 1);
+      const balancedAgain = imbalanced || unjudgedFire !== undefined;
+      imbalanced = false;
+      unjudgedFire = undefined;
+      cooldownMs = o.cooldownMs;
       return {
-        outcome: 'fired',
+        outcome: 'balanced',
+        reason: `ratio ${ratioText(ratio)} within threshold ${ratioText(o.threshold)}`,
         ...judged,
         ...base(now),
-        violatedChecks: streak,
+        cooldownGrowth: undefined,
+        balancedAgain,
+      };
+    }
+
+    imbalanced = true;
+    violatedChecks++;
+    if (violatedChecks < o.minViolatedChecks) {
+      return {
+        outcome: 'awaiting_hysteresis',
+        reason: `${above} (violated check ${String(violatedChecks)}/${String(o.minViolatedChecks)})`,
+        ...judged,
+        ...base(now),
+        cooldownGrowth: undefined,
+        balancedAgain: false,
+      };
+    }
+
+    // A confirmed imbalance after a fire: that fire did not help. Judge it once.
+    let cooldownGrowth: CooldownGrowth | undefined;
+    if (unjudgedFire !== undefined) {
+      const fromMs = cooldownMs;
+      cooldownMs = Math.min(o.maxCooldownMs, cooldownMs * 2);
+      cooldownGrowth = {
+        fromMs,
+        toMs: cooldownMs,
+        assignmentChangedSinceFire: fingerprint !== unjudgedFire.fingerprint,
+      };
+      unjudgedFire = undefined;
+    }
+    if (lastFiredAtMono !== undefined && now - lastFiredAtMono < cooldownMs) {
+      const b = base(now);
+      return {
+        outcome: 'cooldown_suppressed',
+        reason: `${above}; suppressed by the cooldown for ${seconds(b.cooldownRemainingMs)}`,
+        ...judged,
+        ...b,
         cooldownGrowth,
         balancedAgain: false,
       };
+    }
+
+    lastFiredAtMono = now;
+    lastFiredAt = o.now();
+    unjudgedFire = { fingerprint };
+    const streak = violatedChecks;
+    // The fire consumes the evidence: the next one needs a fresh streak.
+    violatedChecks = 0;
+    return {
+      outcome: 'fired',
+      reason: `${above} on ${String(streak)}/${String(o.minViolatedChecks)} checks`,
+      ...judged,
+      ...base(now),
+      violatedChecks: streak,
+      cooldownGrowth,
+      balancedAgain: false,
+    };
+  };
+
+  return {
+    outcomes: THRESHOLD_OUTCOMES,
+    evaluate(observation) {
+      const before = memory();
+      const evaluation = judge(observation);
+      const after = memory();
+      if (evaluation.outcome === 'fired') {
+        // Held, the fire never happened: the streak stands (its judged previous fire, if any,
+        // stays judged) and the last fire is the one before.
+        const held = { ...after, violatedChecks: evaluation.violatedChecks, ...lastFire(before) };
+        settlement = { held: { ...held, unjudgedFire: undefined }, fired: () => after };
+      } else {
+        // A fire this check did not make (a composite's): as if it had fired now, on the last
+        // assignment seen (this check's when it was judged).
+        const fingerprint = lastFingerprint;
+        settlement = {
+          held: after,
+          fired: () => ({
+            violatedChecks: 0,
+            lastFiredAtMono: o.monotonicNow(),
+            lastFiredAt: o.now(),
+            unjudgedFire: fingerprint === undefined ? undefined : { fingerprint },
+          }),
+        };
+      }
+      return evaluation;
+    },
+    settle(fired) {
+      if (settlement !== undefined) restore(fired ? settlement.fired() : settlement.held);
     },
   };
+}
+
+/**
+ * {@link createThresholdTrigger} with the assigner's `defaultWeight`, `moveTolerance` and
+ * `maxMovesPerRebalance` wherever `options` does not set them — the rule the controller applies to
+ * `trigger: { threshold, ... }`. Use it for a threshold trigger you put inside a composite or your
+ * own trigger: judged with other settings than the assignor places with, its "optimal" would not be
+ * the assignment a rebalance produces.
+ *
+ * @throws `ConfigError` when `assigner` is not a `LoadAwareAssigner(...)` or an option is bad.
+ *
+ * @example
+ * ```ts
+ * const assigner = LoadAwareAssigner({ weights, defaultWeight: 5 });
+ * const threshold = createThresholdTriggerFor(assigner, { threshold: 1.2 }); // judges with defaultWeight 5
+ * ```
+ */
+export function createThresholdTriggerFor(
+  assigner: LoadAwarePartitionAssigner,
+  options: ThresholdTriggerOptions = {},
+): ThresholdTrigger {
+  const checked = validateOptions(assignerSchema, assigner, 'createThresholdTriggerFor assigner');
+  return createThresholdTrigger(withAssignerSettings(checked, options));
 }

@@ -1,8 +1,13 @@
-/** Plain data shapes of the trigger's decision: what it observes and what it concludes. */
+/** Plain data shapes of the triggers' decisions: what they observe and what they conclude. */
 import type { BalanceResult, WeightedPartition } from '@load-aware/assignor';
 import type { ObservedMember } from './load.js';
 
-/** What one evaluation concluded. */
+/**
+ * What one evaluation concluded. A closed set, because it is the `outcome` label of
+ * `load_aware_trigger_evaluations_total`: custom triggers pick from it too, so the label stays
+ * bounded. `fired` is the only outcome that rebalances; `not_due` means "not now" (a period that
+ * has not elapsed, a time window that is closed).
+ */
 export type TriggerOutcome =
   | 'fired'
   | 'balanced'
@@ -10,9 +15,10 @@ export type TriggerOutcome =
   | 'cooldown_suppressed'
   | 'group_not_stable'
   | 'no_members'
-  | 'weights_unknown';
+  | 'weights_unknown'
+  | 'not_due';
 
-/** Every outcome, in a stable order (metrics initialise one series per outcome). */
+/** Every outcome, in a stable order: what the controller accepts from a trigger. */
 export const TRIGGER_OUTCOMES: ReadonlyArray<TriggerOutcome> = [
   'fired',
   'balanced',
@@ -21,7 +27,26 @@ export const TRIGGER_OUTCOMES: ReadonlyArray<TriggerOutcome> = [
   'group_not_stable',
   'no_members',
   'weights_unknown',
+  'not_due',
 ];
+
+/**
+ * What every trigger concludes from one observation: the part the controller acts on, counts and
+ * logs. Each shipped trigger returns a richer shape that extends this one ({@link Evaluation},
+ * {@link PeriodicDecision}, {@link CompositeDecision}).
+ */
+export interface TriggerDecision {
+  /** `fired` makes the controller rebalance the group; any other outcome leaves the group alone. */
+  readonly outcome: TriggerOutcome;
+  /** One sentence saying why, for the log (never a metric label, so it may carry numbers). */
+  readonly reason: string;
+  /**
+   * Which kind of trigger decided: `threshold`, `periodic` and `composite` for the shipped ones; a
+   * custom trigger may name itself. Logged as `trigger`; the controller also uses it to find
+   * threshold evaluations inside composites for the ratio gauges and log lines.
+   */
+  readonly kind?: string;
+}
 
 /** One look at the group. */
 export interface Observation {
@@ -53,7 +78,8 @@ export interface GroupShape {
 }
 
 /** The result of {@link ThresholdTrigger.evaluate}. Load figures are per unit of capacity. */
-export interface Evaluation {
+export interface Evaluation extends TriggerDecision {
+  readonly kind: 'threshold';
   readonly outcome: TriggerOutcome;
   /** current ÷ optimal max instance load; undefined when the group was not judged. */
   readonly ratio: number | undefined;
@@ -77,4 +103,29 @@ export interface Evaluation {
   readonly shape: GroupShape | undefined;
   /** What a rebalance would produce now; undefined when the group was not judged. */
   readonly plan: BalanceResult | undefined;
+}
+
+/** The result of {@link PeriodicTrigger.evaluate}. */
+export interface PeriodicDecision extends TriggerDecision {
+  readonly kind: 'periodic';
+  /** The configured period. */
+  readonly intervalMs: number;
+  /** Time left until the trigger is due (0 once due: it fires at the next Stable check). */
+  readonly dueInMs: number;
+  /** Wall-clock time (ms since the epoch) of the last fire; the period runs on a monotonic clock. */
+  readonly lastFiredAt: number | undefined;
+}
+
+/** How a composite combines its children: fire when all of them fire, or when any does. */
+export type CompositeMode = 'all' | 'any';
+
+/** The result of {@link CompositeTrigger.evaluate}. */
+export interface CompositeDecision extends TriggerDecision {
+  readonly kind: 'composite';
+  readonly mode: CompositeMode;
+  /**
+   * Every child's own decision of this check, in the order the children were given. A child's
+   * `fired` is its vote: the composite may still hold (see {@link createCompositeTrigger}).
+   */
+  readonly children: ReadonlyArray<TriggerDecision>;
 }
