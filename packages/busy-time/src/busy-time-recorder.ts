@@ -5,7 +5,9 @@ import { systemClocks, type Clocks } from './clocks.js';
 
 /** One partition's part of a unit of work measured with {@link BusyTimeRecorder.measure}. */
 export interface PartitionShare {
+  /** The topic of the messages. */
   readonly topic: string;
+  /** Their partition. */
   readonly partition: number;
   /** Messages of this partition in the work; the time is divided in proportion to them. */
   readonly messages: number;
