@@ -153,6 +153,39 @@ describe('createBusyTimeRecorder', () => {
     expect((await counterValues(registry, BUSY_SECONDS_METRIC.wall)).get('orders:0')).toBe(2);
   });
 
+  it('keeps wall and CPU seconds apart on one registry and counts each message once', async () => {
+    const clocks = fakeClocks();
+    const wall = createRecorderWithClocks({ registry }, clocks);
+    const cpu = createRecorderWithClocks({ registry, clock: 'cpu' }, clocks);
+    const work = (): Promise<void> => {
+      clocks.wallNow += 1;
+      clocks.cpuNow += 0.5;
+      return Promise.resolve();
+    };
+    await wall.eachMessage(work)(messagePayload('orders', 0));
+    await cpu.eachMessage(work)(messagePayload('orders', 0));
+
+    expect((await counterValues(registry, BUSY_SECONDS_METRIC.wall)).get('orders:0')).toBe(1);
+    expect((await counterValues(registry, BUSY_SECONDS_METRIC.cpu)).get('orders:0')).toBe(0.5);
+    expect((await counterValues(registry, MESSAGES_METRIC)).get('orders:0')).toBe(2);
+  });
+
+  it('keeps counting after the registry is cleared and a recorder registers the counters again', async () => {
+    const clocks = fakeClocks();
+    const first = createRecorderWithClocks({ registry }, clocks);
+    const handler = first.eachMessage(() => {
+      clocks.wallNow += 1;
+      return Promise.resolve();
+    });
+    await handler(messagePayload('orders', 0));
+    registry.clear();
+    createRecorderWithClocks({ registry }, clocks);
+    await handler(messagePayload('orders', 0));
+
+    // Nothing is lost: an amount waits in the recorder until a counter on the registry takes it.
+    expect((await counterValues(registry, BUSY_SECONDS_METRIC.wall)).get('orders:0')).toBe(2);
+  });
+
   it('labels its series with topic and partition only', async () => {
     const clocks = fakeClocks();
     const busy = createRecorderWithClocks({ registry }, clocks);
