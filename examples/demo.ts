@@ -7,13 +7,16 @@
  *
  * Usage: npm run demo -- [--brokers host:port] [--phase-seconds 75] [--out DIR] (--help for all)
  * Without --brokers it fetches (first run only) and starts a local broker, and always stops it.
+ * `npm run demo -- --busy-time` runs the busy-time comparison instead (demo/busy-time.ts).
  */
 import { DemoHelpRequested, DemoUsageError, parseArgs } from './demo/options.js';
 import { DemoInterruptedError, runDemo } from './demo/run.js';
 import { LiveView } from './demo/live-view.js';
 import { textTable } from './demo/report.js';
+import { BUSY_TIME_FLAG, runBusyTimeDemo } from './demo/busy-time.js';
 
 async function main(): Promise<number> {
+  if (process.argv.includes(BUSY_TIME_FLAG)) return runBusyTimeDemo(process.argv.slice(2));
   let options;
   try {
     options = parseArgs(process.argv.slice(2));

@@ -8,4 +8,9 @@ source scripts/lib/toolchain.sh
 ensure_toolchain
 pnpm install --frozen-lockfile --reporter=silent
 pnpm exec tsc -b
+# The busy-time comparison reads its weights from a real Prometheus.
+if [[ " $* " == *" --busy-time "* ]]; then
+  source scripts/lib/prometheus.sh
+  ensure_prometheus_servers
+fi
 exec node examples/.build/demo.js "$@"

@@ -31,6 +31,21 @@ describe('examples', () => {
     expect(code).toBe(0);
   });
 
+  it('busy-time-weights.js weighs with the fallback alone when Prometheus is unreachable', async () => {
+    const port = (await findFreePorts(1))[0]!;
+    const { code, output } = await runExample('busy-time-weights.js', {
+      BROKERS: brokers.join(','),
+      TOPIC: topic,
+      GROUP_ID: uniqueName('example'),
+      // No Prometheus listens here: the blend answers with the offset rates, the group still forms.
+      PROMETHEUS_URL: 'http://127.0.0.1:9',
+      METRICS_PORT: String(port),
+    });
+    expect(output).toContain('using the fallback alone');
+    expect(output).toContain('load-aware assignment');
+    expect(code).toBe(0);
+  });
+
   it('proactive-rebalance.js serves assignor, sampler and trigger metrics on /metrics', async () => {
     const port = (await findFreePorts(1))[0]!;
     const run = runExample('proactive-rebalance.js', {

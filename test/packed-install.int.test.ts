@@ -127,6 +127,7 @@ describe('packed tarballs', () => {
         '@load-aware/weights-offset-rate',
         '@load-aware/weights-prometheus',
         '@load-aware/trigger',
+        '@load-aware/busy-time',
       ]),
     );
 
@@ -252,6 +253,11 @@ describe('packed tarballs', () => {
     expect(result.metrics).toMatch(/load_aware_assignments_total\{[^}]*result="load_aware"[^}]*\} [1-9]/);
     expect(result.metrics).toContain('load_aware_offset_rate_tracked_partitions');
     expect(result.metrics).toContain('load_aware_trigger_coordinator');
+    // The busy-time counters, on the registry of the prom-client the app installed.
+    expect(result.metrics).toMatch(
+      new RegExp(`load_aware_handler_messages_total\\{topic="${topic}",partition="\\d"\\} [1-9]`),
+    );
+    expect(result.metrics).toContain('load_aware_handler_busy_seconds_total');
 
     process.stdout.write(
       `packed install on ${process.version}: pack ${String(packMs)} ms, npm install ${String(installMs)} ms, ` +

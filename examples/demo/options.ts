@@ -80,6 +80,7 @@ export const USAGE = `Usage: npm run demo -- [flags]
   --cpu-ms N                 per-message CPU, ms (default 0.05)
   --assigners a,b            phases to run: round-robin, load-aware (default both)
   --no-live                  no live table, only the summary
+  --busy-time                instead: busy-time vs offset-rate weights vs round-robin (--busy-time --help)
   --help                     this text
 `;
 

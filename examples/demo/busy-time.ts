@@ -1,0 +1,91 @@
+/**
+ * `npm run demo -- --busy-time`: issue 16's comparison on a local broker (or `--brokers`) and a
+ * real Prometheus. Per-message cost differs 10× between partitions (a seeded cost map, printed),
+ * produce rates do not follow it; three instances run round-robin, load-aware with offset-rate
+ * weights, then load-aware with busy-time weights (Prometheus busy time blended with offset
+ * rates), each judged by the busiest instance's busy time ÷ its fair share, with the lag.
+ *
+ * The phases live in the integration tests' support (test/support/busy-time-scenario.ts) so the
+ * demo and the test that checks the target run the very same code.
+ */
+import { formatBusyTimeComparison, runBusyTimeComparison } from '@load-aware/integration-tests/busy-time-scenario';
+import { DemoUsageError, defaultOptions } from './options.js';
+import { withBrokers } from './run.js';
+import { LiveView } from './live-view.js';
+
+/** The flag that selects this comparison instead of the round-robin vs load-aware phases. */
+export const BUSY_TIME_FLAG = '--busy-time';
+
+export const BUSY_TIME_USAGE = `Usage: npm run demo -- --busy-time [flags]
+
+  --brokers host:port[,...]  use this cluster instead of starting a local broker
+  --seed N                   seed of the cost map and the rates (default 1)
+  --window-seconds N         measurement window of each phase (default 20)
+  --help                     this text
+
+Needs a Prometheus binary (Debian package prometheus; PROMETHEUS_BIN overrides).
+`;
+
+/** Options of the busy-time comparison. */
+export interface BusyTimeDemoOptions {
+  brokers: string[] | undefined;
+  seed: number;
+  windowSeconds: number;
+}
+
+/** Parses the flags after `--busy-time`; throws {@link DemoUsageError} naming a bad one. */
+export function parseBusyTimeArgs(args: ReadonlyArray<string>): BusyTimeDemoOptions | 'help' {
+  const options: BusyTimeDemoOptions = { brokers: undefined, seed: 1, windowSeconds: 20 };
+  for (let i = 0; i < args.length; i++) {
+    const flag = args[i]!;
+    if (flag === BUSY_TIME_FLAG) continue;
+    if (flag === '--help') return 'help';
+    const raw = args[i + 1];
+    if (raw === undefined) throw new DemoUsageError(`${flag}: expected a value`);
+    i++;
+    if (flag === '--brokers') options.brokers = raw.split(',').map((b) => b.trim());
+    else if (flag === '--seed') options.seed = integer(flag, raw, 0, 2 ** 31);
+    else if (flag === '--window-seconds') options.windowSeconds = integer(flag, raw, 5, 600);
+    else throw new DemoUsageError(`Unknown flag ${flag} for --busy-time (see --busy-time --help)`);
+  }
+  return options;
+}
+
+function integer(flag: string, raw: string, min: number, max: number): number {
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new DemoUsageError(`${flag} ${raw}: expected an integer in ${String(min)}..${String(max)}`);
+  }
+  return value;
+}
+
+/** Runs the comparison and prints the cost map and the table; returns the exit code. */
+export async function runBusyTimeDemo(args: ReadonlyArray<string>): Promise<number> {
+  let options;
+  try {
+    options = parseBusyTimeArgs(args);
+  } catch (err) {
+    if (!(err instanceof DemoUsageError)) throw err;
+    process.stderr.write(`${err.message}\n`);
+    return 2;
+  }
+  if (options === 'help') {
+    process.stdout.write(BUSY_TIME_USAGE);
+    return 0;
+  }
+  const { seed, windowSeconds } = options;
+  const view = new LiveView(process.stdout, false);
+  const signal = new AbortController().signal;
+  const result = await withBrokers({ ...defaultOptions(), brokers: options.brokers }, signal, view, ({ brokers }) =>
+    runBusyTimeComparison({
+      brokers,
+      seed,
+      windowMs: windowSeconds * 1000,
+      log: (line) => {
+        view.line(line);
+      },
+    }),
+  );
+  view.line(`\n${formatBusyTimeComparison(result)}`);
+  return 0;
+}
