@@ -3,12 +3,16 @@
  * real Prometheus. Per-message cost differs 10× between partitions (a seeded cost map, printed),
  * produce rates do not follow it; three instances run round-robin, load-aware with offset-rate
  * weights, then load-aware with busy-time weights (Prometheus busy time blended with offset
- * rates), each judged by the busiest instance's busy time ÷ its fair share, with the lag.
+ * rates), each judged by the busiest instance's busy time ÷ its fair share, with the lag. The
+ * table is printed; chart.svg (busy-time-chart.ts) and result.json go to the output folder.
  *
  * The phases live in the integration tests' support (test/support/busy-time-scenario.ts) so the
  * demo and the test that checks the target run the very same code.
  */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { formatBusyTimeComparison, runBusyTimeComparison } from '@load-aware/integration-tests/busy-time-scenario';
+import { renderBusyTimeChart } from './busy-time-chart.js';
 import { DemoUsageError, defaultOptions } from './options.js';
 import { withBrokers } from './run.js';
 import { LiveView } from './live-view.js';
@@ -21,6 +25,7 @@ export const BUSY_TIME_USAGE = `Usage: npm run demo -- --busy-time [flags]
   --brokers host:port[,...]  use this cluster instead of starting a local broker
   --seed N                   seed of the cost map and the rates (default 1)
   --window-seconds N         measurement window of each phase (default 20)
+  --out DIR                  where chart.svg and result.json go (default out/busy-time-<timestamp>)
   --help                     this text
 
 Needs a Prometheus binary (Debian package prometheus; PROMETHEUS_BIN overrides).
@@ -31,11 +36,23 @@ export interface BusyTimeDemoOptions {
   brokers: string[] | undefined;
   seed: number;
   windowSeconds: number;
+  /** Where chart.svg and result.json go; created if missing. */
+  outDir: string;
 }
 
-/** Parses the flags after `--busy-time`; throws {@link DemoUsageError} naming a bad one. */
-export function parseBusyTimeArgs(args: ReadonlyArray<string>): BusyTimeDemoOptions | 'help' {
-  const options: BusyTimeDemoOptions = { brokers: undefined, seed: 1, windowSeconds: 20 };
+/**
+ * Parses the flags after `--busy-time`; throws {@link DemoUsageError} naming a bad one. `now`
+ * stamps the default output folder.
+ */
+export function parseBusyTimeArgs(args: ReadonlyArray<string>, now = new Date()): BusyTimeDemoOptions | 'help' {
+  // The main demo's out/demo-<timestamp>, with this comparison's name.
+  const stamp = now.toISOString().replace(/[:.]/g, '-').replace('T', '_').slice(0, 19);
+  const options: BusyTimeDemoOptions = {
+    brokers: undefined,
+    seed: 1,
+    windowSeconds: 20,
+    outDir: `out/busy-time-${stamp}`,
+  };
   for (let i = 0; i < args.length; i++) {
     const flag = args[i]!;
     if (flag === BUSY_TIME_FLAG) continue;
@@ -46,6 +63,7 @@ export function parseBusyTimeArgs(args: ReadonlyArray<string>): BusyTimeDemoOpti
     if (flag === '--brokers') options.brokers = raw.split(',').map((b) => b.trim());
     else if (flag === '--seed') options.seed = integer(flag, raw, 0, 2 ** 31);
     else if (flag === '--window-seconds') options.windowSeconds = integer(flag, raw, 5, 600);
+    else if (flag === '--out') options.outDir = raw;
     else throw new DemoUsageError(`Unknown flag ${flag} for --busy-time (see --busy-time --help)`);
   }
   return options;
@@ -59,7 +77,10 @@ function integer(flag: string, raw: string, min: number, max: number): number {
   return value;
 }
 
-/** Runs the comparison and prints the cost map and the table; returns the exit code. */
+/**
+ * Runs the comparison, prints the cost map and the table, writes chart.svg and result.json and
+ * prints their paths; returns the exit code.
+ */
 export async function runBusyTimeDemo(args: ReadonlyArray<string>): Promise<number> {
   let options;
   try {
@@ -74,6 +95,10 @@ export async function runBusyTimeDemo(args: ReadonlyArray<string>): Promise<numb
     return 0;
   }
   const { seed, windowSeconds } = options;
+  const outDir = resolve(options.outDir);
+  // Before the run, so a folder that cannot be made fails now rather than after minutes of work.
+  await mkdir(outDir, { recursive: true });
+  const startedAt = new Date().toISOString();
   const view = new LiveView(process.stdout, false);
   const signal = new AbortController().signal;
   const result = await withBrokers({ ...defaultOptions(), brokers: options.brokers }, signal, view, ({ brokers }) =>
@@ -87,5 +112,11 @@ export async function runBusyTimeDemo(args: ReadonlyArray<string>): Promise<numb
     }),
   );
   view.line(`\n${formatBusyTimeComparison(result)}`);
+  const chartPath = `${outDir}/chart.svg`;
+  const resultPath = `${outDir}/result.json`;
+  // scenario is the cost map (seed, per-partition cost and rate); phases and measuredMs the numbers.
+  await writeFile(resultPath, `${JSON.stringify({ startedAt, options, ...result }, null, 2)}\n`);
+  await writeFile(chartPath, renderBusyTimeChart(result));
+  view.line(`\nWritten: ${chartPath}\n         ${resultPath}`);
   return 0;
 }
