@@ -22,6 +22,14 @@ export interface Problem {
   readonly groupBins: ReadonlyArray<Int32Array>;
   /** `eligible[group * binCount + bin]` is 1 when the group may go to the bin. */
   readonly eligible: Uint8Array;
+  /**
+   * Key of each item (its topic), numbered in order of first appearance. Finer than `group`:
+   * topics with the same subscribers share a group but not a kind. Only tie-breaks and the
+   * two-way-move rule look at it; loads never do.
+   */
+  readonly kind: Int32Array;
+  /** Number of distinct kinds. */
+  readonly kindCount: number;
 }
 
 /** How to phrase one level: its bins, and for each item its weight and its eligible bins. */
@@ -49,8 +57,13 @@ export function buildProblem<K>(spec: ProblemSpec<K>): Problem {
   const groupOfBins = new Map<string, number>();
   const groupBins: Int32Array[] = [];
   const group = new Int32Array(itemCount);
+  const kindOfKey = new Map<K, number>();
+  const kind = new Int32Array(itemCount);
   for (let item = 0; item < itemCount; item++) {
     const key = spec.keyOf(item);
+    let k = kindOfKey.get(key);
+    if (k === undefined) kindOfKey.set(key, (k = kindOfKey.size));
+    kind[item] = k;
     let g = groupOfKey.get(key);
     if (g === undefined) {
       const bins = spec.binsOf(key);
@@ -79,6 +92,8 @@ export function buildProblem<K>(spec: ProblemSpec<K>): Problem {
     group,
     groupBins,
     eligible,
+    kind,
+    kindCount: kindOfKey.size,
   };
 }
 

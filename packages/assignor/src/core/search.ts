@@ -2,9 +2,12 @@ import { noiseAt } from './numbers.js';
 import type { Problem } from './problem.js';
 import { extremes, indexItems, moveItem, type Placement } from './placement.js';
 import { moveDelta, type MoveLedger, type WorkBudget } from './ledger.js';
-import { bestMoveOffTop, bestMoveOntoBottom, levelOf, type SearchContext, type Step } from './moves.js';
+import { bestMoveOffTop, bestMoveOntoBottom, binsByLevel, levelOf, type SearchContext, type Step } from './moves.js';
 import { bestSwapOffTop, bestSwapOntoBottom } from './swaps.js';
 import { bestResplitOffTop } from './resplit.js';
+import { findChain, hasRestrictedGroups, type Chain } from './chains.js';
+import { createCrossings, recordCrossing } from './crossings.js';
+import { createSpread, recordSpread } from './spread.js';
 
 /** What the search aims for; it stops once both hold, when nothing improves, or out of budget. */
 export interface SearchGoal {
@@ -14,6 +17,12 @@ export interface SearchGoal {
   readonly minTarget: number;
   /** Also re-split pairs of bins optimally when moves and swaps are stuck (many moves at once). */
   readonly resplit: boolean;
+  /**
+   * Finally level out every bin, not only the extremes: while some bin can hand load to others
+   * (by a move or a chain) so that every bin involved ends below its old level, do it. The
+   * levels sorted from the top then cannot be made lexicographically smaller by any such step.
+   */
+  readonly level: boolean;
 }
 
 /**
@@ -24,10 +33,12 @@ const MAX_ROUNDS = 8;
 
 /**
  * Local search on a complete placement. First the busiest bin sheds load: the best single move
- * to another bin, else the best swap, else (when the goal allows) the best optimal re-split of
+ * to another bin, else the best swap, else (when subscriptions differ) the shortest chain of
+ * moves along subscriptions, else (when the goal allows) the best optimal re-split of
  * it and a lighter bin, while that lowers the pair's larger level. Then the least
  * busy bin takes load from the busiest bins the same way, as long as both stay strictly between
- * their old levels (so the maximum never rises). Each step strictly improves a finite ordering
+ * their old levels (so the maximum never rises). When the goal asks, every bin is then levelled
+out from the busiest down ({@link SearchGoal.level}). Each step strictly improves a finite ordering
  * of placements, so the search terminates; the budget and round cap bound how long it can take.
  *
  * Deterministic: candidates are scanned in index order and only a strictly better one replaces
@@ -49,26 +60,75 @@ export function improve(
     ledger,
     budget,
     eps: noiseAt(scale),
+    crossings: createCrossings(problem, placement, ledger),
+    spread: createSpread(problem, placement),
   };
+  const chains = hasRestrictedGroups(ctx);
   let steps = 0;
   for (let round = 0; round < MAX_ROUNDS; round++) {
-    steps += lowerTop(ctx, goal);
+    steps += lowerTop(ctx, goal, chains);
     const raised = raiseBottom(ctx, goal.minTarget);
     steps += raised;
     if (raised === 0) break;
   }
+  if (goal.level) steps += levelOut(ctx, chains);
   return steps;
 }
 
+/**
+ * Levels out every bin, busiest first: the first bin that can shed load by a move (the pair's
+ * larger level drops) or a chain (every bin on it ends below the giver's old level) does, and
+ * the scan starts again. With unit weights on equal capacities this ends with no partition able
+ * to move to a subscribed bin holding two or more fewer, and no chain either, which is the
+ * lexicographic optimum; with weights it is the same rule on loads.
+ */
+function levelOut(ctx: SearchContext, chains: boolean): number {
+  const { problem, budget } = ctx;
+  const lightest = problem.weight[problem.weight.length - 1] ?? 0;
+  let steps = 0;
+  while (budget.remaining > 0) {
+    let stepped = false;
+    for (const giver of binsByLevel(ctx, -1, true)) {
+      if (!someBinCanTake(ctx, giver, lightest) || budget.remaining <= 0) break;
+      const step = bestMoveOffTop(ctx, giver);
+      const chain = step === undefined && chains ? findChain(ctx, giver) : undefined;
+      if (step !== undefined) apply(ctx, step);
+      else if (chain !== undefined) applyChain(ctx, chain);
+      else continue;
+      stepped = true;
+      steps++;
+      break;
+    }
+    if (!stepped) break;
+  }
+  return steps;
+}
+
+/**
+ * True when some other bin could take the lightest item and stay below `giver`'s level. Bins are
+ * visited from the busiest down, so once this fails it fails for every later one too.
+ */
+function someBinCanTake(ctx: SearchContext, giver: number, lightest: number): boolean {
+  const { problem, placement } = ctx;
+  const ceiling = levelOf(ctx, giver) - ctx.eps;
+  for (let b = 0; b < problem.binCount; b++) {
+    if (b !== giver && (placement.load[b]! + lightest) / problem.capacity[b]! < ceiling) return true;
+  }
+  return false;
+}
+
 /** Steps off the busiest bin until it is at or below the target or cannot improve. */
-function lowerTop(ctx: SearchContext, goal: SearchGoal): number {
+function lowerTop(ctx: SearchContext, goal: SearchGoal, chains: boolean): number {
   let steps = 0;
   while (ctx.budget.remaining > 0) {
     const top = argLevel(ctx, true);
     if (levelOf(ctx, top) <= goal.maxTarget + ctx.eps) break;
     const step = bestMoveOffTop(ctx, top) ?? bestSwapOffTop(ctx, top);
+    const chain = step === undefined && chains ? findChain(ctx, top) : undefined;
     if (step !== undefined) {
       apply(ctx, step);
+    } else if (chain !== undefined) {
+      applyChain(ctx, chain);
     } else {
       const resplit = goal.resplit ? bestResplitOffTop(ctx, top) : undefined;
       if (resplit === undefined) break;
@@ -117,9 +177,18 @@ function apply(ctx: SearchContext, step: Step): void {
   if (step.other >= 0) move(ctx, step.other, from);
 }
 
-/** Moves one item, keeping the ledger's count in step. */
+function applyChain(ctx: SearchContext, chain: Chain): void {
+  chain.items.forEach((item, k) => {
+    move(ctx, item, chain.to[k]!);
+  });
+}
+
+/** Moves one item, keeping the ledger's count and the per-topic tallies in step. */
 function move(ctx: SearchContext, item: number, to: number): void {
   const { problem, placement, ledger } = ctx;
-  ledger.used += moveDelta(ledger, item, placement.bin[item]!, to);
+  const from = placement.bin[item]!;
+  ledger.used += moveDelta(ledger, item, from, to);
+  if (ctx.crossings !== undefined) recordCrossing(ctx.crossings, problem, ledger, item, from, to);
+  if (ctx.spread !== undefined) recordSpread(ctx.spread, problem, item, from, to);
   moveItem(problem, placement, item, to);
 }
