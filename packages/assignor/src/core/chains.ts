@@ -24,12 +24,18 @@ export interface Chain {
  * this is exactly an augmenting path of the load-balancing flow: when there is none from any
  * bin, the placement is optimal, and lexicographically so (no partition count can drop without
  * another rising to at least it).
+ *
+ * `dead` (optional) marks bins known to lead nowhere below a ceiling at least this one: they are
+ * not entered, and on failure every bin this search reached is added to them. With equal weights
+ * that is exact (a bin no chain leaves from at one ceiling has none at a lower one), so a sweep
+ * over many givers costs one pass over the graph instead of one per giver; with weights it may
+ * miss a chain, never take a bad one.
  */
-export function findChain(ctx: SearchContext, source: number): Chain | undefined {
+export function findChain(ctx: SearchContext, source: number, dead?: Uint8Array): Chain | undefined {
   const { problem, placement, ledger, budget } = ctx;
   const { binCount, capacity, weight, group, groupBins } = problem;
   const ceiling = levelOf(ctx, source) - ctx.eps;
-  const seen = new Uint8Array(binCount);
+  const seen = dead === undefined ? new Uint8Array(binCount) : Uint8Array.from(dead);
   const incoming = new Float64Array(binCount);
   const spent = new Int32Array(binCount);
   const parentBin = new Int32Array(binCount).fill(-1);
@@ -72,6 +78,7 @@ export function findChain(ctx: SearchContext, source: number): Chain | undefined
       if (!open) groupDone[g] = 1;
     }
   }
+  dead?.set(seen);
   return undefined;
 }
 

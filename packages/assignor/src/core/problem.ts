@@ -53,30 +53,31 @@ export interface ProblemSpec<K> {
 export function buildProblem<K>(spec: ProblemSpec<K>): Problem {
   const binCount = spec.capacity.length;
   const itemCount = spec.weight.length;
-  const groupOfKey = new Map<K, number>();
+  // One lookup per item: a key's index is its kind, and `groupOfKind` maps it to its group.
+  const kindOfKey = new Map<K, number>();
+  const groupOfKind: number[] = [];
   const groupOfBins = new Map<string, number>();
   const groupBins: Int32Array[] = [];
   const group = new Int32Array(itemCount);
-  const kindOfKey = new Map<K, number>();
   const kind = new Int32Array(itemCount);
   for (let item = 0; item < itemCount; item++) {
     const key = spec.keyOf(item);
     let k = kindOfKey.get(key);
-    if (k === undefined) kindOfKey.set(key, (k = kindOfKey.size));
-    kind[item] = k;
-    let g = groupOfKey.get(key);
-    if (g === undefined) {
+    if (k === undefined) {
+      k = kindOfKey.size;
+      kindOfKey.set(key, k);
       const bins = spec.binsOf(key);
       const signature = bins.join(',');
-      g = groupOfBins.get(signature);
+      let g = groupOfBins.get(signature);
       if (g === undefined) {
         g = groupBins.length;
         groupBins.push(bins);
         groupOfBins.set(signature, g);
       }
-      groupOfKey.set(key, g);
+      groupOfKind.push(g);
     }
-    group[item] = g;
+    kind[item] = k;
+    group[item] = groupOfKind[k]!;
   }
   const eligible = new Uint8Array(groupBins.length * binCount);
   groupBins.forEach((bins, g) => {

@@ -88,10 +88,12 @@ function levelOut(ctx: SearchContext, chains: boolean): number {
   let steps = 0;
   while (budget.remaining > 0) {
     let stepped = false;
+    // Givers come busiest first, so a bin no chain could leave from stays so for the rest of the sweep.
+    const dead = new Uint8Array(problem.binCount);
     for (const giver of binsByLevel(ctx, -1, true)) {
       if (!someBinCanTake(ctx, giver, lightest) || budget.remaining <= 0) break;
       const step = bestMoveOffTop(ctx, giver);
-      const chain = step === undefined && chains ? findChain(ctx, giver) : undefined;
+      const chain = step === undefined && chains && dead[giver] === 0 ? findChain(ctx, giver, dead) : undefined;
       if (step !== undefined) apply(ctx, step);
       else if (chain !== undefined) applyChain(ctx, chain);
       else continue;
