@@ -55,7 +55,8 @@ interface Extremes {
  * 4. Otherwise improve the sticky start (moves counted by the ledger) towards half the
  *    tolerance, so the next rebalance does not start right at the edge.
  * 5. If even that cannot get within tolerance, adopt the from-scratch placement with its bins
- *    renamed to keep as many items home as possible, if the ledger's limit allows.
+ *    renamed to keep as many items home as possible and two-way pairs sent home, if the ledger's
+ *    limit allows and it is still better by the same rule.
  *
  * The least busy level matters as well as the busiest: in a large group a new instance lowers
  * the maximum by less than the tolerance, yet must not be left idle.
