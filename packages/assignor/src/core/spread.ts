@@ -19,11 +19,14 @@ export function createSpread(problem: Problem, placement: Placement): Spread | u
   const { binCount, kindCount, kind } = problem;
   if (kindCount < 2 || binCount * kindCount > MAX_COUNTERS) return undefined;
   const count = new Int32Array(binCount * kindCount);
-  placement.bin.forEach((b, item) => {
-    if (b < 0) return;
+  const { bin } = placement;
+  // A plain loop: this runs once per search, over every partition, on the hot path of balance().
+  for (let item = 0; item < bin.length; item++) {
+    const b = bin[item]!;
+    if (b < 0) continue;
     const at = kind[item]! * binCount + b;
     count[at] = count[at]! + 1;
-  });
+  }
   return { count };
 }
 
