@@ -33,13 +33,14 @@ const MAX_ROUNDS = 8;
 
 /**
  * Local search on a complete placement. First the busiest bin sheds load: the best single move
- * to another bin, else the best swap, else (when subscriptions differ) the shortest chain of
- * moves along subscriptions, else (when the goal allows) the best optimal re-split of
- * it and a lighter bin, while that lowers the pair's larger level. Then the least
+ * to another bin, else the best swap, else (when subscriptions differ and no levelling follows)
+ * the shortest chain of moves along subscriptions, else (when the goal allows) the best optimal
+ * re-split of it and a lighter bin, while that lowers the pair's larger level. Then the least
  * busy bin takes load from the busiest bins the same way, as long as both stay strictly between
  * their old levels (so the maximum never rises). When the goal asks, every bin is then levelled
-out from the busiest down ({@link SearchGoal.level}). Each step strictly improves a finite ordering
- * of placements, so the search terminates; the budget and round cap bound how long it can take.
+ * out from the busiest down ({@link SearchGoal.level}). Each step strictly improves a finite
+ * ordering of placements, so the search terminates; the budget and round cap bound how long it
+ * can take.
  *
  * Deterministic: candidates are scanned in index order and only a strictly better one replaces
  * the current best. Returns the number of steps taken.
