@@ -13,11 +13,13 @@ import { resolveBalanceOptions } from './tuning.js';
  * capacity) come out even, then member loads inside each instance.
  *
  * Starts from the reference greedy (heaviest partition first onto the least-loaded eligible
- * instance) and improves it by moves and swaps off the busiest instance while its load drops,
- * down to a lower bound when it can: `lowerBound` and `optimalityRatio` say how close it got.
+ * instance) and improves it by moves, swaps and chains of moves along subscriptions off the
+ * busiest instance while its load drops, down to a lower bound when it can (`lowerBound` and
+ * `optimalityRatio` say how close it got), then levels out the rest so that no partition could
+ * move to another subscriber and lower the pair's larger load.
  * With `previous` (the current owners) it is sticky: partitions stay put unless moving them
  * buys more than `options.moveTolerance`, and at most `options.maxMovesPerRebalance` leave a
- * still-valid owner.
+ * still-valid owner, and no topic moves both ways between two members.
  *
  * Pure and deterministic: no I/O, clock or randomness, and the same input in any order gives the
  * same result. Unusable weights (missing, NaN, ±Infinity, negative) count as

@@ -2,6 +2,15 @@ import { noiseAt } from './numbers.js';
 import type { Problem } from './problem.js';
 import type { Placement } from './placement.js';
 import { moveDelta, type MoveLedger, type WorkBudget } from './ledger.js';
+import { createsTwoWay, swapIsTwoWay, type Crossings } from './crossings.js';
+import { spreadCost, type Spread } from './spread.js';
+
+/**
+ * Equally good candidates looked at past the first, for the spread tie-break. With equal weights
+ * a bin's items are ordered by topic, so the alternatives sit further down its list; the cap keeps
+ * a step from turning into a scan of a bin with thousands of equal partitions.
+ */
+export const MAX_TIES = 64;
 
 /** Everything a neighbourhood search looks at. */
 export interface SearchContext {
@@ -17,6 +26,10 @@ export interface SearchContext {
    * scales with the busiest level and would hide real differences among the lighter bins.
    */
   readonly eps: number;
+  /** Counted items away from home per topic, when there are any: see {@link affordable}. */
+  readonly crossings: Crossings | undefined;
+  /** Items per topic and bin, for the tie-break between equally good steps; undefined when off. */
+  readonly spread: Spread | undefined;
 }
 
 /** One step: `item` goes to bin `to`; for a swap, `other` (else -1) goes to `item`'s bin. */
@@ -31,12 +44,26 @@ export function levelOf(ctx: SearchContext, b: number): number {
   return ctx.placement.load[b]! / ctx.problem.capacity[b]!;
 }
 
-/** True when the move ledger allows the step. */
+/**
+ * True when the move ledger allows the step and it moves no topic both ways between two bins
+ * (one partition from its home `a` to `b` while another of its topic went from `b` to `a`).
+ */
 export function affordable(ctx: SearchContext, item: number, from: number, to: number, other = -1): boolean {
-  const { ledger } = ctx;
+  const { ledger, crossings, problem } = ctx;
   let delta = moveDelta(ledger, item, from, to);
   if (other >= 0) delta += moveDelta(ledger, other, to, from);
-  return ledger.used + delta <= ledger.limit;
+  if (ledger.used + delta > ledger.limit) return false;
+  if (crossings === undefined) return true;
+  if (createsTwoWay(crossings, problem, ledger, item, to)) return false;
+  return (
+    other < 0 ||
+    !(createsTwoWay(crossings, problem, ledger, other, from) || swapIsTwoWay(problem, ledger, item, from, to, other))
+  );
+}
+
+/** Concentration of `item`'s topic if it moves from `from` to `to` (lower is better). */
+export function spreadOf(ctx: SearchContext, item: number, from: number, to: number): number {
+  return spreadCost(ctx.spread, ctx.problem, item, from, to);
 }
 
 /** Bins other than `exclude`, by load per unit of capacity (ascending or descending), ties by index. */
@@ -87,18 +114,25 @@ export function bestMoveOffTop(ctx: SearchContext, top: number): Step | undefine
   const list = ctx.items[top]!;
   const frontiers: Array<number[] | undefined> = new Array<number[] | undefined>(problem.groupBins.length);
   let step: Step | undefined;
+  let cost = 0;
+  let ties = 0;
   for (let k = firstLighterThan(ctx, list, (best - lowest) * largest); k < list.length; k++) {
     const item = list[k]!;
     const w = problem.weight[item]!;
     const levelTop = (loadTop - w) / capTop;
-    if (levelTop >= best) break; // lighter items leave `top` even higher
+    // Lighter items leave `top` even higher; equal ones only matter for the spread tie-break.
+    if (levelTop > best || (levelTop === best && (!tieBreaking(ctx, step) || ties++ >= MAX_TIES))) break;
     const g = problem.group[item]!;
     const frontier = (frontiers[g] ??= frontierOf(ctx, g, top));
     budget.remaining -= 1 + frontier.length;
     for (const to of frontier) {
-      const levelTo = (placement.load[to]! + w) / problem.capacity[to]!;
-      if (levelTo >= best || !affordable(ctx, item, top, to)) continue;
-      best = Math.max(levelTop, levelTo);
+      const value = Math.max(levelTop, (placement.load[to]! + w) / problem.capacity[to]!);
+      if (value > best) continue;
+      const spread = spreadOf(ctx, item, top, to);
+      if (value === best && (step === undefined || spread >= cost)) continue;
+      if (!affordable(ctx, item, top, to)) continue;
+      best = value;
+      cost = spread;
       step = { item, to, other: -1 };
     }
   }
@@ -136,10 +170,12 @@ export function bestMoveOntoBottom(ctx: SearchContext, bottom: number): Step | u
   const levelBottom = levelOf(ctx, bottom);
   let best = levelBottom + noiseAt(levelBottom);
   let step: Step | undefined;
+  let cost = 0;
+  let ties = 0;
   const row = problem.binCount;
   for (const from of binsByLevel(ctx, bottom, true)) {
     const levelFrom = levelOf(ctx, from);
-    if (levelFrom <= best) break; // every later source is lighter still
+    if (levelFrom < best || (levelFrom === best && !tieBreaking(ctx, step))) break; // later sources are lighter
     const capFrom = problem.capacity[from]!;
     const gap = levelFrom - levelBottom;
     const list = ctx.items[from]!;
@@ -148,13 +184,22 @@ export function bestMoveOntoBottom(ctx: SearchContext, bottom: number): Step | u
       budget.remaining--;
       const w = problem.weight[item]!;
       const newBottom = levelBottom + w / capBottom;
-      if (newBottom <= best) break;
+      if (newBottom < best || (newBottom === best && (!tieBreaking(ctx, step) || ties++ >= MAX_TIES))) break;
       if (problem.eligible[problem.group[item]! * row + bottom] === 0) continue;
       const value = Math.min(newBottom, levelFrom - w / capFrom);
-      if (value <= best || !affordable(ctx, item, from, bottom)) continue;
+      if (value < best) continue;
+      const spread = spreadOf(ctx, item, from, bottom);
+      if (value === best && (step === undefined || spread >= cost)) continue;
+      if (!affordable(ctx, item, from, bottom)) continue;
       best = value;
+      cost = spread;
       step = { item, to: bottom, other: -1 };
     }
   }
   return step;
+}
+
+/** True when equally good candidates are still worth looking at: a step is in hand and topics can be told apart. */
+export function tieBreaking(ctx: SearchContext, step: Step | undefined): boolean {
+  return step !== undefined && ctx.spread !== undefined;
 }

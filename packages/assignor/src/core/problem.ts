@@ -22,6 +22,14 @@ export interface Problem {
   readonly groupBins: ReadonlyArray<Int32Array>;
   /** `eligible[group * binCount + bin]` is 1 when the group may go to the bin. */
   readonly eligible: Uint8Array;
+  /**
+   * Key of each item (its topic), numbered in order of first appearance. Finer than `group`:
+   * topics with the same subscribers share a group but not a kind. Only tie-breaks and the
+   * two-way-move rule look at it; loads never do.
+   */
+  readonly kind: Int32Array;
+  /** Number of distinct kinds. */
+  readonly kindCount: number;
 }
 
 /** How to phrase one level: its bins, and for each item its weight and its eligible bins. */
@@ -45,25 +53,31 @@ export interface ProblemSpec<K> {
 export function buildProblem<K>(spec: ProblemSpec<K>): Problem {
   const binCount = spec.capacity.length;
   const itemCount = spec.weight.length;
-  const groupOfKey = new Map<K, number>();
+  // One lookup per item: a key's index is its kind, and `groupOfKind` maps it to its group.
+  const kindOfKey = new Map<K, number>();
+  const groupOfKind: number[] = [];
   const groupOfBins = new Map<string, number>();
   const groupBins: Int32Array[] = [];
   const group = new Int32Array(itemCount);
+  const kind = new Int32Array(itemCount);
   for (let item = 0; item < itemCount; item++) {
     const key = spec.keyOf(item);
-    let g = groupOfKey.get(key);
-    if (g === undefined) {
+    let k = kindOfKey.get(key);
+    if (k === undefined) {
+      k = kindOfKey.size;
+      kindOfKey.set(key, k);
       const bins = spec.binsOf(key);
       const signature = bins.join(',');
-      g = groupOfBins.get(signature);
+      let g = groupOfBins.get(signature);
       if (g === undefined) {
         g = groupBins.length;
         groupBins.push(bins);
         groupOfBins.set(signature, g);
       }
-      groupOfKey.set(key, g);
+      groupOfKind.push(g);
     }
-    group[item] = g;
+    kind[item] = k;
+    group[item] = groupOfKind[k]!;
   }
   const eligible = new Uint8Array(groupBins.length * binCount);
   groupBins.forEach((bins, g) => {
@@ -79,6 +93,8 @@ export function buildProblem<K>(spec: ProblemSpec<K>): Problem {
     group,
     groupBins,
     eligible,
+    kind,
+    kindCount: kindOfKey.size,
   };
 }
 

@@ -6,6 +6,7 @@ import { improve, type SearchGoal } from './search.js';
 import { lowerBound } from './lower-bound.js';
 import { relabel } from './relabel.js';
 import { searchExactly } from './exact.js';
+import { untangle } from './untangle.js';
 
 /**
  * Searches stop once the busiest level is this close to the lower bound (and the least busy this
@@ -54,7 +55,8 @@ interface Extremes {
  * 4. Otherwise improve the sticky start (moves counted by the ledger) towards half the
  *    tolerance, so the next rebalance does not start right at the edge.
  * 5. If even that cannot get within tolerance, adopt the from-scratch placement with its bins
- *    renamed to keep as many items home as possible, if the ledger's limit allows.
+ *    renamed to keep as many items home as possible and two-way pairs sent home, if the ledger's
+ *    limit allows and it is still better by the same rule.
  *
  * The least busy level matters as well as the busiest: in a large group a new instance lowers
  * the maximum by less than the tolerance, yet must not be left idle.
@@ -67,6 +69,7 @@ export function solve(problem: Problem, ledger: MoveLedger, policy: StickyPolicy
     maxTarget: bound * (1 + GOOD_ENOUGH),
     minTarget: mean * (1 - GOOD_ENOUGH),
     resplit: policy.thorough,
+    level: true,
   };
   if (!ledger.home.some((h) => h >= 0)) {
     return { bin: fromScratch(problem, tight, bound, budget).bin, lowerBound: bound };
@@ -76,6 +79,7 @@ export function solve(problem: Problem, ledger: MoveLedger, policy: StickyPolicy
     maxTarget: bound * (1 + tolerance / 4),
     minTarget: mean * (1 - tolerance / 4),
     resplit: false,
+    level: false,
   };
   const sticky = stickyStart(problem, ledger, settle, policy.homelessAllowance, budget);
   const start = extremes(problem, sticky);
@@ -97,6 +101,7 @@ export function solve(problem: Problem, ledger: MoveLedger, policy: StickyPolicy
     maxTarget: target.max * (1 + tolerance / 2),
     minTarget: target.min * (1 - tolerance / 2),
     resplit: false,
+    level: false,
   };
   improve(problem, sticky, halfway, ledger, budget);
   const improved = extremes(problem, sticky);
@@ -108,14 +113,44 @@ export function solve(problem: Problem, ledger: MoveLedger, policy: StickyPolicy
   const betterMin =
     target.max <= improved.max + eps && target.min * (1 - tolerance) - noiseAt(target.min) > improved.min;
   if (betterMax || betterMin) {
-    const renamed = relabel(problem, best.bin, ledger);
-    const moves = countMoves(ledger, renamed);
-    if (moves <= ledger.limit) {
-      ledger.used = moves;
-      return { bin: renamed, lowerBound: bound };
+    const stickyMoves = ledger.used;
+    const adopted = adopt(problem, best.bin, ledger, halfway, budget);
+    if (adopted !== undefined) {
+      // Judged again, by the same rule: sending two-way pairs home may have shifted some load.
+      const reached = extremes(problem, adopted);
+      const stillBetter =
+        reached.max * (1 + tolerance) + eps < improved.max ||
+        (reached.max <= improved.max + eps && reached.min * (1 - tolerance) - noiseAt(reached.min) > improved.min);
+      if (stillBetter) return { bin: adopted.bin, lowerBound: bound };
+      ledger.used = stickyMoves;
     }
   }
   return { bin: sticky.bin, lowerBound: bound };
+}
+
+/**
+ * The from-scratch placement with its bins renamed to keep as many items home as possible and
+ * no topic moved both ways between two bins, if the ledger's limit allows its moves. Sending a
+ * two-way pair home can shift load by the pair's weight difference; the search (which never
+ * recreates such a pair) then evens that out again.
+ */
+function adopt(
+  problem: Problem,
+  bin: Int32Array,
+  ledger: MoveLedger,
+  goal: SearchGoal,
+  budget: WorkBudget,
+): Placement | undefined {
+  const untangled = untangle(problem, relabel(problem, bin, ledger), ledger);
+  const moves = countMoves(ledger, untangled.bin);
+  if (moves > ledger.limit) return undefined;
+  ledger.used = moves;
+  const placement = emptyPlacement(problem);
+  untangled.bin.forEach((b, item) => {
+    place(problem, placement, item, b);
+  });
+  if (untangled.levelsChanged) improve(problem, placement, goal, ledger, budget);
+  return placement;
 }
 
 /**
@@ -164,7 +199,8 @@ function stickyStart(
   });
   if (homeless === 0) return sticky;
   placeGreedily(problem, sticky);
-  improve(problem, sticky, goal, { ...ledger, limit: 0, used: 0 }, budget);
+  // Moving only the homeless costs nothing, so they may level out every bin, not just the extremes.
+  improve(problem, sticky, { ...goal, level: true }, { ...ledger, limit: 0, used: 0 }, budget);
   const limit = Math.min(ledger.limit, Math.ceil(homeless * allowancePerItem));
   if (limit > 0) {
     const allowance = { ...ledger, limit, used: 0 };

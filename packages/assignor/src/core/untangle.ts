@@ -1,0 +1,151 @@
+import type { Problem } from './problem.js';
+import type { MoveLedger } from './ledger.js';
+
+/**
+ * Candidates looked at per partition of a two-way pair when trading. Equal weights put a whole
+ * topic in one class, and those pairs go home at no cost in load anyway; the cap keeps a trade
+ * from turning into a scan of every partition of a large topic.
+ */
+const MAX_CANDIDATES = 64;
+
+/**
+ * Removes two-way pairs: partitions of one topic that a placement moves both ways between the
+ * same two bins. Cheapest first:
+ *
+ * 1. A partition of such a pair trades places with an equally heavy partition of its topic
+ *    elsewhere, adding no move: the loads and each topic's spread stay exactly as they are.
+ * 2. Pairs of equal weight go home together: two moves fewer, the loads unchanged.
+ * 3. A trade as in 1 that costs one more move, if the ledger's limit allows: one move is worth
+ *    the loads of the placement being adopted, which beat the sticky one by more than the
+ *    tolerance (sending such a pair home can give that back).
+ * 4. What is left goes home in pairs by weight rank: for a topic with partitions moved from `a`
+ *    to `b` and others from `b` to `a`, the heaviest of each direction together, then the next
+ *    two, and so on. The levels change by the difference of the pair's weights, which pairing
+ *    by rank keeps small.
+ *
+ * Returns the placement (a copy) and whether any level changed. A from-scratch placement renamed
+ * onto the previous owners is where such pairs come from: it knows nothing of where partitions
+ * were, only how many of a topic each bin should hold, and equally heavy partitions of a topic
+ * are interchangeable in it.
+ */
+export function untangle(
+  problem: Problem,
+  bin: Int32Array,
+  ledger: MoveLedger,
+): { bin: Int32Array; levelsChanged: boolean } {
+  const out = Int32Array.from(bin);
+  trade(problem, out, ledger, 0);
+  sendHome(problem, out, ledger, true);
+  trade(problem, out, ledger, -1);
+  return { bin: out, levelsChanged: sendHome(problem, out, ledger, false) };
+}
+
+/**
+ * Sends two-way pairs home, each unordered pair of bins once, in ascending key order
+ * (deterministic). With `equalOnly`, only pairs of equal weight; otherwise by weight rank.
+ * Returns whether any level changed.
+ */
+function sendHome(problem: Problem, bin: Int32Array, ledger: MoveLedger, equalOnly: boolean): boolean {
+  const { binCount, kind, weight } = problem;
+  const away = new Map<number, number[]>();
+  for (let item = 0; item < bin.length; item++) {
+    const home = ledger.home[item]!;
+    if (ledger.counted[item] === 0 || home < 0 || bin[item] === home) continue;
+    const key = (kind[item]! * binCount + home) * binCount + bin[item]!;
+    const list = away.get(key);
+    if (list === undefined) away.set(key, [item]);
+    else list.push(item);
+  }
+  let levelsChanged = false;
+  for (const key of [...away.keys()].sort((x, y) => x - y)) {
+    const at = key % binCount;
+    const home = Math.floor(key / binCount) % binCount;
+    if (home > at) continue;
+    const reverse = away.get(key - at - home * binCount + at * binCount + home);
+    if (reverse === undefined) continue;
+    const forth = away.get(key)!;
+    // Lists are in index order, heaviest first: a merge finds equal weights, ranks pair the rest.
+    for (let i = 0, j = 0; i < forth.length && j < reverse.length;) {
+      const p = forth[i]!;
+      const q = reverse[j]!;
+      if (equalOnly && weight[p] !== weight[q]) {
+        if (weight[p]! > weight[q]!) i++;
+        else j++;
+        continue;
+      }
+      bin[p] = home;
+      bin[q] = at;
+      if (weight[p] !== weight[q]) levelsChanged = true;
+      i++;
+      j++;
+    }
+  }
+  return levelsChanged;
+}
+
+/**
+ * For each counted partition in a two-way pair, in index order, the equally heavy partition of
+ * its topic elsewhere to trade places with that saves at least `minGain` moves (the most, ties
+ * by index) and makes no new two-way pair. Edits `bin` in place.
+ */
+function trade(problem: Problem, bin: Int32Array, ledger: MoveLedger, minGain: number): void {
+  const { binCount, kind, weight } = problem;
+  const { home, counted } = ledger;
+  const isAway = (item: number, at: number): boolean => counted[item] === 1 && home[item]! >= 0 && at !== home[item];
+  const away = new Map<number, number>();
+  let moves = 0;
+  const tally = (item: number, at: number, by: number): void => {
+    if (!isAway(item, at)) return;
+    const key = (kind[item]! * binCount + home[item]!) * binCount + at;
+    away.set(key, (away.get(key) ?? 0) + by);
+    moves += by;
+  };
+  // `item` at `at` is half of a two-way pair: another of its topic left `at` for `item`'s home.
+  const twoWay = (item: number, at: number): boolean =>
+    isAway(item, at) && (away.get((kind[item]! * binCount + at) * binCount + home[item]!) ?? 0) > 0;
+  for (let item = 0; item < bin.length; item++) tally(item, bin[item]!, 1);
+  const tangled: number[] = [];
+  for (let item = 0; item < bin.length; item++) if (twoWay(item, bin[item]!)) tangled.push(item);
+  if (tangled.length === 0) return;
+  // Interchangeable partitions: same topic (hence same subscribers) and the very same weight.
+  const classOf = (item: number): string => `${String(kind[item])}/${String(weight[item])}`;
+  const classes = new Map<string, number[]>();
+  for (let item = 0; item < bin.length; item++) {
+    const list = classes.get(classOf(item));
+    if (list === undefined) classes.set(classOf(item), [item]);
+    else list.push(item);
+  }
+  const cost = (item: number, at: number): number => (isAway(item, at) ? 1 : 0);
+  for (const p of tangled) {
+    const b = bin[p]!;
+    if (!twoWay(p, b)) continue; // an earlier trade untangled it
+    let best = -1;
+    let bestGain = minGain - 1;
+    let looked = 0;
+    for (const r of classes.get(classOf(p))!) {
+      const c = bin[r]!;
+      if (r === p || c === b) continue;
+      if (looked++ >= MAX_CANDIDATES) break;
+      const gain = cost(p, b) + cost(r, c) - cost(p, c) - cost(r, b);
+      if (gain <= bestGain || moves - gain > ledger.limit) continue;
+      tally(p, b, -1);
+      tally(r, c, -1);
+      tally(p, c, 1);
+      const clean = !twoWay(p, c) && !twoWay(r, b);
+      tally(p, c, -1);
+      tally(r, c, 1);
+      tally(p, b, 1);
+      if (!clean) continue;
+      best = r;
+      bestGain = gain;
+    }
+    if (best < 0) continue;
+    const c = bin[best]!;
+    tally(p, b, -1);
+    tally(best, c, -1);
+    bin[p] = c;
+    bin[best] = b;
+    tally(p, c, 1);
+    tally(best, b, 1);
+  }
+}
