@@ -26,9 +26,11 @@ export interface TriggerScenario {
   setWeights(content: WeightsFile): Promise<void>;
   /**
    * Starts one instance per client id, each after the previous one joined: the first becomes the
-   * group leader, and the smallest client id's member becomes the trigger coordinator.
+   * group leader, and the smallest client id's member becomes the trigger coordinator. Each runs
+   * as instance `instance-<clientId>` unless `instanceOf` names another (two processes given the
+   * same one are two members of one instance).
    */
-  start(clientIds: string[]): Promise<void>;
+  start(clientIds: string[], instanceOf?: Record<string, string>): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -58,14 +60,14 @@ export async function createTriggerScenario(
     weightsFile,
     instances,
     setWeights: (content) => writeWeightsFile(weightsFile, content),
-    async start(clientIds) {
+    async start(clientIds, instanceOf = {}) {
       for (const clientId of clientIds) {
         const instance = startTriggerInstance({
           brokers,
           groupId,
           topic,
           clientId,
-          instanceId: `instance-${clientId}`,
+          instanceId: instanceOf[clientId] ?? `instance-${clientId}`,
           weightsFile,
           checkIntervalMs: timing.checkIntervalMs,
           trigger: timing.trigger,

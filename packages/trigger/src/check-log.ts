@@ -43,12 +43,25 @@ export function logEvaluation(logger: Logger, ctx: CheckContext, e: Evaluation):
     threshold: e.threshold,
     currentMaxLoad: e.currentMaxLoad,
     optimalMaxLoad: e.optimalMaxLoad,
+    level: e.level,
+    memberRatio: e.memberRatio,
+    memberThreshold: e.memberThreshold,
+    memberInstanceId: e.memberInstanceId,
+    currentMaxMemberLoad: e.currentMaxMemberLoad,
+    optimalMaxMemberLoad: e.optimalMaxMemberLoad,
     violatedChecks: e.violatedChecks,
     minViolatedChecks: e.minViolatedChecks,
     cooldownMs: e.cooldownMs,
   };
   if (e.cooldownGrowth !== undefined) logCooldownGrowth(logger, ctx, e, e.cooldownGrowth);
-  const above = `load imbalance ratio ${ratioText(e.ratio)} above threshold ${ratioText(e.threshold)}`;
+  // The instance id comes from a member's userData: escape it in the message.
+  const above =
+    e.level === 'member'
+      ? escapeLogText(
+          `member load imbalance ratio ${ratioText(e.memberRatio)} inside instance ${e.memberInstanceId ?? 'n/a'} ` +
+            `above member threshold ${ratioText(e.memberThreshold)}`,
+        )
+      : `load imbalance ratio ${ratioText(e.ratio)} above threshold ${ratioText(e.threshold)}`;
   const k = `${String(e.violatedChecks)}/${String(e.minViolatedChecks)}`;
   switch (e.outcome) {
     case 'awaiting_hysteresis':
@@ -66,11 +79,12 @@ export function logEvaluation(logger: Logger, ctx: CheckContext, e: Evaluation):
       if (e.balancedAgain) {
         logger.info(
           fields,
-          `group balanced again: ratio ${ratioText(e.ratio)} within threshold ${ratioText(e.threshold)}; ` +
+          `group balanced again: ratio ${ratioText(e.ratio)} within threshold ${ratioText(e.threshold)}` +
+            `${memberPart(e)}; ` +
             `cooldown back to ${seconds(e.cooldownMs)}`,
         );
       } else {
-        logger.debug(fields, `group balanced: ratio ${ratioText(e.ratio)}`);
+        logger.debug(fields, `group balanced: ratio ${ratioText(e.ratio)}${memberPart(e)}`);
       }
       return;
     default:
@@ -78,9 +92,20 @@ export function logEvaluation(logger: Logger, ctx: CheckContext, e: Evaluation):
   }
 }
 
+/** `, member ratio r within t` when the member level is on, else nothing. */
+function memberPart(e: Evaluation): string {
+  return e.memberRatio === undefined
+    ? ''
+    : `, member ratio ${ratioText(e.memberRatio)} within ${ratioText(e.memberThreshold)}`;
+}
+
 /** The WARN after a fire that did not bring the group within the threshold. */
 function logCooldownGrowth(logger: Logger, ctx: CheckContext, e: Evaluation, growth: CooldownGrowth): void {
   const causes = likelyCauses(ctx, growth);
+  const within =
+    e.level === 'member'
+      ? `member threshold ${ratioText(e.memberThreshold)} (member ratio now ${ratioText(e.memberRatio)})`
+      : `threshold ${ratioText(e.threshold)} (ratio now ${ratioText(e.ratio)})`;
   const change =
     growth.toMs > growth.fromMs
       ? `cooldown doubled from ${seconds(growth.fromMs)} to ${seconds(growth.toMs)}`
@@ -88,14 +113,16 @@ function logCooldownGrowth(logger: Logger, ctx: CheckContext, e: Evaluation, gro
   logger.warn(
     {
       memberId: ctx.memberId,
+      level: e.level,
       ratio: e.ratio,
       threshold: e.threshold,
+      memberRatio: e.memberRatio,
+      memberThreshold: e.memberThreshold,
       cooldownMs: growth.toMs,
       previousCooldownMs: growth.fromMs,
       causes: causes.map((c) => c.code),
     },
-    `the last triggered rebalance did not bring the group within threshold ${ratioText(e.threshold)} ` +
-      `(ratio now ${ratioText(e.ratio)}); ${change}. Likely causes: ${causes.map((c) => c.text).join('; ')}`,
+    `the last triggered rebalance did not bring the group within ${within}; ${change}. Likely causes: ${causes.map((c) => c.text).join('; ')}`,
   );
 }
 

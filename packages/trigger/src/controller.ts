@@ -189,11 +189,23 @@ export function createTriggerController<D extends TriggerDecision = Evaluation>(
     const log = loggerOf(group.groupId);
     // The threshold trigger's lines stay as they were; other triggers say why in their reason.
     const fields = isThresholdEvaluation(d)
-      ? { memberId: self, isLeader, ratio: d.ratio, threshold: d.threshold }
+      ? {
+          memberId: self,
+          isLeader,
+          level: d.level,
+          ratio: d.ratio,
+          threshold: d.threshold,
+          memberRatio: d.memberRatio,
+          memberThreshold: d.memberThreshold,
+        }
       : { memberId: self, isLeader, trigger: d.kind, reason: d.reason };
     if (o.advise) {
       metrics.rebalance(group.groupId, true);
-      const why = isThresholdEvaluation(d) ? `ratio ${String(d.ratio)}` : escapeLogText(d.reason);
+      const why = !isThresholdEvaluation(d)
+        ? escapeLogText(d.reason)
+        : d.level === 'member'
+          ? `member ratio ${String(d.memberRatio)}`
+          : `ratio ${String(d.ratio)}`;
       log.info(fields, `advise mode: would initiate a group rebalance (${why})`);
       return;
     }

@@ -10,16 +10,22 @@
  * through the unstable `@load-aware/trigger/internal`.
  */
 export { createTriggerController, type TriggerController, type CheckResult } from './controller.js';
-export type { TriggerControllerOptions, TriggerControllerDeps, ThresholdTriggerOptions } from './options.js';
+export type {
+  TriggerControllerOptions,
+  TriggerControllerDeps,
+  ThresholdTriggerOptions,
+  MemberLevelOptions,
+} from './options.js';
 export type { CheckOutcome } from './metrics.js';
 export type { Trigger } from './trigger.js';
 export { createThresholdTrigger, createThresholdTriggerFor, type ThresholdTrigger } from './threshold-trigger.js';
 export { createPeriodicTrigger, type PeriodicTrigger } from './periodic-trigger.js';
 export { createCompositeTrigger, type CompositeTrigger } from './composite-trigger.js';
 export type { PeriodicTriggerOptions, CompositeTriggerOptions } from './trigger-options.js';
-export { TRIGGER_OUTCOMES } from './types.js';
+export { TRIGGER_OUTCOMES, TRIGGER_LEVELS } from './types.js';
 export type {
   TriggerOutcome,
+  TriggerLevel,
   TriggerDecision,
   Observation,
   Evaluation,

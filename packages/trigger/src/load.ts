@@ -163,3 +163,68 @@ export function planFromCurrent(
   const scale = plan.weightScale;
   return { plan, currentMaxLoad: currentMaxInstanceLoad(members, (p) => weights.weightOf(p) * scale) };
 }
+
+/**
+ * The member-level judgement of one check: inside each instance, the busiest member now against
+ * the busiest member of what `balance()` makes of that instance's own members and partitions.
+ */
+export interface MemberImbalance {
+  /**
+   * The largest, over instances with two members or more, of current ÷ planned busiest member
+   * load; 1 when no instance has two members or no load.
+   */
+  readonly ratio: number;
+  /** The instance with that ratio; undefined when no instance was judged. */
+  readonly instanceId: string | undefined;
+  /** Its busiest member's load now (in the plan's units). */
+  readonly currentMaxLoad: number;
+  /** Its busiest member's load after `balance()` re-places its partitions among its members. */
+  readonly optimalMaxLoad: number;
+}
+
+/**
+ * How unevenly members share their instance's partitions, judged against the leader itself: for
+ * each instance, `balance()` runs on that instance's members and the partitions they hold now,
+ * with those holders as `previous` and the assignor's settings. With one instance, `balance()`
+ * moves nothing between instances and its member level is exactly the leader's (members of one
+ * instance share its capacity equally, at twice the move tolerance), so the planned busiest member
+ * is what a rebalance that keeps the instance split produces. Being sticky, that plan equals the
+ * current placement whenever the leader would move nothing, so the ratio is then exactly 1: the
+ * trigger can never fire for a member imbalance a rebalance would not improve.
+ *
+ * Instances are compared each to itself, never with each other: member loads are not divided by
+ * capacity in `balance()`, and instance-level differences are the instance ratio's business.
+ */
+export function memberImbalance(
+  members: ReadonlyArray<ObservedMember>,
+  weights: ResolvedWeights,
+  options: PlanOptions,
+): MemberImbalance {
+  const byInstance = new Map<string, ObservedMember[]>();
+  for (const m of members) {
+    const list = byInstance.get(m.instanceId);
+    if (list === undefined) byInstance.set(m.instanceId, [m]);
+    else list.push(m);
+  }
+  let worst: MemberImbalance = { ratio: 1, instanceId: undefined, currentMaxLoad: 0, optimalMaxLoad: 0 };
+  // Sorted, so that equal ratios name the same instance on every check.
+  for (const instanceId of [...byInstance.keys()].sort()) {
+    const own = byInstance.get(instanceId)!;
+    if (own.length < 2) continue;
+    const held = new Set(own.flatMap((m) => m.assigned.map(keyOf)));
+    const partitions = weights.partitions.filter((p) => held.has(keyOf(p)));
+    const { plan } = planFromCurrent(own, { ...weights, partitions }, options);
+    const scale = plan.weightScale;
+    let current = 0;
+    for (const m of own) {
+      let sum = 0;
+      for (const p of m.assigned) sum += weights.weightOf(p) * scale;
+      current = Math.max(current, sum);
+    }
+    const optimal = Math.max(0, ...plan.members.map((m) => m.load));
+    // No load, nothing to share: balanced. A NaN never passes `>` and so never wins.
+    const ratio = optimal > 0 ? current / optimal : 1;
+    if (ratio > worst.ratio) worst = { ratio, instanceId, currentMaxLoad: current, optimalMaxLoad: optimal };
+  }
+  return worst;
+}

@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { getOrCreateMetric } from '@load-aware/assignor/internal';
-import { TRIGGER_OUTCOMES, type Evaluation, type TriggerOutcome } from './types.js';
+import { TRIGGER_LEVELS, TRIGGER_OUTCOMES, type Evaluation, type TriggerOutcome } from './types.js';
 
 /** An evaluation outcome, plus `error` for checks that could not evaluate at all. */
 export type CheckOutcome = TriggerOutcome | 'error';
@@ -34,6 +34,9 @@ const noopMetrics: TriggerMetrics = {
  */
 const claims = new WeakMap<Registry, Map<string, Set<object>>>();
 
+/** What a violated check can come to: the `outcome` values of the violated-checks counter. */
+const VIOLATED_OUTCOMES: ReadonlyArray<TriggerOutcome> = ['awaiting_hysteresis', 'cooldown_suppressed', 'fired'];
+
 type GaugeName = (typeof GAUGES)[number][0];
 const GAUGES = [
   [
@@ -49,6 +52,11 @@ const GAUGES = [
     'load_aware_trigger_optimal_max_instance_load',
     'Max instance load (per unit of capacity) balance() would produce now.',
   ],
+  [
+    'load_aware_trigger_member_imbalance_ratio',
+    'Largest, over instances, of busiest member load now ÷ after balance() re-places the instance among its members.',
+  ],
+  ['load_aware_trigger_member_threshold_ratio', 'Member imbalance ratio above which the trigger fires.'],
   ['load_aware_trigger_members', 'Members of the group at the last judged check.'],
   ['load_aware_trigger_instances', 'Instances of the group at the last judged check.'],
   ['load_aware_trigger_partitions', 'Partitions held by the group at the last judged check.'],
@@ -92,6 +100,11 @@ export function createTriggerMetrics(
     'load_aware_trigger_evaluations_total',
     'Trigger evaluations by the coordinator, by outcome.',
     ['group', 'outcome'],
+  );
+  const violations = counter(
+    'load_aware_trigger_violated_checks_total',
+    'Threshold checks above a threshold, by level (instance when both are) and outcome.',
+    ['group', 'level', 'outcome'],
   );
   const rebalances = counter(
     'load_aware_trigger_rebalances_initiated_total',
@@ -141,6 +154,11 @@ export function createTriggerMetrics(
         g.load_aware_trigger_tracked_partitions.set({ group }, e.shape.weighted);
       }
       if (e.ratio !== undefined) g.load_aware_trigger_imbalance_ratio.set({ group }, e.ratio);
+      if (e.memberRatio !== undefined) g.load_aware_trigger_member_imbalance_ratio.set({ group }, e.memberRatio);
+      if (e.memberThreshold !== undefined)
+        g.load_aware_trigger_member_threshold_ratio.set({ group }, e.memberThreshold);
+      // Only the threshold trigger's own verdict: a composite's outcome may differ from its child's.
+      if (e.level !== undefined) violations.inc({ group, level: e.level, outcome: e.outcome });
       if (e.currentMaxLoad !== undefined)
         g.load_aware_trigger_current_max_instance_load.set({ group }, e.currentMaxLoad);
       if (e.optimalMaxLoad !== undefined)
@@ -153,6 +171,9 @@ export function createTriggerMetrics(
         // Zero series for every outcome, so rate() works from the first evaluation on.
         for (const outcome of [...outcomes, 'error']) evaluations.inc({ group, outcome }, 0);
         rebalances.inc({ group }, 0);
+        for (const level of TRIGGER_LEVELS) {
+          for (const outcome of VIOLATED_OUTCOMES) violations.inc({ group, level, outcome }, 0);
+        }
         owners.add(owner);
       } else if (!isCoordinator) {
         owners.delete(owner);

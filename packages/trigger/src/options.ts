@@ -24,9 +24,21 @@ export const clockOption = z
   .custom<() => number>((v) => typeof v === 'function', { message: 'expected a function returning ms' })
   .optional();
 
+/** The default member-level threshold; see {@link MemberLevelOptions.threshold}. */
+export const DEFAULT_MEMBER_THRESHOLD = 1.25;
+
+const memberLevelSchema = z
+  .strictObject({
+    enabled: z.boolean().default(true),
+    threshold: z.number().min(1).max(1000).default(DEFAULT_MEMBER_THRESHOLD),
+  })
+  // A zod object default is taken as is, unparsed: spell every field out.
+  .default({ enabled: true, threshold: DEFAULT_MEMBER_THRESHOLD });
+
 const triggerSchema = z
   .strictObject({
     threshold: z.number().min(1).max(1000).default(1.1),
+    memberLevel: memberLevelSchema,
     minViolatedChecks: z.number().int().min(1).max(1000).default(2),
     cooldownMs: z.number().int().min(0).max(WEEK_MS).default(600_000),
     maxCooldownMs: z.number().int().min(0).max(WEEK_MS).default(7_200_000),
@@ -41,10 +53,32 @@ const triggerSchema = z
     path: ['maxCooldownMs'],
   });
 
+/**
+ * The member-level rule of the threshold trigger: whether it also judges how members share each
+ * instance's partitions, and how unevenly they may before it fires.
+ */
+export interface MemberLevelOptions {
+  /**
+   * Judge members too. A violated member level counts towards the same hysteresis streak and
+   * cooldown as the instance level (one rebalance fixes both). Default true.
+   */
+  enabled?: boolean;
+  /**
+   * Fire when, in some instance, the busiest member's load ÷ the busiest member's load after
+   * `balance()` re-places that instance's partitions among its members is strictly above this.
+   * Default 1.25: a rebalance costs the same whichever level asks for it, but members share their
+   * instance's process, so a member imbalance wastes less than an instance one, and the assignor
+   * itself treats it as secondary (twice the move tolerance).
+   */
+  threshold?: number;
+}
+
 /** Options of {@link createThresholdTrigger}. */
 export interface ThresholdTriggerOptions {
   /** Fire when current max instance load ÷ optimal max instance load is strictly above this. Default 1.1. */
   threshold?: number;
+  /** The member-level rule. Default `{ enabled: true, threshold: 1.25 }`. */
+  memberLevel?: MemberLevelOptions;
   /** Violated checks of one unchanged assignment needed before firing. Default 2. */
   minViolatedChecks?: number;
   /** Minimum time between two fires; also what the cooldown returns to once balanced. Default 600000 (10 min). */
@@ -72,6 +106,7 @@ export interface ThresholdTriggerOptions {
 /** Trigger options after validation and defaults; frozen. */
 export interface ResolvedThresholdTriggerOptions {
   readonly threshold: number;
+  readonly memberLevel: { readonly enabled: boolean; readonly threshold: number };
   readonly minViolatedChecks: number;
   readonly cooldownMs: number;
   readonly maxCooldownMs: number;
@@ -87,6 +122,7 @@ export function resolveTriggerOptions(options: unknown): ResolvedThresholdTrigge
   const o = validateOptions(triggerSchema, options, 'ThresholdTrigger');
   return Object.freeze({
     ...o,
+    memberLevel: Object.freeze({ ...o.memberLevel }),
     maxMovesPerRebalance: o.maxMovesPerRebalance,
     // Read through arrows, so a clock replaced later (by tests' spies) is the one used.
     now: o.now ?? (() => Date.now()),

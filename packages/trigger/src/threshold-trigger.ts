@@ -3,8 +3,8 @@
  * observations in, outcomes out. No timers and no I/O; the only impure inputs are the injected clocks
  * (a monotonic one for every interval, the wall clock only for the reported fire time).
  */
-import { assignmentFingerprint, instanceCount, planFromCurrent, resolveWeights } from './load.js';
-import { validateOptions } from '@load-aware/assignor/internal';
+import { assignmentFingerprint, instanceCount, memberImbalance, planFromCurrent, resolveWeights } from './load.js';
+import { escapeLogText, validateOptions } from '@load-aware/assignor/internal';
 import type { LoadAwarePartitionAssigner } from '@load-aware/assignor';
 import {
   assignerSchema,
@@ -14,7 +14,7 @@ import {
 } from './options.js';
 import { ratioText, seconds } from './text.js';
 import type { Trigger } from './trigger.js';
-import type { CooldownGrowth, Evaluation, GroupShape, Observation, TriggerOutcome } from './types.js';
+import type { CooldownGrowth, Evaluation, GroupShape, Observation, TriggerLevel, TriggerOutcome } from './types.js';
 
 /** The decision state machine; see {@link createThresholdTrigger}. */
 export interface ThresholdTrigger extends Trigger<Evaluation> {
@@ -54,6 +54,13 @@ interface FireMemory {
  * assignment with that of the assignment `balance()` would produce for the same members,
  * subscriptions and weights, and fires only when the ratio is strictly above `threshold`, on
  * `minViolatedChecks` checks of one unchanged assignment, and outside the cooldown.
+ *
+ * With `memberLevel.enabled` (the default) it also judges members: inside each instance, the
+ * busiest member's load now against that of what `balance()` makes of the instance's own members
+ * and partitions (see `memberImbalance`); a check is violated when either level is above its
+ * threshold. Both levels share one streak and one cooldown, because one rebalance fixes both: a
+ * group that is imbalanced at one level on one check and at the other on the next is imbalanced
+ * all along, and a fire for either level is a rebalance the cooldown must space out.
  *
  * - Only a `Stable` group is judged; `group_not_stable`, `no_members` and `weights_unknown`
  *   change no counter.
@@ -102,8 +109,10 @@ export function createThresholdTrigger(options: ThresholdTriggerOptions = {}): T
     ({ violatedChecks, lastFiredAtMono, lastFiredAt, unjudgedFire } = m);
   };
 
+  const memberThreshold = o.memberLevel.enabled ? o.memberLevel.threshold : undefined;
   const base = (now: number) => ({
     threshold: o.threshold,
+    memberThreshold,
     violatedChecks,
     minViolatedChecks: o.minViolatedChecks,
     cooldownMs,
@@ -117,6 +126,11 @@ export function createThresholdTrigger(options: ThresholdTriggerOptions = {}): T
     ratio: undefined,
     currentMaxLoad: undefined,
     optimalMaxLoad: undefined,
+    level: undefined,
+    memberRatio: undefined,
+    memberInstanceId: undefined,
+    currentMaxMemberLoad: undefined,
+    optimalMaxMemberLoad: undefined,
     ...base(o.monotonicNow()),
     cooldownGrowth: undefined,
     balancedAgain: false,
@@ -149,8 +163,32 @@ export function createThresholdTrigger(options: ThresholdTriggerOptions = {}): T
     // A NaN ratio says nothing about balance: never fire on it, and change no counter. Scaled
     // weights cannot overflow any more; this stays as the last guard.
     if (Number.isNaN(ratio)) return unjudged('weights_unknown', shape, 'the load ratio is not a number');
-    const judged = { kind: 'threshold' as const, ratio, currentMaxLoad, optimalMaxLoad, shape, plan };
-    const above = `ratio ${ratioText(ratio)} above threshold ${ratioText(o.threshold)}`;
+    const member = o.memberLevel.enabled ? memberImbalance(members, weights, o) : undefined;
+    const memberRatio = member?.ratio;
+    const level: TriggerLevel | undefined =
+      ratio > o.threshold
+        ? 'instance'
+        : memberRatio !== undefined && memberRatio > o.memberLevel.threshold
+          ? 'member'
+          : undefined;
+    const judged = {
+      kind: 'threshold' as const,
+      ratio,
+      currentMaxLoad,
+      optimalMaxLoad,
+      memberRatio,
+      memberInstanceId: member?.instanceId,
+      currentMaxMemberLoad: member?.currentMaxLoad,
+      optimalMaxMemberLoad: member?.optimalMaxLoad,
+      shape,
+      plan,
+    };
+    const memberText =
+      member?.instanceId === undefined ? '' : ` of the members of instance ${escapeLogText(member.instanceId)}`;
+    const above =
+      level === 'member'
+        ? `member ratio ${ratioText(memberRatio)}${memberText} above member threshold ${ratioText(o.memberLevel.threshold)}`
+        : `ratio ${ratioText(ratio)} above threshold ${ratioText(o.threshold)}`;
 
     const fingerprint = assignmentFingerprint(members);
     if (fingerprint !== lastFingerprint) {
@@ -159,7 +197,7 @@ export function createThresholdTrigger(options: ThresholdTriggerOptions = {}): T
     }
     const now = o.monotonicNow();
 
-    if (ratio <= o.threshold) {
+    if (level === undefined) {
       violatedChecks = Math.max(0, violatedChecks - 1);
       const balancedAgain = imbalanced || unjudgedFire !== undefined;
       imbalanced = false;
@@ -167,8 +205,13 @@ export function createThresholdTrigger(options: ThresholdTriggerOptions = {}): T
       cooldownMs = o.cooldownMs;
       return {
         outcome: 'balanced',
-        reason: `ratio ${ratioText(ratio)} within threshold ${ratioText(o.threshold)}`,
+        reason:
+          `ratio ${ratioText(ratio)} within threshold ${ratioText(o.threshold)}` +
+          (memberRatio === undefined
+            ? ''
+            : `, member ratio ${ratioText(memberRatio)} within ${ratioText(o.memberLevel.threshold)}`),
         ...judged,
+        level,
         ...base(now),
         cooldownGrowth: undefined,
         balancedAgain,
@@ -182,6 +225,7 @@ export function createThresholdTrigger(options: ThresholdTriggerOptions = {}): T
         outcome: 'awaiting_hysteresis',
         reason: `${above} (violated check ${String(violatedChecks)}/${String(o.minViolatedChecks)})`,
         ...judged,
+        level,
         ...base(now),
         cooldownGrowth: undefined,
         balancedAgain: false,
@@ -206,6 +250,7 @@ export function createThresholdTrigger(options: ThresholdTriggerOptions = {}): T
         outcome: 'cooldown_suppressed',
         reason: `${above}; suppressed by the cooldown for ${seconds(b.cooldownRemainingMs)}`,
         ...judged,
+        level,
         ...b,
         cooldownGrowth,
         balancedAgain: false,
@@ -222,6 +267,7 @@ export function createThresholdTrigger(options: ThresholdTriggerOptions = {}): T
       outcome: 'fired',
       reason: `${above} on ${String(streak)}/${String(o.minViolatedChecks)} checks`,
       ...judged,
+      level,
       ...base(now),
       violatedChecks: streak,
       cooldownGrowth,

@@ -77,6 +77,16 @@ export interface GroupShape {
   readonly weighted: number;
 }
 
+/**
+ * Which rule of the threshold trigger found the group imbalanced: `instance` (current ÷ optimal
+ * max instance load) or `member` (inside one instance, current ÷ planned busiest member load). A
+ * bounded metric label.
+ */
+export type TriggerLevel = 'instance' | 'member';
+
+/** Every level, in a stable order. */
+export const TRIGGER_LEVELS: ReadonlyArray<TriggerLevel> = ['instance', 'member'];
+
 /** The result of {@link ThresholdTrigger.evaluate}. Load figures are per unit of capacity. */
 export interface Evaluation extends TriggerDecision {
   readonly kind: 'threshold';
@@ -87,6 +97,26 @@ export interface Evaluation extends TriggerDecision {
   /** Max instance load of the assignment `balance()` produces for the same members and weights. */
   readonly optimalMaxLoad: number | undefined;
   readonly threshold: number;
+  /**
+   * The level this check found above its threshold: `instance` whenever the instance ratio is
+   * (whatever the member ratio), `member` when only the member ratio is; undefined on a balanced
+   * or unjudged check. For `fired`, the level that fired.
+   */
+  readonly level: TriggerLevel | undefined;
+  /**
+   * The largest, over instances with two members or more, of the busiest member's load now ÷ its
+   * load after `balance()` re-places that instance's partitions among its members (1 when no
+   * instance has two members); undefined when the group was not judged or the member level is off.
+   */
+  readonly memberRatio: number | undefined;
+  /** The member-level threshold; undefined when the member level is off. */
+  readonly memberThreshold: number | undefined;
+  /** The instance whose members gave `memberRatio`; undefined when none was judged. */
+  readonly memberInstanceId: string | undefined;
+  /** That instance's busiest member load now. */
+  readonly currentMaxMemberLoad: number | undefined;
+  /** That instance's busiest member load after `balance()`. */
+  readonly optimalMaxMemberLoad: number | undefined;
   /** The hysteresis streak including this check (for `fired`, the streak that fired; it restarts at 0). */
   readonly violatedChecks: number;
   readonly minViolatedChecks: number;

@@ -13,6 +13,16 @@ const WRONG_FOR_ALL: unknown[] = [null, Symbol('x'), [], 'x'];
 
 const BAD_TRIGGER: Record<string, unknown[]> = {
   threshold: [0.99, 0, -1, 1001, Number.NaN, Number.POSITIVE_INFINITY, '1.1', true],
+  memberLevel: [
+    { threshold: 0.99 },
+    { threshold: Number.NaN },
+    { threshold: '1.25' },
+    { enabled: 'yes' },
+    { enabled: 1 },
+    { treshold: 1.2 },
+    true,
+    1.25,
+  ],
   minViolatedChecks: [0, -1, 1.5, 1001, Number.NaN, '2'],
   cooldownMs: [-1, 0.5, 7 * 24 * 3600 * 1000 + 1, Number.NaN, '600000'],
   maxCooldownMs: [-1, 0.5, 7 * 24 * 3600 * 1000 + 1, Number.NaN, '7200000'],
@@ -54,6 +64,28 @@ describe('trigger config errors (every option)', () => {
 
   it('has a row for every threshold-trigger option', () => {
     expect(Object.keys(resolveTriggerOptions({})).sort()).toEqual(Object.keys(BAD_TRIGGER).sort());
+  });
+
+  it.each([
+    [{ threshold: 0.99 }, 'memberLevel.threshold'],
+    [{ enabled: 'yes' }, 'memberLevel.enabled'],
+    [{ treshold: 1.2 }, 'treshold'],
+  ])('createThresholdTrigger rejects memberLevel %p naming %s', (memberLevel, path) => {
+    const err = configErrorOf(() => createThresholdTrigger({ memberLevel } as never));
+    expect(err.code).toBe('LOAD_AWARE_CONFIG');
+    expect(err.message).toContain(path);
+  });
+
+  it('defaults the member level to on with threshold 1.25, and keeps the given half of a partial one', () => {
+    expect(resolveTriggerOptions({}).memberLevel).toEqual({ enabled: true, threshold: 1.25 });
+    expect(resolveTriggerOptions({ memberLevel: { enabled: false } }).memberLevel).toEqual({
+      enabled: false,
+      threshold: 1.25,
+    });
+    expect(resolveTriggerOptions({ memberLevel: { threshold: 1.5 } }).memberLevel).toEqual({
+      enabled: true,
+      threshold: 1.5,
+    });
   });
 
   it.each(triggerCases)('createThresholdTrigger rejects %s = %p naming the key', (key, value) => {
