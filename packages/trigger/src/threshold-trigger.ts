@@ -14,7 +14,15 @@ import {
 } from './options.js';
 import { ratioText, seconds } from './text.js';
 import type { Trigger } from './trigger.js';
-import type { CooldownGrowth, Evaluation, GroupShape, Observation, TriggerLevel, TriggerOutcome } from './types.js';
+import {
+  TRIGGER_OUTCOMES,
+  type CooldownGrowth,
+  type Evaluation,
+  type GroupShape,
+  type Observation,
+  type TriggerLevel,
+  type TriggerOutcome,
+} from './types.js';
 
 /** The decision state machine; see {@link createThresholdTrigger}. */
 export interface ThresholdTrigger extends Trigger<Evaluation> {
@@ -30,16 +38,8 @@ export interface ThresholdTrigger extends Trigger<Evaluation> {
   readonly outcomes: ReadonlyArray<TriggerOutcome>;
 }
 
-/** The outcomes the threshold trigger can return. */
-const THRESHOLD_OUTCOMES: ReadonlyArray<TriggerOutcome> = [
-  'fired',
-  'balanced',
-  'awaiting_hysteresis',
-  'cooldown_suppressed',
-  'group_not_stable',
-  'no_members',
-  'weights_unknown',
-];
+/** The outcomes the threshold trigger can return: all but the periodic trigger's "not yet". */
+const THRESHOLD_OUTCOMES: ReadonlyArray<TriggerOutcome> = TRIGGER_OUTCOMES.filter((o) => o !== 'not_due');
 
 /** What the trigger remembers about fires: what {@link ThresholdTrigger.settle} sets either way. */
 interface FireMemory {

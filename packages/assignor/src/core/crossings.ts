@@ -3,13 +3,15 @@ import type { Placement } from './placement.js';
 import type { MoveLedger } from './ledger.js';
 
 /**
- * Counted items away from home, keyed by kind (topic), home bin and current bin. The search
- * consults it so that one rebalance never moves partitions of one topic both ways between the
- * same two bins: such a pair of moves is churn, since keeping both home gives the same spread
- * of that topic, and with equal weights the same loads.
+ * Counted items away from home, keyed by kind (topic), home bin and current bin, then by weight.
+ * The search consults it so that one rebalance never moves two equally heavy partitions of one
+ * topic both ways between the same two bins: such a pair is pure churn, since keeping both home
+ * gives the very same loads and spread (with unit weights, Kafka's "no two-way moves" rule).
+ * Partitions of different weights may cross: trading a heavy partition for a light one changes
+ * both loads, and forbidding it would spread one useful exchange over two rebalances.
  */
 export interface Crossings {
-  readonly away: Map<number, number>;
+  readonly away: Map<number, Map<number, number>>;
 }
 
 /** The crossings of a placement, or undefined when no item has a counted home (nothing to guard). */
@@ -34,13 +36,14 @@ export function recordCrossing(
   if (ledger.counted[item] === 0) return;
   const home = ledger.home[item]!;
   const kind = problem.kind[item]!;
-  if (from >= 0 && from !== home) bump(crossings, keyOf(problem, kind, home, from), -1);
-  if (to !== home) bump(crossings, keyOf(problem, kind, home, to), 1);
+  const weight = problem.weight[item]!;
+  if (from >= 0 && from !== home) bump(crossings, keyOf(problem, kind, home, from), weight, -1);
+  if (to !== home) bump(crossings, keyOf(problem, kind, home, to), weight, 1);
 }
 
 /**
  * True when `item` arriving at `to` would make a two-way pair: it left its home for `to` while
- * another item of its kind left `to` for that home.
+ * another item of its kind and weight left `to` for that home.
  */
 export function createsTwoWay(
   crossings: Crossings,
@@ -52,10 +55,10 @@ export function createsTwoWay(
   if (ledger.counted[item] === 0) return false;
   const home = ledger.home[item]!;
   if (home === to) return false;
-  return (crossings.away.get(keyOf(problem, problem.kind[item]!, to, home)) ?? 0) > 0;
+  return (crossings.away.get(keyOf(problem, problem.kind[item]!, to, home))?.get(problem.weight[item]!) ?? 0) > 0;
 }
 
-/** True when swapping `item` (to `to`) and `other` (to `from`) would itself be a two-way pair. */
+/** True when swapping `item` (to `to`) and `other` (to `from`) would itself be a two-way pair (same topic, same weight). */
 export function swapIsTwoWay(
   problem: Problem,
   ledger: MoveLedger,
@@ -68,6 +71,7 @@ export function swapIsTwoWay(
     ledger.counted[item] === 1 &&
     ledger.counted[other] === 1 &&
     problem.kind[item] === problem.kind[other] &&
+    problem.weight[item] === problem.weight[other] &&
     ledger.home[item] === from &&
     ledger.home[other] === to
   );
@@ -78,8 +82,16 @@ function keyOf(problem: Problem, kind: number, home: number, at: number): number
   return (kind * bins + home) * bins + at;
 }
 
-function bump(crossings: Crossings, key: number, by: number): void {
-  const next = (crossings.away.get(key) ?? 0) + by;
-  if (next === 0) crossings.away.delete(key);
-  else crossings.away.set(key, next);
+function bump(crossings: Crossings, key: number, weight: number, by: number): void {
+  let byWeight = crossings.away.get(key);
+  if (byWeight === undefined) {
+    byWeight = new Map();
+    crossings.away.set(key, byWeight);
+  }
+  const next = (byWeight.get(weight) ?? 0) + by;
+  if (next !== 0) byWeight.set(weight, next);
+  else {
+    byWeight.delete(weight);
+    if (byWeight.size === 0) crossings.away.delete(key);
+  }
 }

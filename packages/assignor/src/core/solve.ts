@@ -55,8 +55,8 @@ interface Extremes {
  * 4. Otherwise improve the sticky start (moves counted by the ledger) towards half the
  *    tolerance, so the next rebalance does not start right at the edge.
  * 5. If even that cannot get within tolerance, adopt the from-scratch placement with its bins
- *    renamed to keep as many items home as possible and two-way pairs sent home, if the ledger's
- *    limit allows and it is still better by the same rule.
+ *    renamed to keep as many items home as possible and equally heavy two-way pairs traded or
+ *    sent home (no load changes), if the ledger's limit allows.
  *
  * The least busy level matters as well as the busiest: in a large group a new instance lowers
  * the maximum by less than the tolerance, yet must not be left idle.
@@ -113,43 +113,27 @@ export function solve(problem: Problem, ledger: MoveLedger, policy: StickyPolicy
   const betterMin =
     target.max <= improved.max + eps && target.min * (1 - tolerance) - noiseAt(target.min) > improved.min;
   if (betterMax || betterMin) {
-    const stickyMoves = ledger.used;
-    const adopted = adopt(problem, best.bin, ledger, halfway, budget);
-    if (adopted !== undefined) {
-      // Judged again, by the same rule: sending two-way pairs home may have shifted some load.
-      const reached = extremes(problem, adopted);
-      const stillBetter =
-        reached.max * (1 + tolerance) + eps < improved.max ||
-        (reached.max <= improved.max + eps && reached.min * (1 - tolerance) - noiseAt(reached.min) > improved.min);
-      if (stillBetter) return { bin: adopted.bin, lowerBound: bound };
-      ledger.used = stickyMoves;
-    }
+    // Untangling changes no load: the adopted placement is exactly as much better.
+    const adopted = adopt(problem, best.bin, ledger);
+    if (adopted !== undefined) return { bin: adopted.bin, lowerBound: bound };
   }
   return { bin: sticky.bin, lowerBound: bound };
 }
 
 /**
  * The from-scratch placement with its bins renamed to keep as many items home as possible and
- * no topic moved both ways between two bins, if the ledger's limit allows its moves. Sending a
- * two-way pair home can shift load by the pair's weight difference; the search (which never
- * recreates such a pair) then evens that out again.
+ * no two equally heavy partitions of a topic moved both ways between two bins, if the ledger's
+ * limit allows its moves. Untangling changes no load, so the placement stays as good as it was.
  */
-function adopt(
-  problem: Problem,
-  bin: Int32Array,
-  ledger: MoveLedger,
-  goal: SearchGoal,
-  budget: WorkBudget,
-): Placement | undefined {
+function adopt(problem: Problem, bin: Int32Array, ledger: MoveLedger): Placement | undefined {
   const untangled = untangle(problem, relabel(problem, bin, ledger), ledger);
-  const moves = countMoves(ledger, untangled.bin);
+  const moves = countMoves(ledger, untangled);
   if (moves > ledger.limit) return undefined;
   ledger.used = moves;
   const placement = emptyPlacement(problem);
-  untangled.bin.forEach((b, item) => {
+  untangled.forEach((b, item) => {
     place(problem, placement, item, b);
   });
-  if (untangled.levelsChanged) improve(problem, placement, goal, ledger, budget);
   return placement;
 }
 

@@ -9,43 +9,31 @@ import type { MoveLedger } from './ledger.js';
 const MAX_CANDIDATES = 64;
 
 /**
- * Removes two-way pairs: partitions of one topic that a placement moves both ways between the
- * same two bins. Cheapest first:
+ * Removes two-way pairs: two equally heavy partitions of one topic that a placement moves both
+ * ways between the same two bins (see `Crossings` for why only equal weights count). Cheapest
+ * first:
  *
  * 1. A partition of such a pair trades places with an equally heavy partition of its topic
  *    elsewhere, adding no move: the loads and each topic's spread stay exactly as they are.
- * 2. Pairs of equal weight go home together: two moves fewer, the loads unchanged.
- * 3. A trade as in 1 that costs one more move, if the ledger's limit allows: one move is worth
- *    the loads of the placement being adopted, which beat the sticky one by more than the
- *    tolerance (sending such a pair home can give that back).
- * 4. What is left goes home in pairs by weight rank: for a topic with partitions moved from `a`
- *    to `b` and others from `b` to `a`, the heaviest of each direction together, then the next
- *    two, and so on. The levels change by the difference of the pair's weights, which pairing
- *    by rank keeps small.
+ * 2. What is left goes home in pairs: two moves fewer, the loads unchanged.
  *
- * Returns the placement (a copy) and whether any level changed. A from-scratch placement renamed
- * onto the previous owners is where such pairs come from: it knows nothing of where partitions
- * were, only how many of a topic each bin should hold, and equally heavy partitions of a topic
- * are interchangeable in it.
+ * Returns the placement (a copy); no level changes. A from-scratch placement renamed onto the
+ * previous owners is where such pairs come from: it knows nothing of where partitions were, only
+ * how many of a topic each bin should hold, and equally heavy partitions of a topic are
+ * interchangeable in it.
  */
-export function untangle(
-  problem: Problem,
-  bin: Int32Array,
-  ledger: MoveLedger,
-): { bin: Int32Array; levelsChanged: boolean } {
+export function untangle(problem: Problem, bin: Int32Array, ledger: MoveLedger): Int32Array {
   const out = Int32Array.from(bin);
-  trade(problem, out, ledger, 0);
-  sendHome(problem, out, ledger, true);
-  trade(problem, out, ledger, -1);
-  return { bin: out, levelsChanged: sendHome(problem, out, ledger, false) };
+  trade(problem, out, ledger);
+  sendHome(problem, out, ledger);
+  return out;
 }
 
 /**
- * Sends two-way pairs home, each unordered pair of bins once, in ascending key order
- * (deterministic). With `equalOnly`, only pairs of equal weight; otherwise by weight rank.
- * Returns whether any level changed.
+ * Sends equally heavy two-way pairs home, each unordered pair of bins once, in ascending key
+ * order (deterministic).
  */
-function sendHome(problem: Problem, bin: Int32Array, ledger: MoveLedger, equalOnly: boolean): boolean {
+function sendHome(problem: Problem, bin: Int32Array, ledger: MoveLedger): void {
   const { binCount, kind, weight } = problem;
   const away = new Map<number, number[]>();
   for (let item = 0; item < bin.length; item++) {
@@ -56,7 +44,6 @@ function sendHome(problem: Problem, bin: Int32Array, ledger: MoveLedger, equalOn
     if (list === undefined) away.set(key, [item]);
     else list.push(item);
   }
-  let levelsChanged = false;
   for (const key of [...away.keys()].sort((x, y) => x - y)) {
     const at = key % binCount;
     const home = Math.floor(key / binCount) % binCount;
@@ -64,45 +51,47 @@ function sendHome(problem: Problem, bin: Int32Array, ledger: MoveLedger, equalOn
     const reverse = away.get(key - at - home * binCount + at * binCount + home);
     if (reverse === undefined) continue;
     const forth = away.get(key)!;
-    // Lists are in index order, heaviest first: a merge finds equal weights, ranks pair the rest.
+    // Lists are in index order, heaviest first: a merge finds the equal weights.
     for (let i = 0, j = 0; i < forth.length && j < reverse.length;) {
       const p = forth[i]!;
       const q = reverse[j]!;
-      if (equalOnly && weight[p] !== weight[q]) {
+      if (weight[p] !== weight[q]) {
         if (weight[p]! > weight[q]!) i++;
         else j++;
         continue;
       }
       bin[p] = home;
       bin[q] = at;
-      if (weight[p] !== weight[q]) levelsChanged = true;
       i++;
       j++;
     }
   }
-  return levelsChanged;
 }
 
 /**
  * For each counted partition in a two-way pair, in index order, the equally heavy partition of
- * its topic elsewhere to trade places with that saves at least `minGain` moves (the most, ties
- * by index) and makes no new two-way pair. Edits `bin` in place.
+ * its topic elsewhere to trade places with that adds no move (the most moves saved, ties by
+ * index) and makes no new two-way pair. Edits `bin` in place.
  */
-function trade(problem: Problem, bin: Int32Array, ledger: MoveLedger, minGain: number): void {
+function trade(problem: Problem, bin: Int32Array, ledger: MoveLedger): void {
+  const minGain = 0;
   const { binCount, kind, weight } = problem;
   const { home, counted } = ledger;
   const isAway = (item: number, at: number): boolean => counted[item] === 1 && home[item]! >= 0 && at !== home[item];
-  const away = new Map<number, number>();
+  // Keyed by topic, home, current bin and weight: only equally heavy partitions make a pair.
+  const away = new Map<string, number>();
+  const keyOf = (item: number, from: number, at: number): string =>
+    `${String((kind[item]! * binCount + from) * binCount + at)}/${String(weight[item])}`;
   let moves = 0;
   const tally = (item: number, at: number, by: number): void => {
     if (!isAway(item, at)) return;
-    const key = (kind[item]! * binCount + home[item]!) * binCount + at;
+    const key = keyOf(item, home[item]!, at);
     away.set(key, (away.get(key) ?? 0) + by);
     moves += by;
   };
-  // `item` at `at` is half of a two-way pair: another of its topic left `at` for `item`'s home.
+  // `item` at `at` is half of a two-way pair: another of its topic and weight left `at` for `item`'s home.
   const twoWay = (item: number, at: number): boolean =>
-    isAway(item, at) && (away.get((kind[item]! * binCount + at) * binCount + home[item]!) ?? 0) > 0;
+    isAway(item, at) && (away.get(keyOf(item, at, home[item]!)) ?? 0) > 0;
   for (let item = 0; item < bin.length; item++) tally(item, bin[item]!, 1);
   const tangled: number[] = [];
   for (let item = 0; item < bin.length; item++) if (twoWay(item, bin[item]!)) tangled.push(item);

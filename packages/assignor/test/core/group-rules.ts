@@ -1,4 +1,4 @@
-import type { BalanceInput, BalanceResult, TopicPartition } from '@load-aware/assignor';
+import type { BalanceInput, BalanceResult, TopicPartition, WeightedPartition } from '@load-aware/assignor';
 import { keyOf, label } from './fixtures';
 
 /**
@@ -66,27 +66,31 @@ function pairImbalances(
 }
 
 /**
- * Topics with partitions moved both ways between the same two members in one rebalance (Kafka's
- * "sticky" check). Moves away from members that left do not count.
+ * Topics with two equally heavy partitions moved both ways between the same two members in one
+ * rebalance (Kafka's "sticky" check; with unit weights, any two of a topic). Keeping both home
+ * would give the same loads, so such a pair is churn; partitions of different weights may cross.
+ * Moves away from members that left do not count. `partitions` gives the weights (1 if absent).
  */
 export function twoWayMoves(
   previous: ReadonlyMap<string, ReadonlyArray<TopicPartition>>,
   result: BalanceResult,
+  partitions: ReadonlyArray<WeightedPartition> = [],
 ): string[] {
+  const weight = new Map(partitions.map((p) => [keyOf(p), p.weight ?? 1]));
   const ownerBefore = new Map<string, string>();
-  for (const [memberId, partitions] of previous) for (const p of partitions) ownerBefore.set(keyOf(p), memberId);
+  for (const [memberId, held] of previous) for (const p of held) ownerBefore.set(keyOf(p), memberId);
   const moves = new Set<string>();
-  for (const [memberId, partitions] of result.assignments) {
-    for (const p of partitions) {
+  for (const [memberId, held] of result.assignments) {
+    for (const p of held) {
       const before = ownerBefore.get(keyOf(p));
       if (before !== undefined && before !== memberId && result.assignments.has(before)) {
-        moves.add(JSON.stringify([p.topic, before, memberId]));
+        moves.add(JSON.stringify([p.topic, weight.get(keyOf(p)) ?? 1, before, memberId]));
       }
     }
   }
   return [...moves].filter((m) => {
-    const [topic, from, to] = JSON.parse(m) as [string, string, string];
-    return from < to && moves.has(JSON.stringify([topic, to, from]));
+    const [topic, w, from, to] = JSON.parse(m) as [string, number, string, string];
+    return from < to && moves.has(JSON.stringify([topic, w, to, from]));
   });
 }
 
