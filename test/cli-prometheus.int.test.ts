@@ -1,8 +1,7 @@
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
 import { Kafka, logLevel, PartitionAssigners, type Admin, type Consumer } from 'kafkajs';
 import { createPrometheusWeightSource } from '@load-aware/weights-prometheus';
 import { kafkaBrokersFromEnv, uniqueName } from './support';
+import { runCliBin } from './support/cli-bin';
 import { waitForStableGroup } from './support/group';
 import { startGroupConsumer } from './support/group-consumer';
 import { startPrometheusExporter, type PrometheusExporter } from './support/prometheus-exporter';
@@ -17,16 +16,7 @@ import { waitForEveryWeight } from './support/wait';
  */
 
 const PARTITIONS = 6;
-const BIN = join(__dirname, '..', 'packages', 'cli', 'dist', 'bin.js');
 const QUERY = 'sum by (topic, partition) (kafka_partition_rate{topic=~"%s"})';
-
-function runBin(args: ReadonlyArray<string>): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { timeout: 30_000 }, (err, stdout, stderr) => {
-      resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : -1, stdout, stderr });
-    });
-  });
-}
 
 describeWithServers([PROMETHEUS], 'load-aware CLI with weights from a real Prometheus', () => {
   const kafka = new Kafka({ clientId: 'cli-prometheus', brokers: kafkaBrokersFromEnv(), logLevel: logLevel.NOTHING });
@@ -71,7 +61,7 @@ describeWithServers([PROMETHEUS], 'load-aware CLI with weights from a real Prome
   }, 60_000);
 
   it("weighs every partition with the server's answer", async () => {
-    const run = await runBin([
+    const run = await runCliBin([
       'inspect',
       '--brokers',
       kafkaBrokersFromEnv().join(','),

@@ -1,9 +1,9 @@
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Kafka, logLevel, PartitionAssigners, type Consumer } from 'kafkajs';
 import { uniqueName } from './support';
+import { runCliBin } from './support/cli-bin';
 import { waitForStableGroup } from './support/group';
 import { startGroupConsumer } from './support/group-consumer';
 import { startSecureKafka, type SecureKafka } from './support/reliability-secure-kafka';
@@ -17,28 +17,12 @@ import { startSecureKafka, type SecureKafka } from './support/reliability-secure
 const PASSWORD = 'cli-S3cr3t-pw-5d1e';
 const WRONG_PASSWORD = 'cli-wrong-pw-0c3a';
 const PARTITIONS = 4;
-const BIN = join(__dirname, '..', 'packages', 'cli', 'dist', 'bin.js');
 
 jest.setTimeout(150_000);
 
-interface BinRun {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-function runBin(args: ReadonlyArray<string>, env: Record<string, string> = {}): Promise<BinRun> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [BIN, ...args],
-      { timeout: 60_000, env: { ...process.env, ...env } },
-      (err, stdout, stderr) => {
-        const code = err === null ? 0 : typeof err.code === 'number' ? err.code : -1;
-        resolve({ code, stdout, stderr });
-      },
-    );
-  });
+/** The password in the environment, as recommended; a TLS handshake plus SASL may take a while. */
+function withPassword(password: string): { env: Record<string, string>; timeoutMs: number } {
+  return { env: { LOAD_AWARE_SASL_PASSWORD: password }, timeoutMs: 60_000 };
 }
 
 let secure: SecureKafka | undefined;
@@ -96,7 +80,7 @@ const secureArgs = () => [
 
 describe('load-aware CLI against a SASL_SSL broker', () => {
   it('connects with --ssl-ca and the password from the environment, and prints neither secret', async () => {
-    const run = await runBin([...secureArgs(), '--ssl-ca', caFile, '--json'], { LOAD_AWARE_SASL_PASSWORD: PASSWORD });
+    const run = await runCliBin([...secureArgs(), '--ssl-ca', caFile, '--json'], withPassword(PASSWORD));
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     const report = JSON.parse(run.stdout) as { groupId: string; partitionCount: number; state: string };
@@ -105,10 +89,8 @@ describe('load-aware CLI against a SASL_SSL broker', () => {
   });
 
   it('refuses an untrusted certificate and a wrong password in one line each, exit 1, no secret', async () => {
-    const untrusted = await runBin([...secureArgs(), '--ssl'], { LOAD_AWARE_SASL_PASSWORD: PASSWORD });
-    const wrong = await runBin([...secureArgs(), '--ssl-ca', caFile, '--verbose'], {
-      LOAD_AWARE_SASL_PASSWORD: WRONG_PASSWORD,
-    });
+    const untrusted = await runCliBin([...secureArgs(), '--ssl'], withPassword(PASSWORD));
+    const wrong = await runCliBin([...secureArgs(), '--ssl-ca', caFile, '--verbose'], withPassword(WRONG_PASSWORD));
     process.stdout.write(
       `cli untrusted certificate: ${untrusted.stderr}cli wrong password: ${wrong.stderr.split('\n')[0]!}\n`,
     );

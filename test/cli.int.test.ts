@@ -1,12 +1,11 @@
-import { execFile } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Kafka, logLevel, PartitionAssigners, type Consumer, type PartitionAssigner } from 'kafkajs';
 import { LoadAwareAssigner } from '@load-aware/assignor';
 import { errorMessageOf } from '@load-aware/assignor/internal';
 import { kafkaBrokersFromEnv, uniqueName } from './support';
+import { runCliBin as runBin, type BinRun } from './support/cli-bin';
 import { waitForStableGroup } from './support/group';
 import { startGroupConsumer } from './support/group-consumer';
 import { produceAtRates, type RateProducer } from './support/offset-rate-producer';
@@ -18,7 +17,6 @@ const PARTITIONS = 24;
 const MEMBERS = 3;
 const HOT_PER_SECOND = 100;
 const COLD_PER_SECOND = 5;
-const BIN = join(__dirname, '..', 'packages', 'cli', 'dist', 'bin.js');
 
 const brokers = kafkaBrokersFromEnv();
 const version = process.env['KAFKA_VERSION_RUNNING'] ?? 'unknown';
@@ -29,24 +27,6 @@ let producer: RateProducer | undefined;
 let topic = '';
 const roundRobinGroup = uniqueName('cli-round-robin');
 const loadAwareGroup = uniqueName('cli-load-aware');
-
-/** What the bin printed and returned, and how long it took. */
-interface BinRun {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-  readonly ms: number;
-}
-
-function runBin(args: ReadonlyArray<string>): Promise<BinRun> {
-  const startedAt = performance.now();
-  return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { timeout: 30_000 }, (err, stdout, stderr) => {
-      const code = err === null ? 0 : typeof err.code === 'number' ? err.code : -1;
-      resolve({ code, stdout, stderr, ms: performance.now() - startedAt });
-    });
-  });
-}
 
 // The parts of the JSON report these tests read.
 interface JsonReport {
