@@ -1,7 +1,9 @@
 import { EventEmitter } from 'node:events';
 import { AssignerProtocol, type Consumer, type GroupDescription } from 'kafkajs';
 import { encodeUserData } from '@load-aware/assignor/internal';
+import { createThresholdTrigger, type ThresholdTriggerOptions } from '@load-aware/trigger';
 import type { ObservedMember, Observation } from '@load-aware/trigger/internal';
+import { manualClock } from '@load-aware/test-support';
 
 /** Members `m<i>` on instances given by `instances[i]`, all subscribed to topic `t`. */
 export function observation(
@@ -97,4 +99,20 @@ export function fakeConsumer(describe: () => Promise<GroupDescription>): FakeCon
     listenerCount: () => emitter.eventNames().reduce((n, name) => n + emitter.listenerCount(name), 0),
   };
   return consumer as unknown as FakeConsumer;
+}
+
+/**
+ * A threshold trigger on a manual clock (wall and monotonic time alike), with a 10 s cooldown
+ * doubling up to 40 s unless `options` say otherwise: the state-machine tests' common start.
+ */
+export function setup(options: ThresholdTriggerOptions = {}) {
+  const clock = manualClock(1_000_000);
+  const trigger = createThresholdTrigger({
+    cooldownMs: 10_000,
+    maxCooldownMs: 40_000,
+    ...options,
+    now: clock.now,
+    monotonicNow: clock.now,
+  });
+  return { clock, trigger };
 }

@@ -1,15 +1,13 @@
 import { Registry } from 'prom-client';
 import { LoadAwareAssigner, type WeightSource } from '@load-aware/assignor';
 import {
-  createThresholdTrigger,
   createTriggerController,
   type Evaluation,
   type Observation,
-  type ThresholdTriggerOptions,
   type TriggerController,
 } from '@load-aware/trigger';
-import { description, fakeConsumer, observation } from './fakes';
-import { manualClock, recordingLogger } from '@load-aware/test-support';
+import { description, fakeConsumer, observation, setup } from './fakes';
+import { recordingLogger } from '@load-aware/test-support';
 
 // Two instances of two members, eight partitions of 10: each instance holds 40 (instance ratio 1),
 // but inside pod-a one member holds all four (40 where 20 is possible: member ratio 2).
@@ -28,18 +26,6 @@ function applied(e: Evaluation, weights = EVEN): Observation {
   const assignment: Record<string, number[]> = {};
   for (const [memberId, partitions] of e.plan!.assignments) assignment[memberId] = partitions.map((p) => p.partition);
   return groupOf(assignment, weights);
-}
-
-function setup(options: ThresholdTriggerOptions = {}) {
-  const clock = manualClock(1_000_000);
-  const trigger = createThresholdTrigger({
-    cooldownMs: 10_000,
-    maxCooldownMs: 40_000,
-    ...options,
-    now: clock.now,
-    monotonicNow: clock.now,
-  });
-  return { clock, trigger };
 }
 
 describe('the threshold trigger at member level', () => {

@@ -1,24 +1,11 @@
 import { createThresholdTrigger, type Evaluation, type ThresholdTriggerOptions } from '@load-aware/trigger';
-import { observation } from './fakes';
-import { manualClock } from '@load-aware/test-support';
+import { observation, setup } from './fakes';
 
 // Four partitions of 10 on two instances: 2+2 is optimal (20), 3+1 is skewed (30 → ratio 1.5).
 const EVEN = [10, 10, 10, 10];
 const balanced = { m1: [0, 1], m2: [2, 3] };
 const skewed = { m1: [0, 1, 2], m2: [3] };
 const skewedOtherwise = { m1: [0], m2: [1, 2, 3] };
-
-function setup(options: ThresholdTriggerOptions = {}) {
-  const clock = manualClock(1_000_000);
-  const trigger = createThresholdTrigger({
-    cooldownMs: 10_000,
-    maxCooldownMs: 40_000,
-    ...options,
-    now: clock.now,
-    monotonicNow: clock.now,
-  });
-  return { clock, trigger };
-}
 
 function codeOf(action: () => unknown): unknown {
   try {
