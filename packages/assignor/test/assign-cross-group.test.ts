@@ -64,7 +64,7 @@ function leaderOf(answer: (groupId: string) => Promise<GroupDescription>, option
     ...options,
   });
   const consumer = assigner({
-    cluster: clusterAnswering(answer) as never,
+    cluster: clusterAnswering(answer),
     groupId: 'orders',
     logger: undefined as never,
   });
@@ -155,7 +155,7 @@ describe('LoadAwareAssigner with crossGroup', () => {
     expect(assigner.crossGroup).toEqual({ groups: ['orders', 'payments'], maxStaleMs: 120_000, turnMs: 30_000 });
     expect(assigner.readSiblings('orders', 1000)).toBeUndefined();
     assigner({
-      cluster: clusterAnswering(() => Promise.resolve(paymentsDescription())) as never,
+      cluster: clusterAnswering(() => Promise.resolve(paymentsDescription())),
       groupId: 'orders',
       logger: undefined as never,
     });
