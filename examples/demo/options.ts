@@ -110,7 +110,11 @@ export class DemoHelpRequested extends DemoUsageError {
   override readonly name: string = 'DemoHelpRequested';
 }
 
-function number(flag: string, raw: string, min: number, max: number, integer: boolean): number {
+/**
+ * The number `raw` given to `flag`, checked to lie in min..max (and to be an integer when
+ * `integer`); throws {@link DemoUsageError} naming both otherwise. Shared by every demo mode's parser.
+ */
+export function parseNumberFlag(flag: string, raw: string, min: number, max: number, integer: boolean): number {
   const value = Number(raw);
   if (!Number.isFinite(value) || value < min || value > max || (integer && !Number.isInteger(value))) {
     const kind = integer ? 'an integer' : 'a number';
@@ -143,34 +147,34 @@ export function parseArgs(argv: readonly string[], base: DemoOptions = defaultOp
         o.outDir = raw;
         break;
       case '--phase-seconds':
-        o.phaseSeconds = number(flag, raw, 10, 3600, true);
+        o.phaseSeconds = parseNumberFlag(flag, raw, 10, 3600, true);
         break;
       case '--backlog-seconds':
-        o.backlogSeconds = number(flag, raw, 0, 600, false);
+        o.backlogSeconds = parseNumberFlag(flag, raw, 0, 600, false);
         break;
       case '--rate':
-        o.eventsPerSecond = number(flag, raw, 1, 100_000, false);
+        o.eventsPerSecond = parseNumberFlag(flag, raw, 1, 100_000, false);
         break;
       case '--partitions':
-        o.partitions = number(flag, raw, 1, 1000, true);
+        o.partitions = parseNumberFlag(flag, raw, 1, 1000, true);
         break;
       case '--instances':
-        o.instances = raw.split(',').map((m) => number(flag, m, 1, 16, true));
+        o.instances = raw.split(',').map((m) => parseNumberFlag(flag, m, 1, 16, true));
         break;
       case '--zipf':
-        o.zipfExponent = number(flag, raw, 0, 5, false);
+        o.zipfExponent = parseNumberFlag(flag, raw, 0, 5, false);
         break;
       case '--seed':
-        o.seed = number(flag, raw, 0, 2 ** 31, true);
+        o.seed = parseNumberFlag(flag, raw, 0, 2 ** 31, true);
         break;
       case '--hotspot-shift':
-        o.hotspotShift = number(flag, raw, 0, 1000, true);
+        o.hotspotShift = parseNumberFlag(flag, raw, 0, 1000, true);
         break;
       case '--work-ms':
-        o.workMs = number(flag, raw, 0, 1000, false);
+        o.workMs = parseNumberFlag(flag, raw, 0, 1000, false);
         break;
       case '--cpu-ms':
-        o.cpuMs = number(flag, raw, 0, 100, false);
+        o.cpuMs = parseNumberFlag(flag, raw, 0, 100, false);
         break;
       case '--assigners': {
         const names = raw.split(',');
