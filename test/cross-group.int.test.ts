@@ -1,0 +1,147 @@
+/**
+ * Issue 13 on a real broker: two groups in the same three instance processes, balanced together
+ * with `crossGroup` (the demo's scenario, test/support/cross-group-scenario.ts, with a 60 s steady
+ * window), and a set whose siblings are missing, mid-rebalance or not load-aware.
+ */
+import { Kafka, logLevel, PartitionAssigners, type Consumer, type PartitionAssigner } from 'kafkajs';
+import { ASSIGNER_NAME, LoadAwareAssigner } from '@load-aware/assignor';
+import { recordingLogger } from '@load-aware/test-support';
+import { kafkaBrokersFromEnv, uniqueName } from './support';
+import { describeGroup, waitForStableGroup } from './support/group';
+import { startGroupConsumer } from './support/group-consumer';
+import { formatCrossGroupComparison, runCrossGroupComparison } from './support/cross-group-scenario';
+import { waitUntil } from './support/wait';
+
+// Two modes with a 60 s steady window, then the sibling checks: about three minutes in all.
+jest.setTimeout(200_000);
+
+const brokers = kafkaBrokersFromEnv();
+
+describe('cross-group balancing on a real broker', () => {
+  it('balances the combined load of two groups within 1.1 of ideal, below each group alone, with no proactive rebalance once converged', async () => {
+    const log: string[] = [];
+    const result = await runCrossGroupComparison({
+      brokers,
+      // Round-robin is the demo's baseline; the target here is against balancing each group alone.
+      modes: ['off', 'on'],
+      steadyMs: 60_000,
+      quietMs: 15_000,
+      convergeTimeoutMs: 90_000,
+      log: (line) => log.push(line),
+    });
+    const [off, on] = result.modes;
+    // The table and the progress lines, so a failure shows what was measured.
+    console.log(`${log.join('\n')}\n\n${formatCrossGroupComparison(result)}`);
+    expect(on!.busiestRatio).toBeLessThanOrEqual(1.1);
+    expect(on!.busiestRatio).toBeLessThan(off!.busiestRatio);
+    expect(on!.steady?.triggerFires).toBe(0);
+    expect(on!.steady?.newGenerations).toBe(0);
+    expect(on!.steady?.unchanged).toBe(true);
+  });
+
+  describe('a sibling that cannot be read as Stable', () => {
+    const kafka = new Kafka({ clientId: 'cross-group-siblings', brokers, logLevel: logLevel.NOTHING });
+    const admin = kafka.admin();
+    const consumers: Consumer[] = [];
+    let release: () => void = () => undefined;
+    const topics = { own: uniqueName('xg-own'), sibling: uniqueName('xg-sibling') };
+
+    beforeAll(async () => {
+      await admin.connect();
+      await admin.createTopics({
+        topics: [
+          { topic: topics.own, numPartitions: 6, replicationFactor: 1 },
+          { topic: topics.sibling, numPartitions: 1, replicationFactor: 1 },
+        ],
+        waitForLeaders: true,
+      });
+    });
+
+    afterAll(async () => {
+      release();
+      await Promise.allSettled(consumers.map((c) => c.disconnect()));
+      await admin.deleteTopics({ topics: Object.values(topics) }).catch(() => undefined);
+      await admin.disconnect();
+    });
+
+    /** A consumer of `groupId` on `topic`, disconnected after the tests. */
+    const join = (groupId: string, topic: string, assigners: PartitionAssigner[], eachMessage?: () => Promise<void>) =>
+      startGroupConsumer(new Kafka({ clientId: groupId, brokers, logLevel: logLevel.NOTHING }), {
+        groupId,
+        topic,
+        partitionAssigners: assigners,
+        ...(eachMessage === undefined ? {} : { eachMessage }),
+        created: (c) => consumers.push(c),
+      });
+
+    it('every member still gets a valid assignment when siblings are missing, mid-rebalance or not load-aware', async () => {
+      const missing = uniqueName('xg-missing');
+      const foreign = uniqueName('xg-foreign');
+      const rebalancing = uniqueName('xg-rebalancing');
+      // Not load-aware: its members carry round-robin metadata, no load-aware userData to read.
+      await join(foreign, topics.sibling, [PartitionAssigners.roundRobin]);
+      await waitForStableGroup(admin, foreign, 1, 1);
+
+      // Mid-rebalance: the first member sits inside a message it never finishes (until release),
+      // so when a second member joins, the group waits in PreparingRebalance for it to rejoin.
+      let entered = false;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const stuck = new Kafka({ clientId: rebalancing, brokers, logLevel: logLevel.NOTHING }).consumer({
+        groupId: rebalancing,
+        partitionAssigners: [PartitionAssigners.roundRobin],
+        // Long enough that neither expiry ends the rebalance while the checked group forms.
+        sessionTimeout: 60_000,
+        rebalanceTimeout: 60_000,
+        heartbeatInterval: 500,
+      });
+      consumers.push(stuck);
+      await stuck.connect();
+      await stuck.subscribe({ topic: topics.sibling, fromBeginning: true });
+      await stuck.run({
+        eachMessage: () => {
+          entered = true;
+          return gate;
+        },
+      });
+      const producer = kafka.producer();
+      await producer.connect();
+      await producer.send({ topic: topics.sibling, messages: [{ value: 'hold' }] });
+      await producer.disconnect();
+      await waitUntil(
+        () => Promise.resolve(entered ? true : undefined),
+        'the sibling member inside its message',
+        30_000,
+      );
+      await join(rebalancing, topics.sibling, [PartitionAssigners.roundRobin]);
+      await waitUntil(
+        async () => ((await describeGroup(admin, rebalancing)).state === 'PreparingRebalance' ? true : undefined),
+        'the sibling group rebalancing',
+        20_000,
+        200,
+      );
+
+      const groupId = uniqueName('xg-checked');
+      const logger = recordingLogger();
+      const crossGroup = { groups: [groupId, missing, rebalancing, foreign] };
+      await Promise.all(
+        ['instance-a', 'instance-b', 'instance-c'].map((instanceId) =>
+          join(groupId, topics.own, [
+            // Uniform weights: this checks that assignments survive unreadable siblings, not balance.
+            LoadAwareAssigner({ instanceId, logger, ...{ crossGroup } }),
+            PartitionAssigners.roundRobin,
+          ]),
+        ),
+      );
+      const group = await waitForStableGroup(admin, groupId, 3, 6, 60_000);
+      // The leader read its sibling while it was still rebalancing.
+      expect((await describeGroup(admin, rebalancing)).state).toBe('PreparingRebalance');
+
+      const held = group.members.flatMap((m) => m.assigned).sort();
+      const all = Array.from({ length: 6 }, (_, p) => `${topics.own}:${String(p)}`).sort();
+      expect(held).toEqual(all);
+      expect(group.protocol).toBe(ASSIGNER_NAME);
+      const warnings = logger.messages('warn');
+      expect({ errors: logger.messages('error'), warnings }).toEqual({ errors: [], warnings });
+    });
+  });
+});
