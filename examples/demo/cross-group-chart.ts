@@ -38,7 +38,7 @@ function bars(f: Frame, mode: CrossGroupModeResult): string[] {
       const load = instance.byGroup[name];
       const top = sy(f, base + load);
       out.push(
-        `<rect x="${x.toFixed(1)}" y="${top.toFixed(1)}" width="${barWidth.toFixed(1)}" height="${(sy(f, base) - top).toFixed(1)}" fill="${COLORS[g]!}" stroke="white"/>`,
+        `<rect class="bar" x="${x.toFixed(1)}" y="${top.toFixed(1)}" width="${barWidth.toFixed(1)}" height="${(sy(f, base) - top).toFixed(1)}" fill="${COLORS[g]!}" stroke="white"/>`,
       );
       base += load;
     });

@@ -18,7 +18,7 @@ import {
   type CrossGroupMode,
 } from '@load-aware/integration-tests/cross-group-scenario';
 import { renderCrossGroupChart } from './cross-group-chart.js';
-import { DemoUsageError, defaultOptions, parseNumberFlag } from './options.js';
+import { DemoUsageError, defaultOptions, outputStamp, parseNumberFlag, readModeFlags } from './options.js';
 import { withBrokers } from './run.js';
 import { LiveView } from './live-view.js';
 
@@ -51,27 +51,20 @@ export interface CrossGroupDemoOptions {
  */
 export function parseCrossGroupArgs(args: ReadonlyArray<string>, now = new Date()): CrossGroupDemoOptions | 'help' {
   // The main demo's out/demo-<timestamp>, with this comparison's name.
-  const stamp = now.toISOString().replace(/[:.]/g, '-').replace('T', '_').slice(0, 19);
   const options: CrossGroupDemoOptions = {
     brokers: undefined,
     steadyMinutes: 5,
     modes: [...MODES],
-    outDir: `out/cross-group-${stamp}`,
+    outDir: `out/cross-group-${outputStamp(now)}`,
   };
-  for (let i = 0; i < args.length; i++) {
-    const flag = args[i]!;
-    if (flag === CROSS_GROUP_FLAG) continue;
-    if (flag === '--help') return 'help';
-    const raw = args[i + 1];
-    if (raw === undefined) throw new DemoUsageError(`${flag}: expected a value`);
-    i++;
+  const help = readModeFlags(args, CROSS_GROUP_FLAG, (flag, raw) => {
     if (flag === '--brokers') options.brokers = raw.split(',').map((b) => b.trim());
     else if (flag === '--steady-minutes') options.steadyMinutes = parseNumberFlag(flag, raw, 0.5, 120, false);
-    else if (flag === '--out') options.outDir = raw;
     else if (flag === '--modes') options.modes = modes(raw);
+    else if (flag === '--out') options.outDir = raw;
     else throw new DemoUsageError(`Unknown flag ${flag} for --cross-group (see --cross-group --help)`);
-  }
-  return options;
+  });
+  return help ?? options;
 }
 
 function modes(raw: string): CrossGroupMode[] {

@@ -17,6 +17,7 @@ import type {
   CrossGroupTiming,
 } from '../fixtures/cross-group-instance';
 import { uniqueName } from './index';
+import { FAST_PRESET } from './fast-preset';
 import { describeGroup, type ObservedGroup } from './group';
 import { startFixtureProcess, type FixtureProcess } from './fixture-process';
 import { produceAtRates } from './offset-rate-producer';
@@ -43,21 +44,6 @@ export const CROSS_GROUP_RATES: Readonly<Record<CrossGroupName, readonly number[
 
 /** The instance processes; each is also its consumers' client id. */
 export const CROSS_GROUP_INSTANCES = ['instance-a', 'instance-b', 'instance-c'] as const;
-
-/**
- * The demo's fast preset (examples/demo/options.ts explains the numbers): a 6 s rate window and a
- * trigger that fires after 3 violated checks 3 s apart, so it judges rates measured entirely
- * after a change. `turnMs` stays the assigner's default unless a run sets it.
- */
-export const CROSS_GROUP_TIMING: CrossGroupTiming = Object.freeze({
-  rateIntervalMs: 6000,
-  sampleIntervalMs: 1000,
-  checkIntervalMs: 3000,
-  threshold: 1.1,
-  minViolatedChecks: 3,
-  cooldownMs: 15_000,
-  maxCooldownMs: 60_000,
-});
 
 /** Load of one instance after convergence. */
 export interface CrossGroupInstanceLoad {
@@ -122,7 +108,7 @@ export interface CrossGroupComparisonOptions {
   readonly quietMs?: number;
   /** Longest wait for convergence. Default 180000. */
   readonly convergeTimeoutMs?: number;
-  /** Timings of the instances. Default {@link CROSS_GROUP_TIMING}. */
+  /** Timings of the instances. Default the demo's {@link FAST_PRESET}, with the assigner's default `turnMs`. */
   readonly timing?: CrossGroupTiming;
   /** Progress lines. Default: none. */
   readonly log?: (line: string) => void;
@@ -172,7 +158,7 @@ export function busiestOverIdeal(loads: ReadonlyArray<{ load: number; capacity: 
 export async function runCrossGroupComparison(options: CrossGroupComparisonOptions): Promise<CrossGroupComparison> {
   const { brokers } = options;
   const modes = options.modes ?? ['round-robin', 'off', 'on'];
-  const timing = options.timing ?? CROSS_GROUP_TIMING;
+  const timing = options.timing ?? FAST_PRESET;
   const log = options.log ?? (() => undefined);
   const kafka = new Kafka({ clientId: 'cross-group', brokers, logLevel: logLevel.NOTHING });
   const admin = kafka.admin();
