@@ -45,6 +45,7 @@ export function placeOnInstances(
   const all = Int32Array.from(model.partitions.keys());
   const spec = {
     capacity: model.instanceCapacity,
+    baseLoad: model.instanceBaseLoad,
     keyOf: (p: number) => model.subscribers[p]!,
     binsOf: (subs: TopicSubscribers) => subs.instances,
   };
@@ -97,6 +98,8 @@ export function placeOnMembers(
 
 interface LevelSpec {
   readonly capacity: Float64Array;
+  /** Load each bin carries from elsewhere; only the weighted phase counts it (counts are this group's). */
+  readonly baseLoad?: Float64Array;
   readonly keyOf: (p: number) => TopicSubscribers;
   readonly binsOf: (subs: TopicSubscribers) => Int32Array;
 }
@@ -124,6 +127,7 @@ function placeInPhases(
 
   const loadProblem = buildProblem({
     capacity: spec.capacity,
+    ...(spec.baseLoad === undefined ? {} : { baseLoad: spec.baseLoad }),
     weight: weights,
     tieWeight: 1,
     keyOf: (k) => spec.keyOf(weighted[k]!),

@@ -2,6 +2,7 @@ import type { BalanceInput } from './types.js';
 import { compareStrings } from './order.js';
 import { resolvePartitions, type ResolvedPartition } from './weights.js';
 import { instanceCapacities } from './capacity.js';
+import { resolveBaseLoads } from './base-load.js';
 import { InvalidBalanceInputError } from '../errors.js';
 
 /** Members and instances of one topic's subscribers, as indexes into the model's arrays. */
@@ -24,6 +25,11 @@ export interface BalanceModel {
   readonly instanceIds: ReadonlyArray<string>;
   /** Capacity of each instance (positive). */
   readonly instanceCapacity: Float64Array;
+  /**
+   * Load each instance carries from elsewhere (see `BalanceInput.instanceBaseLoad`), scaled by
+   * `weightScale` like the weights; all zeros without base loads.
+   */
+  readonly instanceBaseLoad: Float64Array;
   /** Member indexes of each instance, ascending. */
   readonly instanceMembers: ReadonlyArray<Int32Array>;
   /** Partitions that some member subscribes to, heaviest first. */
@@ -65,7 +71,13 @@ export function buildModel(input: BalanceInput, defaultWeight: number): BalanceM
   const placeable: ResolvedPartition[] = [];
   const subscribers: TopicSubscribers[] = [];
   const unassignable: ResolvedPartition[] = [];
-  const resolved = resolvePartitions(input.partitions, defaultWeight);
+  const baseLoad = resolveBaseLoads(instanceIds, input.instanceBaseLoad);
+  // Base loads are summed with the weights, so they take part in choosing the overflow scale.
+  const resolved = resolvePartitions(input.partitions, defaultWeight, {
+    heaviest: baseLoad.reduce((max, b) => Math.max(max, b), 0),
+    count: baseLoad.reduce((n, b) => (b > 0 ? n + 1 : n), 0),
+  });
+  const instanceBaseLoad = resolved.scale === 1 ? baseLoad : baseLoad.map((b) => b * resolved.scale);
   for (const p of resolved.partitions) {
     const subs = subscribersByTopic.get(p.topic);
     if (subs === undefined) {
@@ -80,6 +92,7 @@ export function buildModel(input: BalanceInput, defaultWeight: number): BalanceM
     memberInstance,
     instanceIds,
     instanceCapacity,
+    instanceBaseLoad,
     instanceMembers,
     partitions: placeable,
     subscribers,
