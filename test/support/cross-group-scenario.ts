@@ -249,7 +249,11 @@ async function runMode(run: ModeRun): Promise<CrossGroupModeResult> {
   );
   try {
     await Promise.all(processes.map((p) => p.waitFor((e) => e.some((x) => x.event === 'ready'), 'ready', 60_000)));
-    const converged = await waitForConvergence(admin, groupIds, run.quietMs, run.convergeTimeoutMs);
+    const events = (): CrossGroupInstanceEvent[] => processes.flatMap((p) => p.events);
+    // With triggers, a quiet spell alone could end before a trigger that waits for its turn has
+    // had its say: converged also means each group's trigger has since judged it balanced.
+    const judged = run.mode === 'on' ? (since: number) => judgedBalanced(events(), groupIds, since) : () => true;
+    const converged = await waitForConvergence(admin, groupIds, run.quietMs, run.convergeTimeoutMs, judged);
     const convergedAfterMs = converged.at - started;
     const instances = combinedLoads(converged.groups);
     log(`${mode}: converged after ${(convergedAfterMs / 1000).toFixed(0)} s`);
@@ -301,14 +305,15 @@ async function describeBoth(
 
 /**
  * Polls both groups every second until each is Stable with every instance and every partition,
- * and the assignments of both have not changed for `quietMs`; returns that reading and the time
- * it was first seen. Throws after `timeoutMs`.
+ * the assignments of both have not changed for `quietMs`, and `judged` holds since it was first
+ * seen; returns that reading and that time. Throws after `timeoutMs`.
  */
 async function waitForConvergence(
   admin: ModeRun['admin'],
   groupIds: Record<CrossGroupName, string>,
   quietMs: number,
   timeoutMs: number,
+  judged: (since: number) => boolean,
 ): Promise<{ groups: Record<CrossGroupName, ObservedGroup>; at: number }> {
   let since: { fingerprint: string; at: number } | undefined;
   return waitUntil(
@@ -330,12 +335,32 @@ async function waitForConvergence(
       const fingerprint = JSON.stringify(CROSS_GROUP_NAMES.map((n) => groups[n].members.map((m) => m.assigned)));
       const now = Date.now();
       if (since?.fingerprint !== fingerprint) since = { fingerprint, at: now };
-      return now - since.at >= quietMs ? { groups, at: since.at } : undefined;
+      return now - since.at >= quietMs && judged(since.at) ? { groups, at: since.at } : undefined;
     },
     `both groups ${groupIds.orders} and ${groupIds.payments} converged (unchanged for ${String(quietMs)} ms)`,
     timeoutMs,
     1000,
   );
+}
+
+/**
+ * Whether each group's trigger has judged its group since `since`, and its latest verdict was
+ * "balanced" (the combined load within the threshold), not a violated check on its way to a fire.
+ */
+function judgedBalanced(
+  events: ReadonlyArray<CrossGroupInstanceEvent>,
+  groupIds: Record<CrossGroupName, string>,
+  since: number,
+): boolean {
+  return CROSS_GROUP_NAMES.every((name) => {
+    const verdicts = events.filter(
+      (e) =>
+        e.event === 'log' && e.groupId === groupIds[name] && e.at >= since && typeof e.fields['outcome'] === 'string',
+    );
+    // Lines of several processes: the coordinator may have changed, so order them by time.
+    const last = verdicts.sort((a, b) => a.at - b.at).at(-1);
+    return last?.event === 'log' && last.fields['outcome'] === 'balanced';
+  });
 }
 
 /** Trigger fires in [from, to]: each "rebalance initiated" line starts one proactive rebalance. */
@@ -366,7 +391,9 @@ function newGenerations(
 
 function warnings(processes: ReadonlyArray<FixtureProcess<CrossGroupInstanceEvent>>): string[] {
   return processes.flatMap((p) =>
-    p.events.flatMap((e) => (e.event === 'log' && e.level !== 'info' ? [`${e.instanceId}: ${e.message}`] : [])),
+    p.events.flatMap((e) =>
+      e.event === 'log' && (e.level === 'warn' || e.level === 'error') ? [`${e.instanceId}: ${e.message}`] : [],
+    ),
   );
 }
 
