@@ -45,7 +45,10 @@ function mode(name: CrossGroupModeResult['mode'], orders: number[][], payments: 
     busiestRatio: v.ratio,
     perGroupRatio: { orders: 1, payments: 1 },
     convergedAfterMs: 1000,
-    steady: name === 'on' ? { windowMs: 300_000, triggerFires: 0, newGenerations: 0, unchanged: true } : undefined,
+    steady:
+      name === 'on'
+        ? { windowMs: 300_000, triggerFires: 0, triggerFiresBefore: 1, newGenerations: 0, unchanged: true }
+        : undefined,
     warnings: [],
   };
 }
