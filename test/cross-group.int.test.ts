@@ -43,7 +43,10 @@ describe('cross-group balancing on a real broker', () => {
     const kafka = new Kafka({ clientId: 'cross-group-siblings', brokers, logLevel: logLevel.NOTHING });
     const admin = kafka.admin();
     const consumers: Consumer[] = [];
-    let release: () => void = () => undefined;
+    // Every stalled assignment's release and its consumer's run(); lists, so a retried test's
+    // are released and awaited too.
+    const releases: Array<() => void> = [];
+    const runs: Array<Promise<void>> = [];
     const topics = { own: uniqueName('xg-own'), sibling: uniqueName('xg-sibling') };
 
     beforeAll(async () => {
@@ -58,19 +61,20 @@ describe('cross-group balancing on a real broker', () => {
     });
 
     afterAll(async () => {
-      release();
+      // Released first: the sibling's join completes (run() resolves) and every consumer can leave.
+      for (const release of releases) release();
+      await Promise.allSettled(runs);
       await Promise.allSettled(consumers.map((c) => c.disconnect()));
       await admin.deleteTopics({ topics: Object.values(topics) }).catch(() => undefined);
       await admin.disconnect();
     });
 
-    /** A consumer of `groupId` on `topic`, disconnected after the tests. */
-    const join = (groupId: string, topic: string, assigners: PartitionAssigner[], eachMessage?: () => Promise<void>) =>
+    /** A consumer of `groupId` on `topic` in this process, disconnected after the tests. */
+    const join = (groupId: string, topic: string, assigners: PartitionAssigner[]): Promise<Consumer> =>
       startGroupConsumer(new Kafka({ clientId: groupId, brokers, logLevel: logLevel.NOTHING }), {
         groupId,
         topic,
         partitionAssigners: assigners,
-        ...(eachMessage === undefined ? {} : { eachMessage }),
         created: (c) => consumers.push(c),
       });
 
@@ -78,43 +82,30 @@ describe('cross-group balancing on a real broker', () => {
       const missing = uniqueName('xg-missing');
       const foreign = uniqueName('xg-foreign');
       const rebalancing = uniqueName('xg-rebalancing');
-      // Not load-aware: its members carry round-robin metadata, no load-aware userData to read.
+      // Not load-aware: its member carries round-robin metadata, no load-aware userData to read.
       await join(foreign, topics.sibling, [PartitionAssigners.roundRobin]);
       await waitForStableGroup(admin, foreign, 1, 1);
 
-      // Mid-rebalance: the first member sits inside a message it never finishes (until release),
-      // so when a second member joins, the group waits in PreparingRebalance for it to rejoin.
-      let entered = false;
-      const gate = new Promise<void>((resolve) => (release = resolve));
-      const stuck = new Kafka({ clientId: rebalancing, brokers, logLevel: logLevel.NOTHING }).consumer({
+      // Mid-rebalance: its leader's assignment waits until the test ends, so the group stays in
+      // CompletingRebalance (every member joined, no assignment synced) for up to its 45 s session.
+      const gate = new Promise<void>((resolve) => releases.push(resolve));
+      const stalled: PartitionAssigner = (config) => {
+        const roundRobin = PartitionAssigners.roundRobin(config);
+        return { ...roundRobin, assign: (group) => gate.then(() => roundRobin.assign(group)) };
+      };
+      const sibling = new Kafka({ clientId: rebalancing, brokers, logLevel: logLevel.NOTHING }).consumer({
         groupId: rebalancing,
-        partitionAssigners: [PartitionAssigners.roundRobin],
-        // Long enough that neither expiry ends the rebalance while the checked group forms.
-        sessionTimeout: 60_000,
-        rebalanceTimeout: 60_000,
-        heartbeatInterval: 500,
+        partitionAssigners: [stalled],
+        sessionTimeout: 45_000,
+        rebalanceTimeout: 45_000,
       });
-      consumers.push(stuck);
-      await stuck.connect();
-      await stuck.subscribe({ topic: topics.sibling, fromBeginning: true });
-      await stuck.run({
-        eachMessage: () => {
-          entered = true;
-          return gate;
-        },
-      });
-      const producer = kafka.producer();
-      await producer.connect();
-      await producer.send({ topic: topics.sibling, messages: [{ value: 'hold' }] });
-      await producer.disconnect();
+      consumers.push(sibling);
+      await sibling.connect();
+      await sibling.subscribe({ topic: topics.sibling });
+      // Not awaited: run() resolves once the join completes, which the stalled assignment holds back.
+      runs.push(sibling.run({ eachMessage: () => Promise.resolve() }));
       await waitUntil(
-        () => Promise.resolve(entered ? true : undefined),
-        'the sibling member inside its message',
-        30_000,
-      );
-      await join(rebalancing, topics.sibling, [PartitionAssigners.roundRobin]);
-      await waitUntil(
-        async () => ((await describeGroup(admin, rebalancing)).state === 'PreparingRebalance' ? true : undefined),
+        async () => ((await describeGroup(admin, rebalancing)).state === 'CompletingRebalance' ? true : undefined),
         'the sibling group rebalancing',
         20_000,
         200,
@@ -132,9 +123,9 @@ describe('cross-group balancing on a real broker', () => {
           ]),
         ),
       );
-      const group = await waitForStableGroup(admin, groupId, 3, 6, 60_000);
+      const group = await waitForStableGroup(admin, groupId, 3, 6, 30_000);
       // The leader read its sibling while it was still rebalancing.
-      expect((await describeGroup(admin, rebalancing)).state).toBe('PreparingRebalance');
+      expect((await describeGroup(admin, rebalancing)).state).toBe('CompletingRebalance');
 
       const held = group.members.flatMap((m) => m.assigned).sort();
       const all = Array.from({ length: 6 }, (_, p) => `${topics.own}:${String(p)}`).sort();
