@@ -22,8 +22,9 @@ function phaseLine(mode: CrossGroupModeResult): string {
   const steady =
     mode.steady === undefined
       ? ''
-      : ` · ${String(mode.steady.triggerFires)} proactive rebalances in ${(mode.steady.windowMs / 60_000).toFixed(1)} min steady`;
-  return `combined busiest ÷ ideal ${mode.busiestRatio.toFixed(2)}${steady}`;
+      : ` · ${String(mode.steady.triggerFires)} rebalances in ${(mode.steady.windowMs / 60_000).toFixed(1)} min steady`;
+  // Short enough for a third of the width: the title above says it is the combined load.
+  return `busiest ÷ ideal ${mode.busiestRatio.toFixed(2)}${steady}`;
 }
 
 function bars(f: Frame, mode: CrossGroupModeResult): string[] {

@@ -68,6 +68,7 @@ export const USAGE = `Usage: npm run demo -- [flags]
   --assigners a,b            phases to run: round-robin, load-aware (default both)
   --no-live                  no live table, only the summary
   --busy-time                instead: busy-time vs offset-rate weights vs round-robin (--busy-time --help)
+  --cross-group              instead: two groups balanced together vs alone vs round-robin (--cross-group --help)
   --help                     this text
 `;
 

@@ -136,7 +136,7 @@ describe('renderCrossGroupChart', () => {
     expect(svg).toContain(`${(137 / (232 / 3)).toFixed(2)} × ideal`);
     expect(svg).toContain('KafkaJS round-robin');
     expect(svg).toContain('load-aware, cross-group on');
-    expect(svg).toContain('0 proactive rebalances in 5.0 min steady');
+    expect(svg).toContain('0 rebalances in 5.0 min steady');
     expect(svg).not.toContain('NaN');
   });
 });
