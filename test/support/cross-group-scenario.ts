@@ -8,7 +8,7 @@
  * hold in either group, against the total over all instances' capacity.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Kafka, logLevel } from 'kafkajs';
+import { Kafka, logLevel, type Admin } from 'kafkajs';
 import { markdownTable } from '@load-aware/test-support';
 import type {
   CrossGroupInstanceEvent,
@@ -20,7 +20,7 @@ import { uniqueName } from './index';
 import { FAST_PRESET } from './fast-preset';
 import { describeGroup, type ObservedGroup } from './group';
 import { startFixtureProcess, type FixtureProcess } from './fixture-process';
-import { produceAtRates } from './offset-rate-producer';
+import { produceAtRates, type RateProducer } from './offset-rate-producer';
 import { waitUntil } from './wait';
 
 export type { CrossGroupMode } from '../fixtures/cross-group-instance';
@@ -179,14 +179,8 @@ export async function runCrossGroupComparison(options: CrossGroupComparisonOptio
   const convergeTimeoutMs = options.convergeTimeoutMs ?? 180_000;
   // Bounded: long enough for every mode's start, convergence and window, then it stops by itself.
   const producerMs = modes.length * (120_000 + convergeTimeoutMs) + steadyMs;
+  let producer: RateProducer | undefined;
   await admin.connect();
-  const producer = produceAtRates(
-    kafka,
-    CROSS_GROUP_NAMES.flatMap((name) =>
-      CROSS_GROUP_RATES[name].map((perSecond, partition) => ({ topic: topics[name], partition, perSecond })),
-    ),
-    producerMs,
-  );
   try {
     await admin.createTopics({
       topics: CROSS_GROUP_NAMES.map((name) => ({
@@ -196,6 +190,13 @@ export async function runCrossGroupComparison(options: CrossGroupComparisonOptio
       })),
       waitForLeaders: true,
     });
+    producer = produceAtRates(
+      kafka,
+      CROSS_GROUP_NAMES.flatMap((name) =>
+        CROSS_GROUP_RATES[name].map((perSecond, partition) => ({ topic: topics[name], partition, perSecond })),
+      ),
+      producerMs,
+    );
     const results: CrossGroupModeResult[] = [];
     for (const mode of modes) {
       results.push(
@@ -214,14 +215,14 @@ export async function runCrossGroupComparison(options: CrossGroupComparisonOptio
     }
     return { rates: CROSS_GROUP_RATES, timing, modes: results };
   } finally {
-    await producer.stop();
+    await producer?.stop();
     await admin.deleteTopics({ topics: Object.values(topics), timeout: 10_000 }).catch(() => undefined);
     await admin.disconnect();
   }
 }
 
 interface ModeRun {
-  readonly admin: ReturnType<Kafka['admin']>;
+  readonly admin: Admin;
   readonly brokers: string[];
   readonly topics: Record<CrossGroupName, string>;
   readonly mode: CrossGroupMode;
@@ -309,7 +310,7 @@ async function runMode(run: ModeRun): Promise<CrossGroupModeResult> {
 }
 
 async function describeBoth(
-  admin: ModeRun['admin'],
+  admin: Admin,
   groupIds: Record<CrossGroupName, string>,
 ): Promise<Record<CrossGroupName, ObservedGroup>> {
   const [orders, payments] = await Promise.all(CROSS_GROUP_NAMES.map((name) => describeGroup(admin, groupIds[name])));
@@ -317,12 +318,12 @@ async function describeBoth(
 }
 
 /**
- * Polls both groups every second until each is Stable with every instance and every partition,
- * the assignments of both have not changed for `quietMs`, and `judged` holds since it was first
- * seen; returns that reading and that time. Throws after `timeoutMs`.
+ * Polls both groups every second until each is Stable with every instance and every partition
+ * held exactly once, the assignments of both have not changed for `quietMs`, and `judged` holds
+ * since it was first seen; returns that reading and that time. Throws after `timeoutMs`.
  */
 async function waitForConvergence(
-  admin: ModeRun['admin'],
+  admin: Admin,
   groupIds: Record<CrossGroupName, string>,
   quietMs: number,
   timeoutMs: number,
@@ -334,7 +335,9 @@ async function waitForConvergence(
       const groups = await describeBoth(admin, groupIds);
       const complete = CROSS_GROUP_NAMES.every((name) => {
         const g = groups[name];
-        const held = g.members.reduce((n, m) => n + m.assigned.length, 0);
+        // Every partition exactly once: as many held as exist, and no two the same.
+        const assigned = g.members.flatMap((m) => m.assigned);
+        const held = new Set(assigned).size === assigned.length ? assigned.length : -1;
         return (
           g.state === 'Stable' &&
           g.members.length === CROSS_GROUP_INSTANCES.length &&
