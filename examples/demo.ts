@@ -7,16 +7,19 @@
  *
  * Usage: npm run demo -- [--brokers host:port] [--phase-seconds 75] [--out DIR] (--help for all)
  * Without --brokers it fetches (first run only) and starts a local broker, and always stops it.
- * `npm run demo -- --busy-time` runs the busy-time comparison instead (demo/busy-time.ts).
+ * `npm run demo -- --busy-time` runs the busy-time comparison instead (demo/busy-time.ts);
+ * `npm run demo -- --cross-group` the cross-group comparison (demo/cross-group.ts).
  */
 import { DemoHelpRequested, DemoUsageError, parseArgs } from './demo/options.js';
 import { DemoInterruptedError, runDemo } from './demo/run.js';
 import { LiveView } from './demo/live-view.js';
 import { textTable } from './demo/report.js';
 import { BUSY_TIME_FLAG, runBusyTimeDemo } from './demo/busy-time.js';
+import { CROSS_GROUP_FLAG, runCrossGroupDemo } from './demo/cross-group.js';
 
 async function main(): Promise<number> {
   if (process.argv.includes(BUSY_TIME_FLAG)) return runBusyTimeDemo(process.argv.slice(2));
+  if (process.argv.includes(CROSS_GROUP_FLAG)) return runCrossGroupDemo(process.argv.slice(2));
   let options;
   try {
     options = parseArgs(process.argv.slice(2));

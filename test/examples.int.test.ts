@@ -31,6 +31,19 @@ describe('examples', () => {
     expect(code).toBe(0);
   });
 
+  it('cross-group.js runs two groups on one shared crossGroup assigner, and both get assigned', async () => {
+    const { code, output } = await runExample('cross-group.js', {
+      BROKERS: brokers.join(','),
+      ORDERS_TOPIC: topic,
+      PAYMENTS_TOPIC: topic,
+      ORDERS_GROUP: uniqueName('example-orders'),
+      PAYMENTS_GROUP: uniqueName('example-payments'),
+    });
+    // One leader per group, each with its own assignment line.
+    expect(output.match(/load-aware assignment/g)?.length ?? 0).toBeGreaterThanOrEqual(2);
+    expect(code).toBe(0);
+  });
+
   it('busy-time-weights.js weighs with the fallback alone when Prometheus is unreachable', async () => {
     const port = (await findFreePorts(1))[0]!;
     const { code, output } = await runExample('busy-time-weights.js', {

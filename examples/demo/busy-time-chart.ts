@@ -76,8 +76,8 @@ function bars(f: Frame, phase: BusyTimePhase, ratios: readonly number[]): string
   return out;
 }
 
-/** The y axis: gridlines at `ticks`, their values, the frame and the axis label. */
-function yAxis(f: Frame, ticks: readonly number[]): string[] {
+/** The y axis of a bar panel: gridlines at `ticks`, their values, the frame and the axis label. */
+export function yAxis(f: Frame, ticks: readonly number[], label = 'busy time ÷ fair share'): string[] {
   const out: string[] = [];
   for (const v of ticks) {
     const y = sy(f, v).toFixed(1);
@@ -91,7 +91,7 @@ function yAxis(f: Frame, ticks: readonly number[]): string[] {
   );
   const cy = f.y + f.height / 2;
   out.push(
-    `<text x="${String(f.x - 52)}" y="${String(cy)}" text-anchor="middle" transform="rotate(-90 ${String(f.x - 52)} ${String(cy)})">busy time ÷ fair share</text>`,
+    `<text x="${String(f.x - 52)}" y="${String(cy)}" text-anchor="middle" transform="rotate(-90 ${String(f.x - 52)} ${String(cy)})">${esc(label)}</text>`,
   );
   return out;
 }

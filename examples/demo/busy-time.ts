@@ -13,7 +13,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { formatBusyTimeComparison, runBusyTimeComparison } from '@load-aware/integration-tests/busy-time-scenario';
 import { renderBusyTimeChart } from './busy-time-chart.js';
-import { DemoUsageError, defaultOptions } from './options.js';
+import { DemoUsageError, defaultOptions, outputStamp, parseNumberFlag, readModeFlags } from './options.js';
 import { withBrokers } from './run.js';
 import { LiveView } from './live-view.js';
 
@@ -46,35 +46,20 @@ export interface BusyTimeDemoOptions {
  */
 export function parseBusyTimeArgs(args: ReadonlyArray<string>, now = new Date()): BusyTimeDemoOptions | 'help' {
   // The main demo's out/demo-<timestamp>, with this comparison's name.
-  const stamp = now.toISOString().replace(/[:.]/g, '-').replace('T', '_').slice(0, 19);
   const options: BusyTimeDemoOptions = {
     brokers: undefined,
     seed: 1,
     windowSeconds: 20,
-    outDir: `out/busy-time-${stamp}`,
+    outDir: `out/busy-time-${outputStamp(now)}`,
   };
-  for (let i = 0; i < args.length; i++) {
-    const flag = args[i]!;
-    if (flag === BUSY_TIME_FLAG) continue;
-    if (flag === '--help') return 'help';
-    const raw = args[i + 1];
-    if (raw === undefined) throw new DemoUsageError(`${flag}: expected a value`);
-    i++;
+  const help = readModeFlags(args, BUSY_TIME_FLAG, (flag, raw) => {
     if (flag === '--brokers') options.brokers = raw.split(',').map((b) => b.trim());
-    else if (flag === '--seed') options.seed = integer(flag, raw, 0, 2 ** 31);
-    else if (flag === '--window-seconds') options.windowSeconds = integer(flag, raw, 5, 600);
+    else if (flag === '--seed') options.seed = parseNumberFlag(flag, raw, 0, 2 ** 31, true);
+    else if (flag === '--window-seconds') options.windowSeconds = parseNumberFlag(flag, raw, 5, 600, true);
     else if (flag === '--out') options.outDir = raw;
     else throw new DemoUsageError(`Unknown flag ${flag} for --busy-time (see --busy-time --help)`);
-  }
-  return options;
-}
-
-function integer(flag: string, raw: string, min: number, max: number): number {
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new DemoUsageError(`${flag} ${raw}: expected an integer in ${String(min)}..${String(max)}`);
-  }
-  return value;
+  });
+  return help ?? options;
 }
 
 /**

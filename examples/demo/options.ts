@@ -1,3 +1,4 @@
+import { FAST_PRESET } from '@load-aware/integration-tests/fast-preset';
 import type { AssignerKind, FastPreset } from './protocol.js';
 
 /** Everything a demo or benchmark run is made of; every field has a command-line flag. */
@@ -26,28 +27,14 @@ export interface DemoOptions {
   preset: FastPreset;
 }
 
-/**
- * The load-aware settings of the demo: a 6 s rate window and a trigger that acts within seconds.
- * The violated checks span the whole rate window ((3 - 1) × 3 s ≥ 6 s), so when the trigger fires
- * the leader weighs with rates measured entirely after the change; with a window longer than
- * that, the rebalance lands on half-old weights, misses, and the cooldown doubles.
- */
-export const FAST_PRESET: FastPreset = Object.freeze({
-  rateIntervalMs: 6000,
-  sampleIntervalMs: 1000,
-  checkIntervalMs: 3000,
-  threshold: 1.1,
-  minViolatedChecks: 3,
-  cooldownMs: 15_000,
-  maxCooldownMs: 60_000,
-});
+/** The load-aware settings of the demo (in the tests' support, for the scenarios the demo shares with them). */
+export { FAST_PRESET };
 
 /** Defaults of the demo; the benchmark uses them too, with longer phases. */
 export function defaultOptions(now = new Date()): DemoOptions {
-  const stamp = now.toISOString().replace(/[:.]/g, '-').replace('T', '_').slice(0, 19);
   return {
     brokers: undefined,
-    outDir: `out/demo-${stamp}`,
+    outDir: `out/demo-${outputStamp(now)}`,
     assigners: ['round-robin', 'load-aware'],
     phaseSeconds: 75,
     backlogSeconds: 10,
@@ -81,6 +68,7 @@ export const USAGE = `Usage: npm run demo -- [flags]
   --assigners a,b            phases to run: round-robin, load-aware (default both)
   --no-live                  no live table, only the summary
   --busy-time                instead: busy-time vs offset-rate weights vs round-robin (--busy-time --help)
+  --cross-group              instead: two groups balanced together vs alone vs round-robin (--cross-group --help)
   --help                     this text
 `;
 
@@ -110,13 +98,44 @@ export class DemoHelpRequested extends DemoUsageError {
   override readonly name: string = 'DemoHelpRequested';
 }
 
-function number(flag: string, raw: string, min: number, max: number, integer: boolean): number {
+/**
+ * The number `raw` given to `flag`, checked to lie in min..max (and to be an integer when
+ * `integer`); throws {@link DemoUsageError} naming both otherwise. Shared by every demo mode's parser.
+ */
+export function parseNumberFlag(flag: string, raw: string, min: number, max: number, integer: boolean): number {
   const value = Number(raw);
   if (!Number.isFinite(value) || value < min || value > max || (integer && !Number.isInteger(value))) {
     const kind = integer ? 'an integer' : 'a number';
     throw new DemoUsageError(`${flag} ${raw}: expected ${kind} in ${String(min)}..${String(max)}`);
   }
   return value;
+}
+
+/** `now` as the demo's output folders name it: 2025-03-04_05-06-07. */
+export function outputStamp(now: Date): string {
+  return now.toISOString().replace(/[:.]/g, '-').replace('T', '_').slice(0, 19);
+}
+
+/**
+ * Reads the `--flag value` pairs of a comparison mode (`--busy-time`, `--cross-group`), skipping
+ * `modeFlag` itself: returns 'help' at `--help`, throws {@link DemoUsageError} for a flag without
+ * a value, and hands every other flag with its value to `apply`, which throws for one it does
+ * not know.
+ */
+export function readModeFlags(
+  args: ReadonlyArray<string>,
+  modeFlag: string,
+  apply: (flag: string, raw: string) => void,
+): 'help' | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const flag = args[i]!;
+    if (flag === modeFlag) continue;
+    if (flag === '--help') return 'help';
+    const raw = args[++i];
+    if (raw === undefined) throw new DemoUsageError(`${flag}: expected a value`);
+    apply(flag, raw);
+  }
+  return undefined;
 }
 
 /** Parses the command line over `base`; throws {@link DemoUsageError} naming a bad flag or value. */
@@ -143,34 +162,34 @@ export function parseArgs(argv: readonly string[], base: DemoOptions = defaultOp
         o.outDir = raw;
         break;
       case '--phase-seconds':
-        o.phaseSeconds = number(flag, raw, 10, 3600, true);
+        o.phaseSeconds = parseNumberFlag(flag, raw, 10, 3600, true);
         break;
       case '--backlog-seconds':
-        o.backlogSeconds = number(flag, raw, 0, 600, false);
+        o.backlogSeconds = parseNumberFlag(flag, raw, 0, 600, false);
         break;
       case '--rate':
-        o.eventsPerSecond = number(flag, raw, 1, 100_000, false);
+        o.eventsPerSecond = parseNumberFlag(flag, raw, 1, 100_000, false);
         break;
       case '--partitions':
-        o.partitions = number(flag, raw, 1, 1000, true);
+        o.partitions = parseNumberFlag(flag, raw, 1, 1000, true);
         break;
       case '--instances':
-        o.instances = raw.split(',').map((m) => number(flag, m, 1, 16, true));
+        o.instances = raw.split(',').map((m) => parseNumberFlag(flag, m, 1, 16, true));
         break;
       case '--zipf':
-        o.zipfExponent = number(flag, raw, 0, 5, false);
+        o.zipfExponent = parseNumberFlag(flag, raw, 0, 5, false);
         break;
       case '--seed':
-        o.seed = number(flag, raw, 0, 2 ** 31, true);
+        o.seed = parseNumberFlag(flag, raw, 0, 2 ** 31, true);
         break;
       case '--hotspot-shift':
-        o.hotspotShift = number(flag, raw, 0, 1000, true);
+        o.hotspotShift = parseNumberFlag(flag, raw, 0, 1000, true);
         break;
       case '--work-ms':
-        o.workMs = number(flag, raw, 0, 1000, false);
+        o.workMs = parseNumberFlag(flag, raw, 0, 1000, false);
         break;
       case '--cpu-ms':
-        o.cpuMs = number(flag, raw, 0, 100, false);
+        o.cpuMs = parseNumberFlag(flag, raw, 0, 100, false);
         break;
       case '--assigners': {
         const names = raw.split(',');

@@ -4,23 +4,13 @@
  * {@link InstanceEvent} per stdout line. Its stdin is a lifeline: when it closes, the instance
  * disconnects and exits.
  */
+import type { FastPreset } from '@load-aware/integration-tests/fast-preset';
+
+/** The "fast preset" of load-aware: short windows so a demo shows it within a minute. */
+export type { FastPreset };
 
 /** Which assigner the consumers of a phase run. */
 export type AssignerKind = 'round-robin' | 'load-aware';
-
-/** The "fast preset" of load-aware: short windows so a demo shows it within a minute. */
-export interface FastPreset {
-  /** Offset-rate window: weights are events/s over this many ms. */
-  rateIntervalMs: number;
-  /** How often the sampler reads end offsets. */
-  sampleIntervalMs: number;
-  /** How often the trigger's coordinator checks the group. */
-  checkIntervalMs: number;
-  threshold: number;
-  minViolatedChecks: number;
-  cooldownMs: number;
-  maxCooldownMs: number;
-}
 
 /** What the parent asks one instance process to run. */
 export interface InstanceSpec {
