@@ -1,4 +1,4 @@
-import type { BalanceModel, TopicSubscribers } from './model.js';
+import type { BalanceModel } from './model.js';
 import type { PreviousOwners } from './previous.js';
 import { buildProblem, type Problem } from './problem.js';
 import { solve } from './solve.js';
@@ -32,8 +32,8 @@ const POLICY = {
 type Level = keyof typeof POLICY;
 
 /**
- * Places partitions (indexes into `model.partitions`) onto instances, then zero-weight ones by
- * count on top (counts include the weighted partitions, as in the reference). Returns the
+ * Places partitions (indexes into the model's partitions) onto instances, then zero-weight ones
+ * by count on top (counts include the weighted partitions, as in the reference). Returns the
  * instance of each partition and the lower bound of the weighted placement.
  */
 export function placeOnInstances(
@@ -41,17 +41,22 @@ export function placeOnInstances(
   previous: PreviousOwners,
   settings: LevelSettings,
 ): { instance: Int32Array; lowerBound: number } {
-  const instance = new Int32Array(model.partitions.length).fill(-1);
-  const all = Int32Array.from(model.partitions.keys());
-  const spec = {
+  const count = model.partitionCount;
+  const instance = new Int32Array(count).fill(-1);
+  const home = new Int32Array(count);
+  const counted = new Uint8Array(count);
+  for (let p = 0; p < count; p++) {
+    const h = previous.instance[p]!;
+    home[p] = h;
+    counted[p] = previous.member[p]! >= 0 && h >= 0 ? 1 : 0;
+  }
+  const spec: LevelSpec = {
     capacity: model.instanceCapacity,
-    keyOf: (p: number) => model.subscribers[p]!,
-    binsOf: (subs: TopicSubscribers) => subs.instances,
+    binsOf: (t) => model.subscribersOf[t]!.instances,
   };
-  const lowerBound = placeInPhases(model, all, spec, settings, 'instances', instance, (p) => ({
-    home: previous.instance[p]!,
-    counted: previous.member[p]! >= 0,
-  }));
+  const all = new Int32Array(count);
+  for (let p = 0; p < count; p++) all[p] = p;
+  const lowerBound = placeInPhases(model, all, spec, settings, 'instances', instance, { home, counted });
   return { instance, lowerBound };
 }
 
@@ -67,38 +72,67 @@ export function placeOnMembers(
   previous: PreviousOwners,
   settings: LevelSettings,
 ): Int32Array {
-  const owner = new Int32Array(model.partitions.length).fill(-1);
-  // One scratch array for every instance: each writes only its own partitions' entries.
-  const slots = new Int32Array(model.partitions.length);
-  const byInstance: number[][] = model.instanceIds.map(() => []);
-  instanceOf.forEach((i, p) => byInstance[i]!.push(p));
+  const count = model.partitionCount;
+  const owner = new Int32Array(count).fill(-1);
+  // Scratch arrays shared by every instance: each writes only its own partitions' entries.
+  const slots = new Int32Array(count);
+  const home = new Int32Array(count);
+  const counted = new Uint8Array(count);
+  const byInstance = partitionsByInstance(instanceOf, model.instanceIds.length);
   model.instanceMembers.forEach((members, i) => {
-    const partitions = Int32Array.from(byInstance[i]!);
+    const partitions = byInstance[i]!;
     if (partitions.length === 0) return;
     if (members.length === 1) {
       for (const p of partitions) owner[p] = members[0]!;
       return;
     }
-    const local = new Map(Array.from(members, (m, slot) => [m, slot]));
-    const spec = {
+    for (const p of partitions) {
+      const m = previous.member[p]!;
+      const h = m >= 0 && model.memberInstance[m] === i ? model.memberSlot[m]! : -1;
+      home[p] = h;
+      counted[p] = h >= 0 ? 1 : 0;
+    }
+    // Topics with the same subscribers share their member arrays, and so their local bins.
+    const local = new Map<Int32Array, Int32Array>();
+    const spec: LevelSpec = {
       capacity: new Float64Array(members.length).fill(1),
-      keyOf: (p: number) => model.subscribers[p]!,
-      binsOf: (subs: TopicSubscribers) =>
-        Int32Array.from(subs.membersByInstance[subs.instances.indexOf(i)]!, (m) => local.get(m)!),
+      binsOf: (t) => {
+        const subs = model.subscribersOf[t]!;
+        const subscribed = subs.membersByInstance[subs.instances.indexOf(i)]!;
+        let bins = local.get(subscribed);
+        if (bins === undefined) local.set(subscribed, (bins = subscribed.map((m) => model.memberSlot[m]!)));
+        return bins;
+      },
     };
-    placeInPhases(model, partitions, spec, settings, 'members', slots, (p) => {
-      const home = local.get(previous.member[p]!) ?? -1;
-      return { home, counted: home >= 0 };
-    });
+    placeInPhases(model, partitions, spec, settings, 'members', slots, { home, counted });
     for (const p of partitions) owner[p] = members[slots[p]!]!;
   });
   return owner;
 }
 
+/** The partitions of each instance, in model order (heaviest first). */
+function partitionsByInstance(instanceOf: Int32Array, instanceCount: number): Int32Array[] {
+  const sizes = new Int32Array(instanceCount);
+  for (const i of instanceOf) sizes[i] = sizes[i]! + 1;
+  const lists = Array.from(sizes, (size) => new Int32Array(size));
+  const filled = new Int32Array(instanceCount);
+  instanceOf.forEach((i, p) => {
+    lists[i]![filled[i]!] = p;
+    filled[i] = filled[i]! + 1;
+  });
+  return lists;
+}
+
 interface LevelSpec {
   readonly capacity: Float64Array;
-  readonly keyOf: (p: number) => TopicSubscribers;
-  readonly binsOf: (subs: TopicSubscribers) => Int32Array;
+  /** Eligible bins of the partitions of topic `t`, ascending. */
+  readonly binsOf: (t: number) => Int32Array;
+}
+
+/** Where each partition (model index) starts: its home bin or -1, and whether leaving it counts. */
+interface Homes {
+  readonly home: Int32Array;
+  readonly counted: Uint8Array;
 }
 
 /**
@@ -113,23 +147,30 @@ function placeInPhases(
   settings: LevelSettings,
   level: Level,
   out: Int32Array,
-  homeOf: (p: number) => { home: number; counted: boolean },
+  homes: Homes,
 ): number {
-  const weighted: number[] = [];
-  const zero: number[] = [];
-  for (const p of partitions) (model.partitions[p]!.weight > 0 ? weighted : zero).push(p);
+  // Model order is heaviest first, so the zero-weight partitions are a suffix.
+  let split = partitions.length;
+  while (split > 0 && !(model.weight[partitions[split - 1]!]! > 0)) split--;
+  const weighted = partitions.subarray(0, split);
+  const zero = partitions.subarray(split);
   const binCount = spec.capacity.length;
   const weights = new Float64Array(weighted.length);
-  weighted.forEach((p, k) => (weights[k] = model.partitions[p]!.weight));
+  const topics = new Int32Array(weighted.length);
+  for (let k = 0; k < weighted.length; k++) {
+    weights[k] = model.weight[weighted[k]!]!;
+    topics[k] = model.topicOf[weighted[k]!]!;
+  }
 
   const loadProblem = buildProblem({
     capacity: spec.capacity,
     weight: weights,
     tieWeight: 1,
-    keyOf: (k) => spec.keyOf(weighted[k]!),
+    topic: topics,
+    topicCount: model.topics.length,
     binsOf: spec.binsOf,
   });
-  const byLoad = solvePhase(loadProblem, weighted, settings, level, homeOf);
+  const byLoad = solvePhase(loadProblem, weighted, settings, level, homes);
   const counts = new Float64Array(binCount);
   const loads = new Float64Array(binCount);
   for (let k = 0; k < weighted.length; k++) {
@@ -146,20 +187,21 @@ function placeInPhases(
     tieWeight: 0,
     baseLoad: counts,
     baseTie: loads,
-    keyOf: (k) => spec.keyOf(zero[k]!),
+    topic: Int32Array.from(zero, (p) => model.topicOf[p]!),
+    topicCount: model.topics.length,
     binsOf: spec.binsOf,
   });
-  const byCount = solvePhase(countProblem, zero, settings, level, homeOf);
+  const byCount = solvePhase(countProblem, zero, settings, level, homes);
   for (let k = 0; k < zero.length; k++) out[zero[k]!] = byCount.bin[k]!;
   return byLoad.lowerBound;
 }
 
 function solvePhase(
   problem: Problem,
-  partitions: ReadonlyArray<number>,
+  partitions: Int32Array,
   settings: LevelSettings,
   level: Level,
-  homeOf: (p: number) => { home: number; counted: boolean },
+  homes: Homes,
 ): { bin: Int32Array; lowerBound: number } {
   const ledger: MoveLedger = {
     home: new Int32Array(partitions.length),
@@ -167,11 +209,11 @@ function solvePhase(
     limit: settings.moves.limit - settings.moves.used,
     used: 0,
   };
-  partitions.forEach((p, k) => {
-    const { home, counted } = homeOf(p);
-    ledger.home[k] = home;
-    ledger.counted[k] = counted && home >= 0 ? 1 : 0;
-  });
+  for (let k = 0; k < partitions.length; k++) {
+    const p = partitions[k]!;
+    ledger.home[k] = homes.home[p]!;
+    ledger.counted[k] = homes.counted[p]!;
+  }
   const policy = {
     tolerance: settings.tolerance * POLICY[level].toleranceFactor,
     homelessAllowance: POLICY[level].homelessAllowance,

@@ -43,7 +43,8 @@ export function place(problem: Problem, placement: Placement, item: number, bin:
  * the smallest secondary tally, then the lowest index (the smallest id).
  */
 export function placeGreedily(problem: Problem, placement: Placement): void {
-  if (tournamentsPay(problem)) placeByTournament(problem, placement);
+  if (dealsInTurn(problem, placement)) placeInTurn(problem, placement);
+  else if (tournamentsPay(problem)) placeByTournament(problem, placement);
   else placeByScan(problem, placement);
   placement.items = undefined;
 }
@@ -61,6 +62,38 @@ function tournamentsPay(problem: Problem): boolean {
   let treeSize = 0;
   for (const bins of groupBins) treeSize += bins.length;
   return treeSize <= 4 * binCount + 64;
+}
+
+/**
+ * True when the rule reduces to dealing items out in bin order: every item unplaced, equally
+ * heavy and free to go anywhere, every bin equally big and empty. The rule then always picks the
+ * lowest-index bin among those holding one item fewer, which is bin `item mod binCount`: loads
+ * after r full rounds are the same sum on every bin, and a positive weight added to a load that
+ * started at zero always makes it larger (no rounding can absorb it below 2^53 items).
+ */
+function dealsInTurn(problem: Problem, placement: Placement): boolean {
+  const { weight, capacity, groupBins, binCount, baseLoad, baseTie } = problem;
+  if (binCount === 0 || groupBins.length !== 1 || groupBins[0]!.length !== binCount) return false;
+  const w = weight[0]!;
+  if (!(w > 0)) return false;
+  for (let k = 1; k < weight.length; k++) if (weight[k] !== w) return false;
+  for (let b = 0; b < binCount; b++) {
+    if (capacity[b] !== capacity[0] || baseLoad[b] !== 0 || baseTie[b] !== baseTie[0]) return false;
+  }
+  for (let item = 0; item < weight.length; item++) if (placement.bin[item] !== -1) return false;
+  return true;
+}
+
+function placeInTurn(problem: Problem, placement: Placement): void {
+  const { weight, tieWeight, binCount } = problem;
+  const { bin, load, tie } = placement;
+  for (let item = 0, b = 0; item < weight.length; item++) {
+    bin[item] = b;
+    // Added one by one, as the general rule does, so loads match it to the last bit.
+    load[b] = load[b]! + weight[item]!;
+    tie[b] = tie[b]! + tieWeight;
+    if (++b === binCount) b = 0;
+  }
 }
 
 function placeByTournament(problem: Problem, placement: Placement): void {

@@ -54,6 +54,7 @@ export function improve(
 ): number {
   const scale = extremes(problem, placement).max;
   if (problem.binCount < 2 || !(scale > 0)) return 0;
+  if (nothingToDo(problem, placement, goal, budget)) return 0;
   const ctx: SearchContext = {
     problem,
     placement,
@@ -77,6 +78,44 @@ export function improve(
   }
   if (goal.level) steps += levelOut(ctx, chains);
   return steps;
+}
+
+/**
+ * True when the search would stop at its first look: the busiest bin already meets the target,
+ * the least busy one too, and (when levelling) no bin could take even the lightest item and stay
+ * below the busiest level, so no move or chain can level anything. The greedy placement of a
+ * large group usually ends here, and then building the search's item lists, two-way tallies and
+ * spread counts (a pass over every item each) would be all the search costs. Charges the budget
+ * what those first looks would have, so later levels see the same budget either way.
+ */
+function nothingToDo(problem: Problem, placement: Placement, goal: SearchGoal, budget: WorkBudget): boolean {
+  const { binCount, capacity, weight } = problem;
+  const { load } = placement;
+  let top = 0;
+  let bottom = 0;
+  for (let b = 1; b < binCount; b++) {
+    const level = load[b]! / capacity[b]!;
+    if (level > load[top]! / capacity[top]!) top = b;
+    if (level < load[bottom]! / capacity[bottom]!) bottom = b;
+  }
+  const max = load[top]! / capacity[top]!;
+  const min = load[bottom]! / capacity[bottom]!;
+  const eps = noiseAt(max);
+  if (max > goal.maxTarget + eps) return false;
+  if (min < goal.minTarget - noiseAt(goal.minTarget)) return false;
+  if (goal.level) {
+    const lightest = weight[weight.length - 1] ?? 0;
+    const ceiling = max - eps;
+    for (let b = 0; b < binCount; b++) {
+      if (b !== top && (load[b]! + lightest) / capacity[b]! < ceiling) return false;
+    }
+  }
+  // What lowerTop, raiseBottom and levelOut charge before they find nothing to do.
+  const restricted = problem.groupBins.some((bins) => bins.length < binCount);
+  if (budget.remaining > 0) budget.remaining -= binCount;
+  if (budget.remaining > 0) budget.remaining -= binCount;
+  if (goal.level && budget.remaining > 0) budget.remaining -= restricted ? 2 * binCount : binCount;
+  return true;
 }
 
 /**

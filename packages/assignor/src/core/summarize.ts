@@ -1,8 +1,7 @@
-import { median, RELATIVE_EPS } from './numbers.js';
+import { RELATIVE_EPS } from './numbers.js';
 import type { BalanceResult, InstanceLoad, MemberLoad, TopicPartition } from './types.js';
 import type { BalanceModel } from './model.js';
 import type { PreviousOwners } from './previous.js';
-import { comparePartitions, compareStrings } from './order.js';
 
 /** Lower bounds this close above the achieved maximum are summation-order noise, not a bound. */
 
@@ -21,7 +20,6 @@ export function summarize(
   const instanceCount = new Int32Array(model.instanceIds.length);
   const memberLoad = new Float64Array(model.memberIds.length);
   const memberCount = new Int32Array(model.memberIds.length);
-  const lists: TopicPartition[][] = model.memberIds.map(() => []);
   let totalWeight = 0;
   let defaultedCount = 0;
   let zeroWeightCount = 0;
@@ -29,31 +27,28 @@ export function summarize(
   let movedCount = 0;
   let forcedMoveCount = 0;
   let previouslyOwnedCount = 0;
-  model.partitions.forEach((p, index) => {
-    const m = owner[index]!;
+  const { weight, defaulted } = model;
+  for (let p = 0; p < model.partitionCount; p++) {
+    const m = owner[p]!;
     const i = model.memberInstance[m]!;
-    lists[m]!.push({ topic: p.topic, partition: p.partition });
-    memberLoad[m] = memberLoad[m]! + p.weight;
+    const w = weight[p]!;
+    memberLoad[m] = memberLoad[m]! + w;
     memberCount[m] = memberCount[m]! + 1;
-    instanceLoad[i] = instanceLoad[i]! + p.weight;
+    instanceLoad[i] = instanceLoad[i]! + w;
     instanceCount[i] = instanceCount[i]! + 1;
-    totalWeight += p.weight;
-    if (p.defaulted) defaultedCount++;
-    if (p.weight === 0) zeroWeightCount++;
-    heaviestWeight = Math.max(heaviestWeight, p.weight);
-    if (previous?.listed[index] === 1) {
+    totalWeight += w;
+    if (defaulted[p] === 1) defaultedCount++;
+    if (w === 0) zeroWeightCount++;
+    heaviestWeight = Math.max(heaviestWeight, w);
+    if (previous?.listed[p] === 1) {
       previouslyOwnedCount++;
-      const before = previous.member[index]!;
+      const before = previous.member[p]!;
       if (before < 0) forcedMoveCount++;
       if (before !== m) movedCount++;
     }
-  });
+  }
 
-  const assignments = new Map<string, TopicPartition[]>();
-  model.memberIds.forEach((id, m) => {
-    // Sorted lists make the assignment bytes identical for identical placements.
-    assignments.set(id, lists[m]!.sort(comparePartitions));
-  });
+  const assignments = assignmentLists(model, owner, memberCount);
   const instances: InstanceLoad[] = model.instanceIds.map((instanceId, i) => ({
     instanceId,
     capacity: model.instanceCapacity[i]!,
@@ -75,7 +70,7 @@ export function summarize(
     assignments,
     instances,
     members,
-    partitionCount: model.partitions.length,
+    partitionCount: model.partitionCount,
     totalWeight,
     defaultedCount,
     zeroWeightCount,
@@ -83,12 +78,7 @@ export function summarize(
     heaviestWeight,
     maxInstanceLoad,
     idealLoad: totalCapacity > 0 ? totalWeight / totalCapacity : 0,
-    medianMeasuredWeight: median(
-      Float64Array.from(
-        model.partitions.filter((p) => !p.defaulted),
-        (p) => p.weight,
-      ),
-    ),
+    medianMeasuredWeight: medianMeasured(model),
     restrictedTopics: restrictedTopics(model),
     lowerBound: bound,
     optimalityRatio: bound > 0 ? maxInstanceLoad / bound : 1,
@@ -99,11 +89,58 @@ export function summarize(
   };
 }
 
-/** Topics whose subscribers live on fewer than all instances. */
+/**
+ * Each member's partitions, sorted by topic then partition so the assignment bytes are identical
+ * for identical placements. Walking the partitions in that order fills every list already
+ * sorted, so no list is sorted and no comparison of topic names runs.
+ */
+function assignmentLists(
+  model: BalanceModel,
+  owner: Int32Array,
+  memberCount: Int32Array,
+): Map<string, TopicPartition[]> {
+  const lists = Array.from(memberCount, (): TopicPartition[] => []);
+  for (let t = 0; t < model.topics.length; t++) {
+    const topic = model.topics[t]!;
+    for (let k = model.topicStart[t]!; k < model.topicStart[t + 1]!; k++) {
+      const p = model.canonical[k]!;
+      lists[owner[p]!]!.push({ topic, partition: model.partitionOf[p]! });
+    }
+  }
+  const assignments = new Map<string, TopicPartition[]>();
+  model.memberIds.forEach((id, m) => assignments.set(id, lists[m]!));
+  return assignments;
+}
+
+/**
+ * The median of the measured (not defaulted) weights. The model's weights are already sorted
+ * (heaviest first), so the middle is read off rather than sorted for.
+ */
+function medianMeasured(model: BalanceModel): number | undefined {
+  let measured = 0;
+  for (let p = 0; p < model.partitionCount; p++) if (model.defaulted[p] === 0) measured++;
+  if (measured === 0) return undefined;
+  if (measured === model.partitionCount) return middleOfDescending(model.weight, measured);
+  const values = new Float64Array(measured);
+  for (let p = 0, k = 0; p < model.partitionCount; p++) if (model.defaulted[p] === 0) values[k++] = model.weight[p]!;
+  return middleOfDescending(values, measured);
+}
+
+/** `median()` of the first `count` values of a non-increasing array. */
+function middleOfDescending(values: Float64Array, count: number): number {
+  // Ascending position j is descending position count - 1 - j.
+  const mid = count >> 1;
+  const at = (j: number): number => values[count - 1 - j]!;
+  return count % 2 === 1 ? at(mid) : (at(mid - 1) + at(mid)) / 2;
+}
+
+/** Topics whose subscribers live on fewer than all instances, sorted (topics are). */
 function restrictedTopics(model: BalanceModel): string[] {
-  const topics = new Set<string>();
-  model.partitions.forEach((p, index) => {
-    if (model.subscribers[index]!.instances.length < model.instanceIds.length) topics.add(p.topic);
+  const topics: string[] = [];
+  model.subscribersOf.forEach((subs, t) => {
+    const present = model.topicStart[t + 1]! > model.topicStart[t]!;
+    if (present && subs !== undefined && subs.instances.length < model.instanceIds.length)
+      topics.push(model.topics[t]!);
   });
-  return [...topics].sort(compareStrings);
+  return topics;
 }
