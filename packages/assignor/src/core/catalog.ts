@@ -1,6 +1,7 @@
 import type { WeightedPartition } from './types.js';
 import { compareStrings } from './order.js';
 import { isUsableWeight, weightScale } from './weights.js';
+import { orderHeaviestFirst } from './heaviest-first.js';
 
 /**
  * The caller's partitions resolved once, in index form: every distinct partition exactly once
@@ -200,17 +201,4 @@ function appendUnique(group: Int32Array, t: number, entries: Entries, out: Canon
     out.raw[out.count] = best.get(number)!;
     out.count++;
   }
-}
-
-/** Positions sorted by weight, heaviest first, ties by position; no sort when already in order. */
-function orderHeaviestFirst(weight: Float64Array): Int32Array {
-  const count = weight.length;
-  const order = new Int32Array(count);
-  let sorted = true;
-  for (let c = 0; c < count; c++) {
-    order[c] = c;
-    if (c > 0 && weight[c - 1]! < weight[c]!) sorted = false;
-  }
-  if (sorted) return order;
-  return order.sort((a, b) => weight[b]! - weight[a]! || a - b);
 }

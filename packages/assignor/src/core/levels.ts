@@ -80,7 +80,7 @@ export function placeOnMembers(
   const counted = new Uint8Array(count);
   const byInstance = partitionsByInstance(instanceOf, model.instanceIds.length);
   model.instanceMembers.forEach((members, i) => {
-    const partitions = byInstance[i]!;
+    const partitions = byInstance.order.subarray(byInstance.start[i], byInstance.start[i + 1]);
     if (partitions.length === 0) return;
     if (members.length === 1) {
       for (const p of partitions) owner[p] = members[0]!;
@@ -110,17 +110,23 @@ export function placeOnMembers(
   return owner;
 }
 
-/** The partitions of each instance, in model order (heaviest first). */
-function partitionsByInstance(instanceOf: Int32Array, instanceCount: number): Int32Array[] {
-  const sizes = new Int32Array(instanceCount);
-  for (const i of instanceOf) sizes[i] = sizes[i]! + 1;
-  const lists = Array.from(sizes, (size) => new Int32Array(size));
-  const filled = new Int32Array(instanceCount);
-  instanceOf.forEach((i, p) => {
-    lists[i]![filled[i]!] = p;
+/**
+ * The partitions of each instance, in model order (heaviest first): instance `i`'s are
+ * `order[start[i] .. start[i + 1])`. One array for all, as a thousand small ones cost a thousand
+ * allocations outside the heap.
+ */
+function partitionsByInstance(instanceOf: Int32Array, instanceCount: number): { order: Int32Array; start: Int32Array } {
+  const start = new Int32Array(instanceCount + 1);
+  for (const i of instanceOf) start[i + 1] = start[i + 1]! + 1;
+  for (let i = 0; i < instanceCount; i++) start[i + 1] = start[i + 1]! + start[i]!;
+  const order = new Int32Array(instanceOf.length);
+  const filled = start.slice(0, instanceCount);
+  for (let p = 0; p < instanceOf.length; p++) {
+    const i = instanceOf[p]!;
+    order[filled[i]!] = p;
     filled[i] = filled[i]! + 1;
-  });
-  return lists;
+  }
+  return { order, start };
 }
 
 interface LevelSpec {

@@ -97,6 +97,10 @@ function placeInTurn(problem: Problem, placement: Placement): void {
 }
 
 function placeByTournament(problem: Problem, placement: Placement): void {
+  if (problem.groupBins.length === 1) {
+    placeBySingleTournament(problem, placement);
+    return;
+  }
   const { weight, tieWeight, group, groupBins, binCount } = problem;
   const { bin, load, tie } = placement;
   const trees = groupBins.map((bins) => createTournament(bins, load, tie));
@@ -112,6 +116,47 @@ function placeByTournament(problem: Problem, placement: Placement): void {
     tie[best] = tie[best]! + tieWeight;
     for (const g of treesOfBin[best]!) trees[g]!.update(best);
   }
+}
+
+/**
+ * The tournament of {@link createTournament} for a single group, walked inline: this is the whole
+ * greedy of a group where everyone subscribes to everything, one walk up the tree per item, and
+ * a call per item and per tree was most of its cost.
+ */
+function placeBySingleTournament(problem: Problem, placement: Placement): void {
+  const { weight, tieWeight, binCount } = problem;
+  const bins = problem.groupBins[0]!;
+  const { bin, load, tie } = placement;
+  let size = 1;
+  while (size < bins.length) size *= 2;
+  const node = new Int32Array(2 * size).fill(-1);
+  const leafOf = new Int32Array(binCount);
+  bins.forEach((b, k) => {
+    node[size + k] = b;
+    leafOf[b] = size + k;
+  });
+  for (let k = size - 1; k >= 1; k--) node[k] = lighter(node[2 * k]!, node[2 * k + 1]!, load, tie);
+  for (let item = 0; item < weight.length; item++) {
+    if (bin[item] !== -1) continue;
+    const best = node[1]!;
+    bin[item] = best;
+    load[best] = load[best]! + weight[item]!;
+    tie[best] = tie[best]! + tieWeight;
+    for (let k = leafOf[best]! >> 1; k >= 1; k >>= 1) node[k] = lighter(node[2 * k]!, node[2 * k + 1]!, load, tie);
+  }
+}
+
+/** The tournament's match: smaller load, then smaller tie tally, then smaller index; -1 is no bin. */
+function lighter(a: number, b: number, load: Float64Array, tie: Float64Array): number {
+  if (a < 0) return b;
+  if (b < 0) return a;
+  const la = load[a]!;
+  const lb = load[b]!;
+  if (la !== lb) return la < lb ? a : b;
+  const ta = tie[a]!;
+  const tb = tie[b]!;
+  if (ta !== tb) return ta < tb ? a : b;
+  return a < b ? a : b;
 }
 
 function placeByScan(problem: Problem, placement: Placement): void {

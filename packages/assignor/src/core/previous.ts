@@ -61,8 +61,13 @@ export function resolvePrevious(model: BalanceModel, input: BalanceInput): Previ
 function createPartitionLookup(model: BalanceModel): (topic: string, partition: number) => number {
   const byTopic: Array<Map<number, number> | undefined> = [];
   const dense = new Int8Array(model.topics.length); // 0 unknown, 1 dense, -1 map
+  // An owner's list usually holds runs of one topic: compare with the last one before hashing.
+  let lastTopic = '';
+  let last: number | undefined;
   return (topic, partition) => {
-    const t = model.topicIndex.get(topic);
+    const t = last !== undefined && topic === lastTopic ? last : model.topicIndex.get(topic);
+    lastTopic = topic;
+    last = t;
     if (t === undefined) return -1;
     const start = model.topicStart[t]!;
     const size = model.topicStart[t + 1]! - start;
