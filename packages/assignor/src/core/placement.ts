@@ -159,7 +159,11 @@ function lighter(a: number, b: number, load: Float64Array, tie: Float64Array): n
   return a < b ? a : b;
 }
 
-function placeByScan(problem: Problem, placement: Placement): void {
+/**
+ * The rule applied literally: every eligible bin of every item looked at. Used on small problems,
+ * and exported for the tests that check the faster paths against it.
+ */
+export function placeByScan(problem: Problem, placement: Placement): void {
   const { weight, tieWeight, capacity, group, groupBins } = problem;
   const { bin, load, tie } = placement;
   for (let item = 0; item < weight.length; item++) {

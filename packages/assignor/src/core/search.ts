@@ -43,7 +43,8 @@ const MAX_ROUNDS = 8;
  * can take.
  *
  * Deterministic: candidates are scanned in index order and only a strictly better one replaces
- * the current best. Returns the number of steps taken.
+ * the current best. Returns the number of steps taken. A placement that already meets the goal
+ * returns at once ({@link nothingToDo}), without setting the search up.
  */
 export function improve(
   problem: Problem,
@@ -55,6 +56,22 @@ export function improve(
   const scale = extremes(problem, placement).max;
   if (problem.binCount < 2 || !(scale > 0)) return 0;
   if (nothingToDo(problem, placement, goal, budget)) return 0;
+  return search(problem, placement, goal, ledger, budget);
+}
+
+/**
+ * {@link improve} without its shortcut: the search itself, always set up in full. Exported for
+ * the tests that check the shortcut against it.
+ */
+export function search(
+  problem: Problem,
+  placement: Placement,
+  goal: SearchGoal,
+  ledger: MoveLedger,
+  budget: WorkBudget,
+): number {
+  const scale = extremes(problem, placement).max;
+  if (problem.binCount < 2 || !(scale > 0)) return 0;
   const ctx: SearchContext = {
     problem,
     placement,
@@ -88,7 +105,7 @@ export function improve(
  * spread counts (a pass over every item each) would be all the search costs. Charges the budget
  * what those first looks would have, so later levels see the same budget either way.
  */
-function nothingToDo(problem: Problem, placement: Placement, goal: SearchGoal, budget: WorkBudget): boolean {
+export function nothingToDo(problem: Problem, placement: Placement, goal: SearchGoal, budget: WorkBudget): boolean {
   const { binCount, capacity, weight } = problem;
   const { load } = placement;
   let top = 0;
