@@ -2,6 +2,9 @@
 const DIGIT_BITS = 16;
 const DIGIT_MASK = (1 << DIGIT_BITS) - 1;
 
+/** Up to this many weights a comparison sort is cheaper (the trigger balances each instance alone). */
+const SMALL = 4096;
+
 /** True on little-endian machines, where a double's low word comes first in memory. */
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
@@ -10,7 +13,7 @@ const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
  * places in. Weights must be finite and non-negative (resolved weights are).
  *
  * Already ordered weights (equal ones, the usual unweighted case) are detected and cost one
- * pass. Otherwise a stable least-significant-digit radix sort runs on the weights' bit patterns,
+ * pass; a few thousand are sorted by comparison. Otherwise a stable least-significant-digit radix sort runs on the weights' bit patterns,
  * which order like the numbers themselves for non-negative doubles: four counting passes instead
  * of a comparison sort calling back into JavaScript 1.7 million times for 100k partitions. Passes
  * whose digit is the same for every weight (the low bits of integer weights) are skipped.
@@ -24,6 +27,8 @@ export function orderHeaviestFirst(weight: Float64Array): Int32Array {
     if (c > 0 && weight[c - 1]! < weight[c]!) sorted = false;
   }
   if (sorted) return order;
+  // Below this the radix sort's four passes over its 64k counters cost more than comparing.
+  if (n <= SMALL) return order.sort((a, b) => weight[b]! - weight[a]! || a - b);
 
   // Complemented bit patterns: ascending order of these is descending order of the weights, and
   // a stable sort keeps equal weights in position order.

@@ -188,6 +188,17 @@ describe('core fast paths give what the general path gives', () => {
       }),
       RUNS,
     );
+    // Past a few thousand weights the radix sort runs: integer, tiny, huge and equal ones.
+    for (const draw of [
+      (k: number) => k % 7,
+      (k: number) => Math.exp(Math.sin(k) * 40),
+      (k: number) => [0, 5e-324, 1e-300, 1, Number.MAX_VALUE][k % 5]!,
+      (k: number) => (k % 3) * 0.1 + Math.cos(k),
+    ]) {
+      const weights = Float64Array.from({ length: 9000 }, (_, k) => Math.max(0, draw(k)));
+      const expected = Array.from(weights.keys()).sort((a, b) => weights[b]! - weights[a]! || a - b);
+      expect(Array.from(orderHeaviestFirst(weights))).toEqual(expected);
+    }
   });
 
   it('resolveCatalog resolves like PartitionWeightTable, canonically ordered, whatever the input order', () => {
