@@ -46,20 +46,7 @@ export function resolveCatalog(partitions: ReadonlyArray<WeightedPartition>, def
   const rank = Array.from(names.keys()).sort((a, b) => compareStrings(names[a]!, names[b]!));
   const topics = rank.map((t) => names[t]!);
 
-  // Entries grouped by topic in sorted topic order, each topic's in arrival order (stable).
   const n = partitions.length;
-  const firstOf = new Int32Array(names.length + 1);
-  rank.forEach((t, sorted) => (firstOf[sorted + 1] = firstOf[sorted]! + entries.size[t]!));
-  const sortedOf = new Int32Array(names.length);
-  rank.forEach((t, sorted) => (sortedOf[t] = sorted));
-  const grouped = new Int32Array(n);
-  const filled = firstOf.slice(0, names.length);
-  for (let e = 0; e < n; e++) {
-    const t = sortedOf[entries.topic[e]!]!;
-    grouped[filled[t]!] = e;
-    filled[t] = filled[t]! + 1;
-  }
-
   const out: CanonicalArrays = {
     topic: new Int32Array(n),
     partition: entries.int32 ? new Int32Array(n) : entries.numeric ? new Float64Array(n) : new Array<number>(n),
@@ -67,9 +54,24 @@ export function resolveCatalog(partitions: ReadonlyArray<WeightedPartition>, def
     count: 0,
   };
   const topicStart = new Int32Array(topics.length + 1);
+  const grouped = entries.runStart === undefined ? groupEntries(entries, rank) : undefined;
   for (let t = 0; t < topics.length; t++) {
     topicStart[t] = out.count;
-    appendUnique(grouped.subarray(firstOf[t], firstOf[t + 1]), t, entries, out);
+    if (grouped === undefined) {
+      // Each topic's entries are one run of the input: copy the run, or resolve it as a group.
+      const start = entries.runStart![rank[t]!]!;
+      const size = entries.size[rank[t]!]!;
+      if (!copyAscendingRun(start, size, t, entries, out)) {
+        appendUnique(
+          Int32Array.from({ length: size }, (_, k) => start + k),
+          t,
+          entries,
+          out,
+        );
+      }
+    } else {
+      appendUnique(grouped.entries.subarray(grouped.firstOf[t], grouped.firstOf[t + 1]), t, entries, out);
+    }
   }
   const count = out.count;
   topicStart[topics.length] = count;
@@ -120,6 +122,8 @@ interface Entries {
   readonly int32: boolean;
   /** Usable weight, or -1 for none. */
   readonly raw: Float64Array;
+  /** First entry of each name when each name's entries are one run of the input, else undefined. */
+  readonly runStart: number[] | undefined;
 }
 
 /** Canonical arrays being filled, and how many entries they hold. */
@@ -143,6 +147,7 @@ function readEntries(partitions: ReadonlyArray<WeightedPartition>): Entries {
   // Consecutive entries usually share a topic: compare with the last one before hashing.
   let lastTopic = '';
   let last = -1;
+  let runStart: number[] | undefined = [];
   for (let e = 0; e < n; e++) {
     const p = partitions[e]!;
     const name = p.topic;
@@ -152,6 +157,9 @@ function readEntries(partitions: ReadonlyArray<WeightedPartition>): Entries {
       index.set(name, t);
       names.push(name);
       size.push(0);
+      runStart?.push(e);
+    } else if (t !== last) {
+      runStart = undefined; // a topic listed again after another one
     }
     lastTopic = name;
     last = t;
@@ -169,7 +177,44 @@ function readEntries(partitions: ReadonlyArray<WeightedPartition>): Entries {
     const w = p.weight;
     raw[e] = isUsableWeight(w) ? (w === 0 ? 0 : w) : -1;
   }
-  return { names, size, topic, partition: numbers, numeric, int32, raw };
+  return { names, size, topic, partition: numbers, numeric, int32, raw, runStart };
+}
+
+/** Entries grouped by topic in sorted topic order (`rank`), each topic's in arrival order. */
+function groupEntries(entries: Entries, rank: ReadonlyArray<number>): { entries: Int32Array; firstOf: Int32Array } {
+  const topicCount = rank.length;
+  const firstOf = new Int32Array(topicCount + 1);
+  rank.forEach((t, sorted) => (firstOf[sorted + 1] = firstOf[sorted]! + entries.size[t]!));
+  const sortedOf = new Int32Array(topicCount);
+  rank.forEach((t, sorted) => (sortedOf[t] = sorted));
+  const grouped = new Int32Array(entries.topic.length);
+  const filled = firstOf.slice(0, topicCount);
+  for (let e = 0; e < entries.topic.length; e++) {
+    const t = sortedOf[entries.topic[e]!]!;
+    grouped[filled[t]!] = e;
+    filled[t] = filled[t]! + 1;
+  }
+  return { entries: grouped, firstOf };
+}
+
+/**
+ * Appends entries `start .. start + size` as topic `t` by block copies when their partition
+ * numbers are strictly ascending (so also unique), the usual input; false when they are not.
+ */
+function copyAscendingRun(start: number, size: number, t: number, entries: Entries, out: CanonicalArrays): boolean {
+  const numbers = entries.partition;
+  const end = start + size;
+  for (let e = start + 1; e < end; e++) if (!(numbers[e - 1]! < numbers[e]!)) return false;
+  const at = out.count;
+  out.topic.fill(t, at, at + size);
+  if (numbers instanceof Float64Array && !Array.isArray(out.partition)) {
+    out.partition.set(numbers.subarray(start, end), at);
+  } else {
+    for (let e = start; e < end; e++) out.partition[at + e - start] = numbers[e]!;
+  }
+  out.raw.set(entries.raw.subarray(start, end), at);
+  out.count = at + size;
+  return true;
 }
 
 /**

@@ -117,7 +117,10 @@ export function placeOnMembers(
  */
 function partitionsByInstance(instanceOf: Int32Array, instanceCount: number): { order: Int32Array; start: Int32Array } {
   const start = new Int32Array(instanceCount + 1);
-  for (const i of instanceOf) start[i + 1] = start[i + 1]! + 1;
+  for (let p = 0; p < instanceOf.length; p++) {
+    const next = instanceOf[p]! + 1;
+    start[next] = start[next]! + 1;
+  }
   for (let i = 0; i < instanceCount; i++) start[i + 1] = start[i + 1]! + start[i]!;
   const order = new Int32Array(instanceOf.length);
   const filled = start.slice(0, instanceCount);
@@ -161,12 +164,8 @@ function placeInPhases(
   const weighted = partitions.subarray(0, split);
   const zero = partitions.subarray(split);
   const binCount = spec.capacity.length;
-  const weights = new Float64Array(weighted.length);
-  const topics = new Int32Array(weighted.length);
-  for (let k = 0; k < weighted.length; k++) {
-    weights[k] = model.weight[weighted[k]!]!;
-    topics[k] = model.topicOf[weighted[k]!]!;
-  }
+  const weights = gatherFloat(model.weight, weighted);
+  const topics = gatherInt(model.topicOf, weighted);
 
   const loadProblem = buildProblem({
     capacity: spec.capacity,
@@ -193,7 +192,7 @@ function placeInPhases(
     tieWeight: 0,
     baseLoad: counts,
     baseTie: loads,
-    topic: Int32Array.from(zero, (p) => model.topicOf[p]!),
+    topic: gatherInt(model.topicOf, zero),
     topicCount: model.topics.length,
     binsOf: spec.binsOf,
   });
@@ -210,16 +209,11 @@ function solvePhase(
   homes: Homes,
 ): { bin: Int32Array; lowerBound: number } {
   const ledger: MoveLedger = {
-    home: new Int32Array(partitions.length),
-    counted: new Uint8Array(partitions.length),
+    home: gatherInt(homes.home, partitions),
+    counted: gatherByte(homes.counted, partitions),
     limit: settings.moves.limit - settings.moves.used,
     used: 0,
   };
-  for (let k = 0; k < partitions.length; k++) {
-    const p = partitions[k]!;
-    ledger.home[k] = homes.home[p]!;
-    ledger.counted[k] = homes.counted[p]!;
-  }
   const policy = {
     tolerance: settings.tolerance * POLICY[level].toleranceFactor,
     homelessAllowance: POLICY[level].homelessAllowance,
@@ -228,4 +222,44 @@ function solvePhase(
   const solution = solve(problem, ledger, policy, settings.budget);
   settings.moves.used += ledger.used;
   return solution;
+}
+
+/**
+ * `source[indexes[k]]` for every k. On the instance level the indexes are a range of every
+ * partition in model order: the source's own memory is shared then (a view), which saves a copy
+ * of 100k entries per array and phase. Nothing downstream writes to these arrays.
+ */
+function gatherFloat(source: Float64Array, indexes: Int32Array): Float64Array {
+  const from = rangeStart(indexes);
+  if (from >= 0) return source.subarray(from, from + indexes.length);
+  const out = new Float64Array(indexes.length);
+  for (let k = 0; k < indexes.length; k++) out[k] = source[indexes[k]!]!;
+  return out;
+}
+
+/** {@link gatherFloat} for integers. */
+function gatherInt(source: Int32Array, indexes: Int32Array): Int32Array {
+  const from = rangeStart(indexes);
+  if (from >= 0) return source.subarray(from, from + indexes.length);
+  const out = new Int32Array(indexes.length);
+  for (let k = 0; k < indexes.length; k++) out[k] = source[indexes[k]!]!;
+  return out;
+}
+
+/** {@link gatherFloat} for bytes. */
+function gatherByte(source: Uint8Array, indexes: Int32Array): Uint8Array {
+  const from = rangeStart(indexes);
+  if (from >= 0) return source.subarray(from, from + indexes.length);
+  const out = new Uint8Array(indexes.length);
+  for (let k = 0; k < indexes.length; k++) out[k] = source[indexes[k]!]!;
+  return out;
+}
+
+/** The first index when `indexes` counts up by one from it (a range), else -1. */
+function rangeStart(indexes: Int32Array): number {
+  if (indexes.length === 0) return 0;
+  const first = indexes[0]!;
+  if (indexes[indexes.length - 1] !== first + indexes.length - 1) return -1;
+  for (let k = 1; k < indexes.length; k++) if (indexes[k] !== first + k) return -1;
+  return first;
 }

@@ -85,7 +85,38 @@ export function buildModel(input: BalanceInput, defaultWeight: number): BalanceM
   // Placeable partitions keep the catalog's heaviest-first order; the rest are reported.
   const order = catalog.heaviestFirst;
   let placeable = 0;
-  for (let k = 0; k < order.length; k++) if (subscribersOf[catalog.topic[order[k]!]!] !== undefined) placeable++;
+  let identity = true;
+  for (let k = 0; k < order.length; k++) {
+    if (subscribersOf[catalog.topic[order[k]!]!] !== undefined) placeable++;
+    if (order[k] !== k) identity = false;
+  }
+  const common = {
+    memberIds: members.map((m) => m.memberId),
+    memberInstance,
+    memberSlot,
+    instanceIds,
+    instanceCapacity,
+    instanceMembers,
+    topics: catalog.topics,
+  };
+  if (identity && placeable === order.length) {
+    // Heaviest first is already canonical and everything is placeable (equal weights, everyone
+    // subscribed to something): the catalog's arrays are the model's, no copy needed.
+    return {
+      ...common,
+      topicIndex: catalog.topicIndex,
+      subscribersOf,
+      partitionCount: placeable,
+      topicOf: catalog.topic,
+      partitionOf: catalog.partition,
+      weight: catalog.weight,
+      defaulted: catalog.defaulted,
+      canonical: order,
+      topicStart: catalog.topicStart,
+      unassignable: [],
+      weightScale: catalog.scale,
+    };
+  }
   const topicOf = new Int32Array(placeable);
   // The same kind of array as the catalog's (see its `int32`).
   const source = catalog.partition;
@@ -128,13 +159,7 @@ export function buildModel(input: BalanceInput, defaultWeight: number): BalanceM
   topicStart[catalog.topics.length] = at;
 
   return {
-    memberIds: members.map((m) => m.memberId),
-    memberInstance,
-    memberSlot,
-    instanceIds,
-    instanceCapacity,
-    instanceMembers,
-    topics: catalog.topics,
+    ...common,
     topicIndex: catalog.topicIndex,
     subscribersOf,
     partitionCount: placeable,

@@ -38,15 +38,25 @@ export function resolvePrevious(model: BalanceModel, input: BalanceInput): Previ
     const m = memberIndex.get(owner);
     const recorded = m === undefined ? input.previousInstances?.get(owner) : undefined;
     const departedInstance = recorded === undefined ? -1 : (instanceIndex.get(recorded) ?? -1);
+    // Whether the owner may keep, or its instance take, the current topic: asked once per run of
+    // one topic in the list rather than once per partition.
+    let topic = -1;
+    let keeps = false;
+    let takes = false;
     for (const tp of previous.get(owner) ?? []) {
       const p = lookup(tp.topic, tp.partition);
       if (p < 0) continue;
       listed[p] = 1;
       if (member[p]! >= 0) continue; // an earlier valid claim wins
-      if (m !== undefined && isSubscribed(model, m, p)) {
-        member[p] = m;
-        instance[p] = model.memberInstance[m]!;
-      } else if (instance[p]! < 0 && departedInstance >= 0 && mayTake(model, departedInstance, p)) {
+      if (model.topicOf[p] !== topic) {
+        topic = model.topicOf[p]!;
+        keeps = m !== undefined && isSubscribed(model, m, p);
+        takes = departedInstance >= 0 && mayTake(model, departedInstance, p);
+      }
+      if (keeps) {
+        member[p] = m!;
+        instance[p] = model.memberInstance[m!]!;
+      } else if (instance[p]! < 0 && takes) {
         instance[p] = departedInstance;
       }
     }
