@@ -83,10 +83,11 @@ export function placeOnMembers(
     const partitions = byInstance.order.subarray(byInstance.start[i], byInstance.start[i + 1]);
     if (partitions.length === 0) return;
     if (members.length === 1) {
-      for (const p of partitions) owner[p] = members[0]!;
+      for (let k = 0; k < partitions.length; k++) owner[partitions[k]!] = members[0]!;
       return;
     }
-    for (const p of partitions) {
+    for (let k = 0; k < partitions.length; k++) {
+      const p = partitions[k]!;
       const m = previous.member[p]!;
       const h = m >= 0 && model.memberInstance[m] === i ? model.memberSlot[m]! : -1;
       home[p] = h;
@@ -105,7 +106,7 @@ export function placeOnMembers(
       },
     };
     placeInPhases(model, partitions, spec, settings, 'members', slots, { home, counted });
-    for (const p of partitions) owner[p] = members[slots[p]!]!;
+    for (let k = 0; k < partitions.length; k++) owner[partitions[k]!] = members[slots[partitions[k]!]!]!;
   });
   return owner;
 }
@@ -176,14 +177,7 @@ function placeInPhases(
     binsOf: spec.binsOf,
   });
   const byLoad = solvePhase(loadProblem, weighted, settings, level, homes);
-  const counts = new Float64Array(binCount);
-  const loads = new Float64Array(binCount);
-  for (let k = 0; k < weighted.length; k++) {
-    const b = byLoad.bin[k]!;
-    out[weighted[k]!] = b;
-    counts[b] = counts[b]! + 1;
-    loads[b] = loads[b]! + weights[k]!;
-  }
+  const { counts, loads } = writeBins(byLoad.bin, weighted, weights, binCount, out);
   if (zero.length === 0) return byLoad.lowerBound;
 
   const countProblem = buildProblem({
@@ -199,6 +193,29 @@ function placeInPhases(
   const byCount = solvePhase(countProblem, zero, settings, level, homes);
   for (let k = 0; k < zero.length; k++) out[zero[k]!] = byCount.bin[k]!;
   return byLoad.lowerBound;
+}
+
+/**
+ * Writes each item's bin into `out[partition]` and returns each bin's item count and load. A
+ * function of its own so the loop is compiled whole rather than on the stack of a function
+ * called once per level.
+ */
+function writeBins(
+  bin: Int32Array,
+  partitions: Int32Array,
+  weights: Float64Array,
+  binCount: number,
+  out: Int32Array,
+): { counts: Float64Array; loads: Float64Array } {
+  const counts = new Float64Array(binCount);
+  const loads = new Float64Array(binCount);
+  for (let k = 0; k < partitions.length; k++) {
+    const b = bin[k]!;
+    out[partitions[k]!] = b;
+    counts[b] = counts[b]! + 1;
+    loads[b] = loads[b]! + weights[k]!;
+  }
+  return { counts, loads };
 }
 
 function solvePhase(

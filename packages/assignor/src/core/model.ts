@@ -1,6 +1,6 @@
 import type { BalanceInput, TopicPartition } from './types.js';
 import { compareStrings } from './order.js';
-import { resolveCatalog } from './catalog.js';
+import { resolveCatalog, type PartitionCatalog } from './catalog.js';
 import { buildSubscribers, type TopicSubscribers } from './subscribers.js';
 import { instanceCapacities } from './capacity.js';
 import { InvalidBalanceInputError } from '../errors.js';
@@ -82,15 +82,10 @@ export function buildModel(input: BalanceInput, defaultWeight: number): BalanceM
     catalog.topicIndex,
   );
 
-  // Placeable partitions keep the catalog's heaviest-first order; the rest are reported.
-  const order = catalog.heaviestFirst;
-  let placeable = 0;
-  let identity = true;
-  for (let k = 0; k < order.length; k++) {
-    if (subscribersOf[catalog.topic[order[k]!]!] !== undefined) placeable++;
-    if (order[k] !== k) identity = false;
-  }
-  const common = {
+  const placed = placeablePartitions(catalog, subscribersOf);
+  // One literal with every field in one order: both ways of building the partition arrays give
+  // the model one hidden class, so the code reading it stays monomorphic.
+  return {
     memberIds: members.map((m) => m.memberId),
     memberInstance,
     memberSlot,
@@ -98,15 +93,42 @@ export function buildModel(input: BalanceInput, defaultWeight: number): BalanceM
     instanceCapacity,
     instanceMembers,
     topics: catalog.topics,
+    topicIndex: catalog.topicIndex,
+    subscribersOf,
+    partitionCount: placed.topicOf.length,
+    topicOf: placed.topicOf,
+    partitionOf: placed.partitionOf,
+    weight: placed.weight,
+    defaulted: placed.defaulted,
+    canonical: placed.canonical,
+    topicStart: placed.topicStart,
+    unassignable: placed.unassignable,
+    weightScale: catalog.scale,
   };
+}
+
+/** The model's partition arrays: see the fields of {@link BalanceModel} of the same names. */
+type PlaceablePartitions = Pick<
+  BalanceModel,
+  'topicOf' | 'partitionOf' | 'weight' | 'defaulted' | 'canonical' | 'topicStart' | 'unassignable'
+>;
+
+/** The catalog's partitions that some member subscribes to, heaviest first; the rest reported. */
+function placeablePartitions(
+  catalog: PartitionCatalog,
+  subscribersOf: ReadonlyArray<TopicSubscribers | undefined>,
+): PlaceablePartitions {
+  const order = catalog.heaviestFirst;
+  let placeable = 0;
+  let identity = true;
+  for (let k = 0; k < order.length; k++) {
+    if (subscribersOf[catalog.topic[order[k]!]!] !== undefined) placeable++;
+    if (order[k] !== k) identity = false;
+  }
   if (identity && placeable === order.length) {
     // Heaviest first is already canonical and everything is placeable (equal weights, everyone
     // subscribed to something): the catalog's arrays are the model's, no copy needed.
     return {
-      ...common,
-      topicIndex: catalog.topicIndex,
-      subscribersOf,
-      partitionCount: placeable,
       topicOf: catalog.topic,
       partitionOf: catalog.partition,
       weight: catalog.weight,
@@ -114,7 +136,6 @@ export function buildModel(input: BalanceInput, defaultWeight: number): BalanceM
       canonical: order,
       topicStart: catalog.topicStart,
       unassignable: [],
-      weightScale: catalog.scale,
     };
   }
   const topicOf = new Int32Array(placeable);
@@ -158,20 +179,7 @@ export function buildModel(input: BalanceInput, defaultWeight: number): BalanceM
   }
   topicStart[catalog.topics.length] = at;
 
-  return {
-    ...common,
-    topicIndex: catalog.topicIndex,
-    subscribersOf,
-    partitionCount: placeable,
-    topicOf,
-    partitionOf,
-    weight,
-    defaulted,
-    canonical,
-    topicStart,
-    unassignable,
-    weightScale: catalog.scale,
-  };
+  return { topicOf, partitionOf, weight, defaulted, canonical, topicStart, unassignable };
 }
 
 /** Member indexes of each instance (ascending) and each member's position among them. */

@@ -16,38 +16,8 @@ export function summarize(
   lowerBound: number,
   previous: PreviousOwners | undefined,
 ): BalanceResult {
-  const instanceLoad = new Float64Array(model.instanceIds.length);
-  const instanceCount = new Int32Array(model.instanceIds.length);
-  const memberLoad = new Float64Array(model.memberIds.length);
-  const memberCount = new Int32Array(model.memberIds.length);
-  let totalWeight = 0;
-  let defaultedCount = 0;
-  let zeroWeightCount = 0;
-  let heaviestWeight = 0;
-  let movedCount = 0;
-  let forcedMoveCount = 0;
-  let previouslyOwnedCount = 0;
-  const { weight, defaulted } = model;
-  for (let p = 0; p < model.partitionCount; p++) {
-    const m = owner[p]!;
-    const i = model.memberInstance[m]!;
-    const w = weight[p]!;
-    memberLoad[m] = memberLoad[m]! + w;
-    memberCount[m] = memberCount[m]! + 1;
-    instanceLoad[i] = instanceLoad[i]! + w;
-    instanceCount[i] = instanceCount[i]! + 1;
-    totalWeight += w;
-    if (defaulted[p] === 1) defaultedCount++;
-    if (w === 0) zeroWeightCount++;
-    heaviestWeight = Math.max(heaviestWeight, w);
-    if (previous?.listed[p] === 1) {
-      previouslyOwnedCount++;
-      const before = previous.member[p]!;
-      if (before < 0) forcedMoveCount++;
-      if (before !== m) movedCount++;
-    }
-  }
-
+  const { instanceLoad, memberLoad, memberCount, instanceCount, ...counts } = tally(model, owner, previous);
+  const { totalWeight } = counts;
   const assignments = assignmentLists(model, owner, memberCount);
   const instances: InstanceLoad[] = model.instanceIds.map((instanceId, i) => ({
     instanceId,
@@ -72,20 +42,87 @@ export function summarize(
     members,
     partitionCount: model.partitionCount,
     totalWeight,
-    defaultedCount,
-    zeroWeightCount,
+    defaultedCount: counts.defaultedCount,
+    zeroWeightCount: counts.zeroWeightCount,
     unassignable: model.unassignable.map((p) => ({ topic: p.topic, partition: p.partition })),
-    heaviestWeight,
+    heaviestWeight: counts.heaviestWeight,
     maxInstanceLoad,
     idealLoad: totalCapacity > 0 ? totalWeight / totalCapacity : 0,
     medianMeasuredWeight: medianMeasured(model),
     restrictedTopics: restrictedTopics(model),
     lowerBound: bound,
     optimalityRatio: bound > 0 ? maxInstanceLoad / bound : 1,
+    movedCount: counts.movedCount,
+    forcedMoveCount: counts.forcedMoveCount,
+    previouslyOwnedCount: counts.previouslyOwnedCount,
+    weightScale: model.weightScale,
+  };
+}
+
+/** Loads, counts and moves of a placement. */
+interface Tally {
+  readonly instanceLoad: Float64Array;
+  readonly instanceCount: Int32Array;
+  readonly memberLoad: Float64Array;
+  readonly memberCount: Int32Array;
+  readonly totalWeight: number;
+  readonly defaultedCount: number;
+  readonly zeroWeightCount: number;
+  readonly heaviestWeight: number;
+  readonly movedCount: number;
+  readonly forcedMoveCount: number;
+  readonly previouslyOwnedCount: number;
+}
+
+/**
+ * One pass over every partition, in model order. A function of its own: a hot loop inside a
+ * function called once per balance() gets compiled on the stack and thrown away when the rest
+ * of the function runs for the first time; this one is compiled whole and kept.
+ */
+function tally(model: BalanceModel, owner: Int32Array, previous: PreviousOwners | undefined): Tally {
+  const instanceLoad = new Float64Array(model.instanceIds.length);
+  const instanceCount = new Int32Array(model.instanceIds.length);
+  const memberLoad = new Float64Array(model.memberIds.length);
+  const memberCount = new Int32Array(model.memberIds.length);
+  let totalWeight = 0;
+  let defaultedCount = 0;
+  let zeroWeightCount = 0;
+  let heaviestWeight = 0;
+  let movedCount = 0;
+  let forcedMoveCount = 0;
+  let previouslyOwnedCount = 0;
+  const { weight, defaulted, memberInstance } = model;
+  for (let p = 0; p < model.partitionCount; p++) {
+    const m = owner[p]!;
+    const i = memberInstance[m]!;
+    const w = weight[p]!;
+    memberLoad[m] = memberLoad[m]! + w;
+    memberCount[m] = memberCount[m]! + 1;
+    instanceLoad[i] = instanceLoad[i]! + w;
+    instanceCount[i] = instanceCount[i]! + 1;
+    totalWeight += w;
+    if (defaulted[p] === 1) defaultedCount++;
+    if (w === 0) zeroWeightCount++;
+    heaviestWeight = Math.max(heaviestWeight, w);
+    if (previous?.listed[p] === 1) {
+      previouslyOwnedCount++;
+      const before = previous.member[p]!;
+      if (before < 0) forcedMoveCount++;
+      if (before !== m) movedCount++;
+    }
+  }
+  return {
+    instanceLoad,
+    instanceCount,
+    memberLoad,
+    memberCount,
+    totalWeight,
+    defaultedCount,
+    zeroWeightCount,
+    heaviestWeight,
     movedCount,
     forcedMoveCount,
     previouslyOwnedCount,
-    weightScale: model.weightScale,
   };
 }
 
