@@ -16,6 +16,15 @@ import { weightTable } from './core/weights.js';
 import { CAPACITY_SPREAD, MAX_CAPACITY, MIN_CAPACITY, resolveCapacities } from './core/capacity.js';
 import { errorCodeOf, errorMessageOf } from './error-fields.js';
 import { escapeLogText } from './log-text.js';
+import {
+  readSiblingGroups,
+  siblingBaseLoads,
+  siblingPartitions,
+  type CrossGroupSettings,
+  type DescribeGroup,
+  type SiblingCache,
+  type SiblingReading,
+} from './sibling-groups.js';
 
 /** Everything one consumer's assigner needs to compute assignments as group leader. */
 export interface AssignContext {
@@ -33,6 +42,15 @@ export interface AssignContext {
   readonly own?: OwnAssignment | undefined;
   /** Metadata that answers after the budget: remembered, and a rebalance asked for. */
   readonly lateMetadata?: LateMetadataHandling | undefined;
+  /** Cross-group balancing: how to read the sibling groups; undefined when it is off. */
+  readonly crossGroup?: CrossGroupContext | undefined;
+}
+
+/** What the leader needs to read the other groups of its cross-group set. */
+export interface CrossGroupContext {
+  readonly settings: CrossGroupSettings;
+  readonly describe: DescribeGroup;
+  readonly cache: SiblingCache;
 }
 
 /**
@@ -63,6 +81,8 @@ export async function assignGroup(
     members = decoded.map((m) => toBalanceMember(m, group.topics));
     warnAboutBoundedCapacities(ctx, members);
     const topics = [...new Set(members.flatMap((m) => m.topics))].sort();
+    // Read alongside the metadata, within the same budget: it adds no wait of its own.
+    const siblingsRead = readSiblings(ctx);
     partitions = await listPartitions(
       ctx.cluster,
       topics,
@@ -71,7 +91,12 @@ export async function assignGroup(
       logger,
       ctx.lateMetadata,
     );
-    const weights = await fetchWeights(ctx.options.weights, partitions, ctx.options.weightsTimeoutMs);
+    const siblings = await siblingsRead;
+    const extra = siblings === undefined ? [] : siblingPartitions(siblings);
+    // One call weighs both: the siblings' load is judged by the same source, at the same moment.
+    const weighed = extra.length === 0 ? partitions : [...partitions, ...extra];
+    const weights = await fetchWeights(ctx.options.weights, weighed, ctx.options.weightsTimeoutMs);
+    const instanceBaseLoad = siblings && baseLoads(ctx, siblings, weights);
     const owners = currentOwners(decoded, ctx.memory.recall(ctx.groupId));
     const result = balance(
       {
@@ -79,14 +104,22 @@ export async function assignGroup(
         partitions: weights.length > 0 ? mergeWeights(partitions, weights) : partitions,
         previous: owners.previous,
         previousInstances: owners.previousInstances,
+        instanceBaseLoad,
       },
       balanceOptions(ctx),
     );
     remember(ctx, result.assignments, members);
     const durationMs = elapsedMs();
-    const skewRatio = logAssignment(logger, result, ctx.options.defaultWeight, durationMs, owners);
+    const { skewRatio, combinedSkewRatio } = logAssignment(
+      logger,
+      result,
+      ctx.options.defaultWeight,
+      durationMs,
+      owners,
+    );
     ctx.metrics.assignment(ctx.groupId, 'load_aware', durationMs / 1000);
     ctx.metrics.quality(ctx.groupId, result.defaultedCount, skewRatio);
+    if (siblings !== undefined) ctx.metrics.crossGroup(ctx.groupId, combinedSkewRatio, siblings);
     ctx.metrics.placement(ctx.groupId, result.optimalityRatio, result.movedCount);
     return encodeAssignments(result.assignments);
   } catch (err) {
@@ -99,6 +132,48 @@ export async function assignGroup(
     );
     return fallback(ctx, group, members, partitions, elapsedMs);
   }
+}
+
+/** Starts reading the sibling groups, when cross-group balancing is on. Never rejects. */
+function readSiblings(ctx: AssignContext): Promise<SiblingReading[]> | undefined {
+  const cross = ctx.crossGroup;
+  if (cross === undefined) return undefined;
+  return readSiblingGroups(cross.describe, ctx.groupId, cross.settings, cross.cache, ctx.options.weightsTimeoutMs);
+}
+
+/**
+ * The siblings' load per instance, weighed with the rule the group's own partitions get (unusable
+ * or missing weights count as the default), and a line for each sibling that did not count as read
+ * now: a stale reading at INFO, a group left out at WARN (its load is then missing from the
+ * balance, which a user must be able to see).
+ */
+function baseLoads(
+  ctx: AssignContext,
+  siblings: ReadonlyArray<SiblingReading>,
+  weights: ReadonlyArray<{ topic: string; partition: number; weight: number }>,
+): Map<string, number> {
+  for (const s of siblings) {
+    const fields = { siblingGroupId: s.groupId, status: s.status, state: s.state, reason: s.reason };
+    if (s.status === 'stale') {
+      const age = Math.round(s.ageMs / 1000);
+      ctx.logger.info(
+        { ...fields, ageMs: s.ageMs },
+        escapeLogText(
+          `cross-group: group ${s.groupId} ${String(s.reason)}; its Stable reading from ${String(age)} s ago counts`,
+        ),
+      );
+    } else if (s.status === 'left_out') {
+      ctx.logger.warn(
+        fields,
+        escapeLogText(
+          `cross-group: group ${s.groupId} ${String(s.reason)} and has no recent Stable reading; balancing without its load`,
+        ),
+      );
+    }
+  }
+  const table = weightTable(weights);
+  const { defaultWeight } = ctx.options;
+  return siblingBaseLoads(siblings, (p) => table.weightOf(p.topic, p.partition) ?? defaultWeight);
 }
 
 function fallback(

@@ -10,6 +10,14 @@ import { createRejoinSwitchboard } from './rejoin.js';
 import { LateTopicMetadata } from './late-metadata.js';
 import { decodeUserData, encodeUserData } from './user-data.js';
 import type { WeightSource } from './weight-source.js';
+import {
+  describeThrough,
+  readSiblingGroups,
+  SiblingCache,
+  type CrossGroupSettings,
+  type DescribeGroup,
+  type SiblingReading,
+} from './sibling-groups.js';
 
 /** The protocol name members advertise in JoinGroup; all members must share it to use it. */
 export const ASSIGNER_NAME = 'LoadAwareAssigner';
@@ -44,6 +52,15 @@ export interface LoadAwarePartitionAssigner extends PartitionAssigner {
    * member is the leader. Returns how many consumers were asked (0 when none is in a group).
    */
   requestRejoin(groupId: string): number;
+  /** The `crossGroup` option as validated (groups sorted); undefined when cross-group is off. */
+  readonly crossGroup: CrossGroupSettings | undefined;
+  /**
+   * Reads the other groups of the cross-group set exactly as the leader of `groupId` does, through
+   * the connections of this process's consumer of `groupId` (used by the trigger, so that it
+   * judges what the leader balances). Never rejects. Undefined when cross-group is off or no
+   * consumer of `groupId` uses this assigner.
+   */
+  readSiblings(groupId: string, timeoutMs: number): Promise<SiblingReading[]> | undefined;
 }
 
 /**
@@ -90,8 +107,23 @@ export function LoadAwareAssigner(options: LoadAwareAssignerOptions = {}): LoadA
   };
   // Shared by the consumers of this assigner: whichever leads next may use what another learnt.
   const lateTopics = new LateTopicMetadata();
+  // Sibling readings and the way to take them, per group this assigner serves: the trigger reads
+  // through the same consumer connections, and a Stable reading stands in while a sibling rebalances.
+  const siblingCache = new SiblingCache();
+  const describers = new Map<string, DescribeGroup>();
+  const crossGroupOf = (groupId: string, describe: DescribeGroup | undefined) =>
+    resolved.crossGroup === undefined || describe === undefined
+      ? undefined
+      : { settings: resolved.crossGroup, describe, cache: siblingCache, groupId };
 
   const factory: PartitionAssigner = ({ cluster, groupId }) => {
+    // Taken before the own-assignment observer wraps the lookup: sibling groups are not its business.
+    const describe =
+      typeof cluster.findGroupCoordinator === 'function'
+        ? describeThrough(cluster.findGroupCoordinator.bind(cluster))
+        : undefined;
+    if (describe !== undefined) describers.set(groupId, describe);
+    const crossGroup = crossGroupOf(groupId, describe);
     const rejoin = rejoins.install(cluster, groupId);
     const own = observeOwnAssignment(cluster);
     const metadata = stableMetadata(own);
@@ -115,7 +147,7 @@ export function LoadAwareAssigner(options: LoadAwareAssignerOptions = {}): LoadA
       },
       assign: (group) =>
         assignGroup(
-          { cluster, groupId, options: resolved, logger, metrics, warnOnce, memory, own, lateMetadata },
+          { cluster, groupId, options: resolved, logger, metrics, warnOnce, memory, own, lateMetadata, crossGroup },
           group,
         ),
     };
@@ -130,6 +162,13 @@ export function LoadAwareAssigner(options: LoadAwareAssignerOptions = {}): LoadA
     moveTolerance: { value: resolved.moveTolerance, enumerable: true },
     maxMovesPerRebalance: { value: resolved.maxMovesPerRebalance, enumerable: true },
     requestRejoin: { value: (groupId: string): number => rejoins.request(groupId) },
+    crossGroup: { value: resolved.crossGroup, enumerable: true },
+    readSiblings: {
+      value: (groupId: string, timeoutMs: number): Promise<SiblingReading[]> | undefined => {
+        const cross = crossGroupOf(groupId, describers.get(groupId));
+        return cross && readSiblingGroups(cross.describe, groupId, cross.settings, cross.cache, timeoutMs);
+      },
+    },
   }) as LoadAwarePartitionAssigner;
 }
 

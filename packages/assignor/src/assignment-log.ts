@@ -7,7 +7,7 @@ import { escapeLogText } from './log-text.js';
  * Writes the leader's explanation of a load-aware assignment: a summary line, one
  * line per instance, the skew against an even split, the max load against the lower bound, what
  * stickiness moved, and the unevenness factors at INFO; the member-by-member table at DEBUG.
- * Returns the skew ratio for the metrics. `logger` carries the `groupId` (see `bindLogger`).
+ * Returns the skew ratios (group only, and combined with the base loads) for the metrics. `logger` carries the `groupId` (see `bindLogger`).
  * Instance and member ids are other members' choice: message text escapes them (see
  * `escapeLogText`), fields carry them raw.
  */
@@ -17,7 +17,7 @@ export function logAssignment(
   defaultWeight: number,
   durationMs: number,
   owners?: { readonly reportingMembers: number; readonly rememberedMembers: number },
-): number {
+): { readonly skewRatio: number; readonly combinedSkewRatio: number } {
   const e = explain(result, defaultWeight);
   logger.info(
     {
@@ -37,6 +37,7 @@ export function logAssignment(
       {
         instanceId: instance.instanceId,
         load: instance.load,
+        ...(e.combinedSkew === undefined ? {} : { baseLoad: instance.baseLoad, combinedLoad: instance.combinedLoad }),
         partitions: instance.partitionCount,
         members: instance.memberIds.length,
       },
@@ -44,9 +45,20 @@ export function logAssignment(
     );
   }
   logger.info({ maxInstanceLoad: result.maxInstanceLoad, idealLoad: result.idealLoad, skewRatio: e.skewRatio }, e.skew);
+  if (e.combinedSkew !== undefined) {
+    logger.info(
+      {
+        maxCombinedLoad: result.maxCombinedLoad,
+        idealCombinedLoad: result.idealCombinedLoad,
+        combinedSkewRatio: e.combinedSkewRatio,
+      },
+      e.combinedSkew,
+    );
+  }
   logger.info(
     {
       maxInstanceLoad: result.maxInstanceLoad,
+      maxCombinedLoad: result.maxCombinedLoad,
       lowerBound: result.lowerBound,
       optimalityRatio: result.optimalityRatio,
     },
@@ -70,7 +82,7 @@ export function logAssignment(
     );
   }
   for (const line of e.memberLines) logger.debug({}, escapeLogText(line));
-  return e.skewRatio;
+  return { skewRatio: e.skewRatio, combinedSkewRatio: e.combinedSkewRatio };
 }
 
 /** The INFO line after a fallback: how many partitions each instance got. */

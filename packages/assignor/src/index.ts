@@ -8,7 +8,8 @@
  * unstable.
  */
 export { LoadAwareAssigner, ASSIGNER_NAME, type LoadAwarePartitionAssigner } from './assigner.js';
-export type { LoadAwareAssignerOptions } from './options.js';
+export type { LoadAwareAssignerOptions, CrossGroupOptions } from './options.js';
+export type { SiblingReading, SiblingStatus, CrossGroupSettings } from './sibling-groups.js';
 export { createUniformWeightSource, type WeightSource, type PartitionWeight } from './weight-source.js';
 export { kafkaJsLogCreator, type Logger, type LogFn } from './logger.js';
 export { processInstanceId } from './instance-id.js';

@@ -12,6 +12,17 @@ export { reuse as getOrCreateMetric } from './metrics.js';
 export { withTimeout, type Timers } from './timeout.js';
 export { errorCodeOf, errorMessageOf } from './error-fields.js';
 export { decodeMember, OWN_INSTANCE_PREFIX, type DecodedMember } from './members.js';
+export { observeGroup, type ObservedGroup, type ObservedMember } from './described-group.js';
+export {
+  readSiblingGroups,
+  siblingBaseLoads,
+  siblingPartitions,
+  siblingFingerprint,
+  turnOf,
+  SiblingCache,
+  describeThrough,
+  type DescribeGroup,
+} from './sibling-groups.js';
 export { isLogger, noopLogger, bindLogger } from './logger.js';
 export { escapeLogText, findUnsafeLogChar } from './log-text.js';
 export { isWeightSource, fetchWeights } from './weight-source.js';

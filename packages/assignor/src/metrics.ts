@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { SiblingReading } from './sibling-groups.js';
 
 /** What the assignor records after each assignment. */
 export interface AssignorMetrics {
@@ -8,6 +9,8 @@ export interface AssignorMetrics {
   quality(groupId: string, defaultedWeights: number, maxLoadToIdeal: number): void;
   /** Records how close a load-aware assignment is to optimal and how many partitions it moved. */
   placement(groupId: string, optimalityRatio: number, movedPartitions: number): void;
+  /** Records a cross-group assignment: the combined load ratio and how each sibling counted. */
+  crossGroup(groupId: string, combinedLoadRatio: number, siblings: ReadonlyArray<SiblingReading>): void;
 }
 
 /** Metrics that go nowhere, for when no registry is given. */
@@ -15,6 +18,7 @@ const noopMetrics: AssignorMetrics = {
   assignment: () => undefined,
   quality: () => undefined,
   placement: () => undefined,
+  crossGroup: () => undefined,
 };
 
 /**
@@ -102,7 +106,33 @@ export function createAssignorMetrics(registry: Registry | undefined): AssignorM
         registers: [registry],
       }),
   );
+  const combined = reuse(
+    registry,
+    'load_aware_combined_load_ratio',
+    (name) =>
+      new Gauge({
+        name,
+        help: 'Cross-group: max combined instance load (this group plus the load its instances carry from the other groups, per unit of capacity) divided by the combined ideal, last assignment.',
+        labelNames: ['group'],
+        registers: [registry],
+      }),
+  );
+  const siblingReads = reuse(
+    registry,
+    'load_aware_sibling_group_reads_total',
+    (name) =>
+      new Counter({
+        name,
+        help: 'Cross-group: sibling groups read by this leader, by how they counted (stable: read now; stale: a recent Stable reading stood in; left_out: not counted).',
+        labelNames: ['group', 'sibling', 'status'],
+        registers: [registry],
+      }),
+  );
   return {
+    crossGroup(group, combinedLoadRatio, siblings) {
+      combined.set({ group }, combinedLoadRatio);
+      for (const s of siblings) siblingReads.inc({ group, sibling: s.groupId, status: s.status });
+    },
     assignment(group, result, durationSeconds) {
       assignments.inc({ group, result });
       duration.observe({ group }, durationSeconds);

@@ -8,6 +8,7 @@ import { createUniformWeightSource, isWeightSource, type WeightSource } from './
 import { processInstanceId } from './instance-id.js';
 import { DEFAULT_MOVE_TOLERANCE } from './core/tuning.js';
 import { MAX_CAPACITY, MIN_CAPACITY } from './core/capacity.js';
+import type { CrossGroupSettings } from './sibling-groups.js';
 
 /** True for anything usable as a prom-client `Registry`. */
 export function isRegistry(value: unknown): value is Registry {
@@ -15,6 +16,13 @@ export function isRegistry(value: unknown): value is Registry {
   const r = value as Record<string, unknown>;
   return typeof r['registerMetric'] === 'function' && typeof r['getSingleMetric'] === 'function';
 }
+
+/** Most groups one cross-group set may name: each is described at every assignment. */
+export const MAX_CROSS_GROUPS = 50;
+/** Default of `crossGroup.maxStaleMs`: long enough to cover a sibling's rebalance during a deploy. */
+export const DEFAULT_MAX_STALE_MS = 120_000;
+/** Default of `crossGroup.turnMs`. */
+export const DEFAULT_TURN_MS = 60_000;
 
 const schema = z.strictObject({
   weights: z
@@ -50,7 +58,39 @@ const schema = z.strictObject({
   defaultWeight: z.number().min(0).max(Number.MAX_SAFE_INTEGER).default(1),
   moveTolerance: z.number().min(0).max(1).default(DEFAULT_MOVE_TOLERANCE),
   maxMovesPerRebalance: z.number().int().min(0).optional(),
+  crossGroup: z
+    .strictObject({
+      groups: z.array(z.string().min(1)).min(1).max(MAX_CROSS_GROUPS),
+      maxStaleMs: z.number().int().min(0).max(3_600_000).default(DEFAULT_MAX_STALE_MS),
+      turnMs: z.number().int().min(1000).max(86_400_000).default(DEFAULT_TURN_MS),
+    })
+    .optional(),
 });
+
+/**
+ * The `crossGroup` option: the consumer groups whose members run on the same instances as this
+ * one, so that their load counts when this group is balanced.
+ */
+export interface CrossGroupOptions {
+  /**
+   * Every group of the set (1–50 ids). The same list can go to every group's assigner, or to one
+   * assigner shared by all of them: each group skips its own id. The leader reads the other groups
+   * (DescribeGroups) at each assignment and balances its own on top of what their members on each
+   * instance hold, weighed by this assigner's weight source.
+   */
+  groups: string[];
+  /**
+   * How long a group's last Stable reading stands in for it while it rebalances or cannot be read
+   * (ms, 0–3,600,000). Older, the group is left out with a WARN. Default 120,000.
+   */
+  maxStaleMs?: number;
+  /**
+   * Proactive rebalances of the set take turns of this length (ms, 1,000–86,400,000): the trigger of
+   * a group fires only in the first half of its own turn, so two groups never correct at once and
+   * each judges the other's result. Use the same value on every group. Default 60,000.
+   */
+  turnMs?: number;
+}
 
 /**
  * Options of {@link LoadAwareAssigner}.
@@ -88,6 +128,11 @@ export interface LoadAwareAssignerOptions {
    * left always move and do not count. Default: unbounded.
    */
   maxMovesPerRebalance?: number;
+  /**
+   * Balance this group together with other consumer groups of the same instances (see
+   * {@link CrossGroupOptions}). Default: off, the group is balanced on its own.
+   */
+  crossGroup?: CrossGroupOptions;
 }
 
 /** Options after validation and defaults; frozen. */
@@ -102,6 +147,8 @@ export interface ResolvedLoadAwareAssignerOptions {
   readonly moveTolerance: number;
   /** Undefined: unbounded. */
   readonly maxMovesPerRebalance: number | undefined;
+  /** Undefined: cross-group balancing is off. */
+  readonly crossGroup: CrossGroupSettings | undefined;
 }
 
 /** Validates options once, at construction; throws {@link ConfigError} naming every bad key. */
@@ -117,5 +164,13 @@ export function resolveOptions(options: unknown): ResolvedLoadAwareAssignerOptio
     defaultWeight: o.defaultWeight,
     moveTolerance: o.moveTolerance,
     maxMovesPerRebalance: o.maxMovesPerRebalance,
+    crossGroup:
+      o.crossGroup === undefined
+        ? undefined
+        : Object.freeze({
+            groups: Object.freeze([...new Set(o.crossGroup.groups)].sort()),
+            maxStaleMs: o.crossGroup.maxStaleMs,
+            turnMs: o.crossGroup.turnMs,
+          }),
   });
 }

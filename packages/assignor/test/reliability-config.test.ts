@@ -20,6 +20,18 @@ const BAD: Record<string, unknown[]> = {
   defaultWeight: [-1, Number.NaN, Number.POSITIVE_INFINITY, Number.MAX_VALUE, '1', false],
   moveTolerance: [-0.1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, '0.05', true],
   maxMovesPerRebalance: [-1, 1.5, Number.NaN, '3', {}],
+  crossGroup: [
+    {},
+    { groups: [] },
+    { groups: [''] },
+    { groups: 'orders' },
+    { groups: Array.from({ length: 51 }, (_, i) => `g${String(i)}`) },
+    { groups: ['orders'], turnMs: 999 },
+    { groups: ['orders'], maxStaleMs: -1 },
+    { groups: ['orders'], turnMs: 1.5 },
+    { groups: ['orders'], extra: true },
+    ['orders'],
+  ],
 };
 
 function configErrorOf(options: unknown): ConfigError {
@@ -40,6 +52,15 @@ describe('LoadAwareAssigner config errors (every option)', () => {
     expect(err.code).toBe(ErrorCodes.config);
     expect(err.code).toBe('LOAD_AWARE_CONFIG');
     expect(err.message).toContain(key);
+  });
+
+  it('resolves crossGroup with its defaults, the groups sorted and without duplicates', () => {
+    expect(resolveOptions({ crossGroup: { groups: ['payments', 'orders', 'payments'] } }).crossGroup).toEqual({
+      groups: ['orders', 'payments'],
+      maxStaleMs: 120_000,
+      turnMs: 60_000,
+    });
+    expect(resolveOptions({}).crossGroup).toBeUndefined();
   });
 
   it('names every bad key at once, plus unknown keys', () => {

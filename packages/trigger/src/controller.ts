@@ -3,6 +3,8 @@ import {
   errorMessageOf,
   escapeLogText,
   fetchWeights,
+  siblingPartitions,
+  turnOf,
   withTimeout,
   type Logger,
   type WeightedPartition,
@@ -12,12 +14,13 @@ import { checkedDecision, isThresholdEvaluation, thresholdEvaluations } from './
 import { electCoordinator } from './election.js';
 import { CheckTimeoutError, GroupNotDescribedError } from './errors.js';
 import { createTriggerMetrics, type CheckOutcome } from './metrics.js';
-import { heldPartitions, withWeights } from './load.js';
+import { heldPartitions, siblingLoad, withWeights } from './load.js';
+import { seconds } from './text.js';
 import { observeGroup, type ObservedGroup } from './observe.js';
 import { resolveControllerOptions, type TriggerControllerDeps, type TriggerControllerOptions } from './options.js';
 import { createThresholdTrigger } from './threshold-trigger.js';
 import { isTrigger, type Trigger } from './trigger.js';
-import type { Evaluation, TriggerDecision } from './types.js';
+import { TRIGGER_OUTCOMES, type Evaluation, type SiblingLoad, type TriggerDecision } from './types.js';
 
 /** What one check did. `D` is the decision of the controller's trigger. */
 export interface CheckResult<D extends TriggerDecision = Evaluation> {
@@ -84,7 +87,12 @@ export function createTriggerController<D extends TriggerDecision = Evaluation>(
   // Options without `evaluate` were threshold options: resolved (with the assigner's settings) in
   // resolveControllerOptions. A trigger object was checked to have evaluate() there too.
   const trigger = (isTrigger(o.trigger) ? o.trigger : createThresholdTrigger(o.trigger)) as Trigger<D>;
-  const metrics = createTriggerMetrics(o.registry, trigger.outcomes);
+  // Cross-group adds two outcomes whatever the trigger: held for the turn, siblings unknown.
+  const outcomes =
+    assigner.crossGroup === undefined
+      ? trigger.outcomes
+      : [...new Set([...(trigger.outcomes ?? TRIGGER_OUTCOMES), 'not_due', 'siblings_unavailable'] as const)];
+  const metrics = createTriggerMetrics(o.registry, outcomes);
   /** This controller's identity in the process-wide coordinator gauge. */
   const owner = {};
 
@@ -159,18 +167,30 @@ export function createTriggerController<D extends TriggerDecision = Evaluation>(
     if (!coordinator) return skipped;
 
     let partitions: WeightedPartition[] = [];
+    let siblings: SiblingLoad | undefined;
     if (group.state === 'Stable') {
+      const budgetMs = (): number => Math.max(1, o.checkTimeoutMs - (performance.now() - started));
+      // Read exactly as the leader reads them, through this consumer's connections.
+      // (An assigner from an older version has no readSiblings: cross-group is off for it.)
+      const readings =
+        typeof assigner.readSiblings === 'function'
+          ? await assigner.readSiblings(group.groupId, budgetMs())
+          : undefined;
+      if (!live()) return skipped;
       const held = heldPartitions(group.members);
+      const extra = readings === undefined ? [] : siblingPartitions(readings);
       try {
-        const budgetMs = Math.max(1, o.checkTimeoutMs - (performance.now() - started));
-        partitions = withWeights(held, await fetchWeights(o.weights, held, budgetMs));
+        const weights = await fetchWeights(o.weights, extra.length === 0 ? held : [...held, ...extra], budgetMs());
+        partitions = withWeights(held, weights);
+        if (readings !== undefined) siblings = siblingLoad(readings, weights, assigner.defaultWeight);
       } catch (err) {
         if (live()) metrics.samplerError(group.groupId);
         throw err;
       }
     }
     if (!live()) return skipped;
-    const decision = checkedDecision(trigger.evaluate({ state: group.state, members: group.members, partitions })) as D;
+    const observation = { state: group.state, members: group.members, partitions, siblings };
+    const decision = awaitTurn(checkedDecision(trigger.evaluate(observation)) as D, group.groupId);
     // The gauges describe load: they come from the threshold evaluation, inside a composite too.
     const load = thresholdEvaluations(decision)[0];
     metrics.evaluation(group.groupId, decision.outcome, load, (performance.now() - started) / 1000);
@@ -183,6 +203,22 @@ export function createTriggerController<D extends TriggerDecision = Evaluation>(
     logDecision(loggerOf(group.groupId), ctx, decision);
     if (decision.outcome === 'fired') initiateRebalance(group, self, decision);
     return { outcome: decision.outcome, evaluation: decision };
+  };
+
+  /**
+   * Cross-group: a fire outside this group's turn is held (the trigger's streak stands, so it fires
+   * in its turn if the imbalance lasts) and reported as `not_due`.
+   */
+  const awaitTurn = (decision: D, id: string): D => {
+    const cross = assigner.crossGroup;
+    if (decision.outcome !== 'fired' || cross === undefined) return decision;
+    const turn = turnOf(cross, id, Date.now());
+    if (turn.open) return decision;
+    trigger.settle?.(false);
+    const reason =
+      `${decision.reason}; held for this group's cross-group turn (now group ${turn.holder}'s, ` +
+      `this group's opens in ${seconds(turn.opensInMs)})`;
+    return { ...decision, outcome: 'not_due', reason: escapeLogText(reason) };
   };
 
   const initiateRebalance = (group: ObservedGroup, self: string, d: TriggerDecision): void => {

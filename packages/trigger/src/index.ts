@@ -28,6 +28,7 @@ export type {
   TriggerLevel,
   TriggerDecision,
   Observation,
+  SiblingLoad,
   Evaluation,
   CooldownGrowth,
   GroupShape,

@@ -8,22 +8,17 @@ import {
   instanceCapacities,
   keyOfPartition as keyOf,
   weightTable,
+  siblingBaseLoads,
+  siblingFingerprint,
+  type SiblingReading,
   type BalanceResult,
+  type ObservedMember,
   type TopicPartition,
   type WeightedPartition,
 } from '@load-aware/assignor/internal';
+import type { SiblingLoad } from './types.js';
 
-/** A group member as the trigger sees it: who it is, what it subscribes to, what it holds now. */
-export interface ObservedMember {
-  readonly memberId: string;
-  /** The member's instance (from its load-aware userData; its own id when it has none). */
-  readonly instanceId: string;
-  readonly topics: ReadonlyArray<string>;
-  /** Partitions the member currently holds. */
-  readonly assigned: ReadonlyArray<TopicPartition>;
-  /** Its instance's capacity from userData. Default 1. */
-  readonly capacity?: number | undefined;
-}
+export type { ObservedMember } from '@load-aware/assignor/internal';
 
 /** Effective weights of every partition involved, resolved once per check. */
 export interface ResolvedWeights {
@@ -59,16 +54,18 @@ export function resolveWeights(
 }
 
 /**
- * The current assignment's largest instance load per unit of capacity. An instance's capacity is
- * the largest its members report (what `balance()` uses); a partition held twice, as can happen
- * only in a broken assignment, counts twice.
+ * The current assignment's largest instance load per unit of capacity, each instance's base load
+ * (from other groups) included. An instance's capacity is the largest its members report (what
+ * `balance()` uses); a partition held twice, as can happen only in a broken assignment, counts twice.
  */
 export function currentMaxInstanceLoad(
   members: ReadonlyArray<ObservedMember>,
   weightOf: (partition: TopicPartition) => number,
+  baseLoadOf: (instanceId: string) => number = () => 0,
 ): number {
   const capacity = instanceCapacities(members);
   const load = new Map<string, number>();
+  for (const m of members) if (!load.has(m.instanceId)) load.set(m.instanceId, baseLoadOf(m.instanceId));
   for (const m of members) {
     let sum = load.get(m.instanceId) ?? 0;
     for (const p of m.assigned) sum += weightOf(p);
@@ -124,6 +121,27 @@ export function withWeights(
   });
 }
 
+/**
+ * What the other groups of a cross-group set add, from one reading of them and the weights the
+ * check got: the leader's rule exactly (`siblingBaseLoads`, missing weights at the default). A
+ * group is unavailable while it rebalances (even with a recent reading: it is about to change) or
+ * when it could not be read at all.
+ */
+export function siblingLoad(
+  readings: ReadonlyArray<SiblingReading>,
+  weights: ReadonlyArray<{ topic: string; partition: number; weight: number }>,
+  defaultWeight: number,
+): SiblingLoad {
+  const table = weightTable(weights);
+  return {
+    instanceBaseLoad: siblingBaseLoads(readings, (p) => table.weightOf(p.topic, p.partition) ?? defaultWeight),
+    fingerprint: siblingFingerprint(readings),
+    unavailable: readings
+      .filter((r) => r.status !== 'stable')
+      .map((r) => ({ groupId: r.groupId, reason: r.reason ?? r.status })),
+  };
+}
+
 /** The assignor options a plan of the current assignment is computed with. */
 export interface PlanOptions {
   readonly defaultWeight: number;
@@ -133,8 +151,9 @@ export interface PlanOptions {
 
 /**
  * What `balance()` makes of the group now, starting from the current placement as `previous`
- * (so stickiness and the local search are exactly the leader's), and the current assignment's
- * busiest instance load in the plan's units: `balance()` scales weights whose sum would
+ * (so stickiness and the local search are exactly the leader's), on top of the other groups' load
+ * when `instanceBaseLoad` is given (cross-group), and the current assignment's busiest instance
+ * load (combined, then) in the plan's units: `balance()` scales weights whose sum would
  * overflow, and the two compare like with like only if the current load is scaled the same way.
  * The trigger judges with it; the CLI shows it.
  */
@@ -142,6 +161,7 @@ export function planFromCurrent(
   members: ReadonlyArray<ObservedMember>,
   weights: ResolvedWeights,
   options: PlanOptions,
+  instanceBaseLoad?: ReadonlyMap<string, number>,
 ): { readonly plan: BalanceResult; readonly currentMaxLoad: number } {
   const plan = balance(
     {
@@ -153,6 +173,7 @@ export function planFromCurrent(
       })),
       partitions: weights.partitions,
       previous: currentAssignment(members),
+      instanceBaseLoad,
     },
     {
       defaultWeight: options.defaultWeight,
@@ -161,7 +182,14 @@ export function planFromCurrent(
     },
   );
   const scale = plan.weightScale;
-  return { plan, currentMaxLoad: currentMaxInstanceLoad(members, (p) => weights.weightOf(p) * scale) };
+  // The base loads exactly as balance() counted them (unusable ones as 0, scaled alike).
+  const base = new Map(plan.instances.map((i) => [i.instanceId, i.baseLoad]));
+  const currentMaxLoad = currentMaxInstanceLoad(
+    members,
+    (p) => weights.weightOf(p) * scale,
+    (id) => base.get(id) ?? 0,
+  );
+  return { plan, currentMaxLoad };
 }
 
 /**

@@ -64,7 +64,10 @@ interface FireMemory {
  *
  * - Only a `Stable` group is judged; `group_not_stable`, `no_members` and `weights_unknown`
  *   change no counter.
- * - A balanced check decays the streak by one; a changed assignment restarts it.
+ * - A balanced check decays the streak by one; a changed assignment restarts it, and so does a
+ *   changed assignment of a cross-group sibling.
+ * - With `observation.siblings` (cross-group) the loads judged are combined ones, and a check while
+ *   a sibling is rebalancing or unreadable is `siblings_unavailable`, changing no counter.
  * - A fire after which the imbalance is confirmed again doubles the cooldown (up to
  *   `maxCooldownMs`); a balanced check brings it back to `cooldownMs`.
  *
@@ -142,8 +145,12 @@ export function createThresholdTrigger(options: ThresholdTriggerOptions = {}): T
     if (observation.state !== 'Stable') {
       return unjudged('group_not_stable', undefined, `the group is ${observation.state}, not Stable`);
     }
-    const { members } = observation;
+    const { members, siblings } = observation;
     if (members.length === 0) return unjudged('no_members', undefined, 'the group has no members');
+    if (siblings !== undefined && siblings.unavailable.length > 0) {
+      const which = siblings.unavailable.map((u) => `${u.groupId} ${u.reason}`).join('; ');
+      return unjudged('siblings_unavailable', undefined, escapeLogText(`the combined load is not known: ${which}`));
+    }
     const weights = resolveWeights(members, observation.partitions, o.defaultWeight);
     const shape: GroupShape = {
       members: members.length,
@@ -156,8 +163,9 @@ export function createThresholdTrigger(options: ThresholdTriggerOptions = {}): T
 
     // Always balance() itself, with the current placement as `previous`: whatever it learns
     // (local search, stickiness) is then exactly what the trigger compares against.
-    const { plan, currentMaxLoad } = planFromCurrent(members, weights, o);
-    const optimalMaxLoad = plan.maxInstanceLoad;
+    const { plan, currentMaxLoad } = planFromCurrent(members, weights, o, siblings?.instanceBaseLoad);
+    // Combined with the other groups' load under cross-group; the group's own otherwise (equal then).
+    const optimalMaxLoad = plan.maxCombinedLoad;
     // All weights zero gives 0/0: nothing to balance, so balanced.
     const ratio = optimalMaxLoad > 0 ? currentMaxLoad / optimalMaxLoad : 1;
     // A NaN ratio says nothing about balance: never fire on it, and change no counter. Scaled
@@ -190,7 +198,11 @@ export function createThresholdTrigger(options: ThresholdTriggerOptions = {}): T
         ? `member ratio ${ratioText(memberRatio)}${memberText} above member threshold ${ratioText(o.memberLevel.threshold)}`
         : `ratio ${ratioText(ratio)} above threshold ${ratioText(o.threshold)}`;
 
-    const fingerprint = assignmentFingerprint(members);
+    // A sibling's new assignment changes what this group is judged against: a new streak, too.
+    const fingerprint =
+      siblings === undefined
+        ? assignmentFingerprint(members)
+        : `${assignmentFingerprint(members)}\n--\n${siblings.fingerprint}`;
     if (fingerprint !== lastFingerprint) {
       violatedChecks = 0;
       lastFingerprint = fingerprint;

@@ -6,7 +6,9 @@ import type { ObservedMember } from './load.js';
  * What one evaluation concluded. A closed set, because it is the `outcome` label of
  * `load_aware_trigger_evaluations_total`: custom triggers pick from it too, so the label stays
  * bounded. `fired` is the only outcome that rebalances; `not_due` means "not now" (a period that
- * has not elapsed, a time window that is closed).
+ * has not elapsed, a time window that is closed, another group's cross-group turn);
+ * `siblings_unavailable` means a group of the cross-group set is rebalancing or cannot be read, so
+ * the combined load is not known.
  */
 export type TriggerOutcome =
   | 'fired'
@@ -16,7 +18,8 @@ export type TriggerOutcome =
   | 'group_not_stable'
   | 'no_members'
   | 'weights_unknown'
-  | 'not_due';
+  | 'not_due'
+  | 'siblings_unavailable';
 
 /** Every outcome, in a stable order: what the controller accepts from a trigger. */
 export const TRIGGER_OUTCOMES: ReadonlyArray<TriggerOutcome> = [
@@ -28,6 +31,7 @@ export const TRIGGER_OUTCOMES: ReadonlyArray<TriggerOutcome> = [
   'no_members',
   'weights_unknown',
   'not_due',
+  'siblings_unavailable',
 ];
 
 /**
@@ -55,6 +59,21 @@ export interface Observation {
   readonly members: ReadonlyArray<ObservedMember>;
   /** Partitions with their weights; missing or unusable weights count as the default. */
   readonly partitions: ReadonlyArray<WeightedPartition>;
+  /** What the other groups of the cross-group set add; undefined when cross-group is off. */
+  readonly siblings?: SiblingLoad | undefined;
+}
+
+/** The load the other groups of a cross-group set put on the instances, as one check read it. */
+export interface SiblingLoad {
+  /** Load each instance carries from the other groups, in the weights' units. */
+  readonly instanceBaseLoad: ReadonlyMap<string, number>;
+  /** Who holds what in the other groups: it changes whenever one of their assignments does. */
+  readonly fingerprint: string;
+  /**
+   * Groups whose load is not known now: rebalancing, or not readable without a recent reading.
+   * The threshold trigger does not judge while any is listed (`siblings_unavailable`).
+   */
+  readonly unavailable: ReadonlyArray<{ readonly groupId: string; readonly reason: string }>;
 }
 
 /** Set when a fire turned out not to bring the group within the threshold. */
@@ -91,7 +110,10 @@ export const TRIGGER_LEVELS: ReadonlyArray<TriggerLevel> = ['instance', 'member'
 export interface Evaluation extends TriggerDecision {
   readonly kind: 'threshold';
   readonly outcome: TriggerOutcome;
-  /** current ÷ optimal max instance load; undefined when the group was not judged. */
+  /**
+   * current ÷ optimal max instance load; undefined when the group was not judged. With cross-group
+   * balancing both loads are combined ones (the other groups' load on each instance included).
+   */
   readonly ratio: number | undefined;
   readonly currentMaxLoad: number | undefined;
   /** Max instance load of the assignment `balance()` produces for the same members and weights. */

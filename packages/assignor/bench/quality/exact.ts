@@ -5,10 +5,10 @@ export const EXACT_LIMIT = 14;
 
 /**
  * The optimal max instance load (per unit of capacity) of a small case, by exhaustive branch and
- * bound over instances: written independently of the core's own exact search so that "best
+ * bound over instances (on top of `baseLoad` per instance id, when given): written independently of the core's own exact search so that "best
  * known" is not the core grading itself. Returns undefined for cases that are too big.
  */
-export function optimum(c: QualityCase): number | undefined {
+export function optimum(c: QualityCase, baseLoad?: ReadonlyMap<string, number>): number | undefined {
   const weighted = c.partitions.filter((p) => p.weight > 0).sort((a, b) => b.weight - a.weight);
   if (weighted.length > EXACT_LIMIT) return undefined;
   const instances = [...new Set(c.members.map((m) => m.instanceId))].sort();
@@ -16,7 +16,8 @@ export function optimum(c: QualityCase): number | undefined {
   const eligible = weighted.map((p) =>
     instances.flatMap((id, i) => (c.members.some((m) => m.instanceId === id && m.topics.includes(p.topic)) ? [i] : [])),
   );
-  const load = new Array<number>(instances.length).fill(0);
+  // Base loads (cross-group): each instance starts with the load it already carries.
+  const load = instances.map((id) => baseLoad?.get(id) ?? 0);
   let best = Infinity;
   const visit = (k: number, level: number): void => {
     if (level >= best) return;
@@ -31,6 +32,9 @@ export function optimum(c: QualityCase): number | undefined {
       load[i]! -= w;
     }
   };
-  visit(0, 0);
+  visit(
+    0,
+    load.reduce((max, l, i) => Math.max(max, l / capacity[i]!), 0),
+  );
   return best;
 }

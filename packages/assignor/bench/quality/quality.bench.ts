@@ -10,6 +10,7 @@
  *
  * Usage: node packages/assignor/.build/bench/quality/quality.bench.js [case-id ...]
  */
+import { baseLoadTable, scoreWithBaseLoads, type BaseLoadReport } from './base-loads.js';
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { balance, referenceBalance } from '@load-aware/assignor/internal';
 import { optimum } from './exact.js';
@@ -221,13 +222,17 @@ async function main(): Promise<void> {
   const ids = wanted.length > 0 ? wanted : CASE_IDS;
   const started = performance.now();
   const rows: CaseReport[] = [];
-  for (const id of ids) {
+  const based: BaseLoadReport[] = [];
+  for (const [index, id] of ids.entries()) {
     process.stderr.write(`${id}…\n`);
-    rows.push(await runCase(buildCase(id)));
+    const c = buildCase(id);
+    rows.push(await runCase(c));
+    based.push(scoreWithBaseLoads(c, 5000 + index));
   }
   const [one, five, fifteen] = loadavg();
   const cpu = cpus()[0]?.model ?? 'unknown CPU';
   process.stdout.write(`${report(rows)}\n\nTargets:\n${targets(rows)}\n\n`);
+  process.stdout.write(`With random base loads per instance (cross-group balancing):\n\n${baseLoadTable(based)}\n\n`);
   process.stdout.write(
     `Node ${process.version}, ${String(availableParallelism())} × ${cpu}, load average ` +
       `${[one, five, fifteen].map((x) => x!.toFixed(2)).join(' ')}; ${((performance.now() - started) / 1000).toFixed(0)} s in all.\n`,

@@ -64,7 +64,7 @@ export function balance(input: BalanceInput, options: BalanceOptions = {}): Bala
 /**
  * The reference library's placement, kept for comparison (benchmarks, tests): heaviest first
  * onto the least-loaded eligible instance, then its least-loaded subscribed member, nothing
- * improved and `previous` ignored. `lowerBound` and `optimalityRatio` are filled in the same way
+ * improved and `previous` ignored (base loads count, as in the reference's cross-group mode). `lowerBound` and `optimalityRatio` are filled in the same way
  * as by {@link balance}, so the two can be compared directly.
  */
 export function referenceBalance(input: BalanceInput, options: BalanceOptions = {}): BalanceResult {
@@ -77,6 +77,7 @@ export function referenceBalance(input: BalanceInput, options: BalanceOptions = 
   const bound = lowerBound(
     buildProblem({
       capacity: model.instanceCapacity,
+      baseLoad: model.instanceBaseLoad,
       weight: model.weight.slice(0, weighted),
       tieWeight: 1,
       topic: model.topicOf.slice(0, weighted),

@@ -35,12 +35,18 @@ export interface PartitionCatalog {
  * partition listed several times keeps its largest usable weight; one with none gets
  * `defaultWeight`) and orders them canonically and heaviest first, so nothing downstream depends
  * on the caller's order. When the weights' sum could overflow, all of them are scaled by
- * {@link weightScale} (after ordering, as a power of two keeps the order anyway).
+ * {@link weightScale} (after ordering, as a power of two keeps the order anyway); `alsoSummed`
+ * describes other values summed with them (base loads), which the scale must keep from
+ * overflowing too.
  *
  * Typical input lists each topic's partitions once, in ascending order, and often with one
  * weight for all; both are detected so that neither a de-duplicating map nor a sort runs then.
  */
-export function resolveCatalog(partitions: ReadonlyArray<WeightedPartition>, defaultWeight: number): PartitionCatalog {
+export function resolveCatalog(
+  partitions: ReadonlyArray<WeightedPartition>,
+  defaultWeight: number,
+  alsoSummed: { readonly heaviest: number; readonly count: number } = { heaviest: 0, count: 0 },
+): PartitionCatalog {
   const entries = readEntries(partitions);
   const { names } = entries;
   const rank = Array.from(names.keys()).sort((a, b) => compareStrings(names[a]!, names[b]!));
@@ -88,7 +94,10 @@ export function resolveCatalog(partitions: ReadonlyArray<WeightedPartition>, def
     }
   }
   const heaviestFirst = orderHeaviestFirst(weight);
-  const scale = weightScale(count === 0 ? 0 : weight[heaviestFirst[0]!]!, count);
+  const scale = weightScale(
+    Math.max(count === 0 ? 0 : weight[heaviestFirst[0]!]!, alsoSummed.heaviest),
+    count + alsoSummed.count,
+  );
   // Defaulted weights are in the source's units too: they scale with the measured ones.
   if (scale !== 1) for (let c = 0; c < count; c++) weight[c] = weight[c]! * scale;
   return {

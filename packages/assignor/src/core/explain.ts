@@ -24,6 +24,13 @@ export interface AssignmentExplanation {
   readonly skew: string;
   /** max instance load (per capacity) ÷ ideal even share; 1 when there is no load. */
   readonly skewRatio: number;
+  /**
+   * With base loads (cross-group balancing): the combined busiest load against the combined ideal;
+   * undefined without base loads.
+   */
+  readonly combinedSkew: string | undefined;
+  /** max combined load ÷ combined ideal; equal to `skewRatio` without base loads. */
+  readonly combinedSkewRatio: number;
   /** The max instance load against the lower bound no placement can beat. */
   readonly optimality: string;
   /** What stickiness did: how many previously owned partitions changed owner. */
@@ -47,17 +54,27 @@ export function explain(result: BalanceResult, defaultWeight: number): Assignmen
   const summary =
     `${count(instances.length, 'instance')}, ${count(members.length, 'member')}, ` +
     `${count(partitionCount, 'partition')}, total weight ${fmt(totalWeight)}, ${String(defaultedCount)} defaulted${scaled}`;
+  const based = instances.some((i) => i.baseLoad > 0);
   const instanceLines = instances.map((i) => {
     const share = totalWeight > 0 ? (100 * i.load) / totalWeight : 0;
     // Loads are balanced per unit of capacity: show that figure, which is what skew compares.
-    const cap = i.capacity === 1 ? '' : `, capacity ${fmt(i.capacity)} (${fmt(i.load / i.capacity)} per unit)`;
+    const balanced = based ? i.combinedLoad : i.load;
+    const cap = i.capacity === 1 ? '' : `, capacity ${fmt(i.capacity)} (${fmt(balanced / i.capacity)} per unit)`;
+    // With other groups' load, the line reads base + group = combined: the sum is what was balanced.
+    const load = based
+      ? `base ${fmt(i.baseLoad)} + group ${fmt(i.load)} (${share.toFixed(1)}%) = combined ${fmt(i.combinedLoad)}`
+      : `load ${fmt(i.load)} (${share.toFixed(1)}%)`;
     return (
-      `instance ${i.instanceId}: load ${fmt(i.load)} (${share.toFixed(1)}%), ` +
+      `instance ${i.instanceId}: ${load}, ` +
       `${count(i.partitionCount, 'partition')}, ${count(i.memberIds.length, 'member')}${cap}`
     );
   });
   const skewRatio = result.idealLoad > 0 ? result.maxInstanceLoad / result.idealLoad : 1;
   const skew = `skew: max instance load ${fmt(result.maxInstanceLoad)} vs ideal ${fmt(result.idealLoad)} (${skewRatio.toFixed(2)}x)`;
+  const combinedSkewRatio = result.idealCombinedLoad > 0 ? result.maxCombinedLoad / result.idealCombinedLoad : 1;
+  const combinedSkew = based
+    ? `combined skew: max combined load ${fmt(result.maxCombinedLoad)} vs ideal ${fmt(result.idealCombinedLoad)} (${combinedSkewRatio.toFixed(2)}x)`
+    : undefined;
   const memberLines = members.map(
     (m) => `member ${m.memberId} @ ${m.instanceId}: load ${fmt(m.load)}, ${count(m.partitionCount, 'partition')}`,
   );
@@ -66,6 +83,8 @@ export function explain(result: BalanceResult, defaultWeight: number): Assignmen
     instanceLines,
     skew,
     skewRatio,
+    combinedSkew,
+    combinedSkewRatio,
     optimality: optimalityLine(result),
     moves: movesLine(result),
     factors: unevennessFactors(result, defaultWeight),
@@ -76,8 +95,9 @@ export function explain(result: BalanceResult, defaultWeight: number): Assignmen
 function optimalityLine(result: BalanceResult): string {
   const ratio = result.optimalityRatio;
   const verdict = result.lowerBound > 0 && ratio === 1 ? ': optimal' : '';
+  const which = result.instances.some((i) => i.baseLoad > 0) ? 'combined' : 'instance';
   return (
-    `optimality: max instance load ${fmt(result.maxInstanceLoad)} vs lower bound ${fmt(result.lowerBound)} ` +
+    `optimality: max ${which} load ${fmt(result.maxCombinedLoad)} vs lower bound ${fmt(result.lowerBound)} ` +
     `(${ratio.toFixed(2)}x${verdict})`
   );
 }

@@ -8,10 +8,10 @@ export interface Tallies {
   readonly memberCount: Int32Array;
 }
 
-/** Fresh, all-zero tallies for a model. */
+/** Fresh tallies for a model: instances carry their base loads, everything else is zero. */
 export function emptyTallies(model: BalanceModel): Tallies {
   return {
-    instanceLoad: new Float64Array(model.instanceIds.length),
+    instanceLoad: Float64Array.from(model.instanceBaseLoad),
     instanceCount: new Int32Array(model.instanceIds.length),
     memberLoad: new Float64Array(model.memberIds.length),
     memberCount: new Int32Array(model.memberIds.length),

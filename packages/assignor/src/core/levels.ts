@@ -52,6 +52,7 @@ export function placeOnInstances(
   }
   const spec: LevelSpec = {
     capacity: model.instanceCapacity,
+    baseLoad: model.instanceBaseLoad,
     binsOf: (t) => model.subscribersOf[t]!.instances,
   };
   const all = new Int32Array(count);
@@ -135,6 +136,8 @@ function partitionsByInstance(instanceOf: Int32Array, instanceCount: number): { 
 
 interface LevelSpec {
   readonly capacity: Float64Array;
+  /** Load each bin carries from elsewhere; only the weighted phase counts it (counts are this group's). */
+  readonly baseLoad?: Float64Array;
   /** Eligible bins of the partitions of topic `t`, ascending. */
   readonly binsOf: (t: number) => Int32Array;
 }
@@ -170,6 +173,7 @@ function placeInPhases(
 
   const loadProblem = buildProblem({
     capacity: spec.capacity,
+    ...(spec.baseLoad === undefined ? {} : { baseLoad: spec.baseLoad }),
     weight: weights,
     tieWeight: 1,
     topic: topics,

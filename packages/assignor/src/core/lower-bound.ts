@@ -1,4 +1,5 @@
-import { meanLoad, type Problem } from './problem.js';
+import { evenLevel, type Problem } from './problem.js';
+import { waterLevel } from './base-load.js';
 
 /** Above this many (set × item) steps, the per-set pigeonhole bounds are skipped (sums stay). */
 const SET_PIGEONHOLE_WORK = 4_000_000;
@@ -8,18 +9,19 @@ const SUBSET_WORK = 4_000_000;
 /**
  * A lower bound on the busiest bin's load per unit of capacity over every possible placement:
  * the largest of
- * - the mean (everything spread perfectly) and any bin's fixed base load;
+ * - the level of a perfect split on top of the bins' fixed base loads (the mean without them),
+ *   and any bin's base load itself;
  * - each group's heaviest item on the eligible bin where it would weigh least;
  * - the pigeonhole bounds: among the j·k+1 heaviest items on k bins some bin holds j+1 of them,
  *   so it carries at least the j+1 lightest of those (j = 1 is the classic m-th plus (m+1)-th
  *   heaviest), divided by the largest capacity;
- * - the same mean and pigeonhole bounds restricted to each group's eligible bins, counting every
+ * - the same level and pigeonhole bounds restricted to each group's eligible bins, counting every
  *   item that can only go there: a topic only two instances subscribe to must fit on those two.
  */
 export function lowerBound(problem: Problem): number {
   const { binCount, capacity, baseLoad, weight, group, groupBins } = problem;
   if (binCount === 0) return 0;
-  let bound = meanLoad(problem);
+  let bound = evenLevel(problem);
   let largest = 0;
   for (let b = 0; b < binCount; b++) {
     bound = Math.max(bound, baseLoad[b]! / capacity[b]!);
@@ -45,17 +47,12 @@ export function lowerBound(problem: Problem): number {
   const pigeonholePerSet = groupCount * weight.length <= SET_PIGEONHOLE_WORK;
   for (let g = 0; g < groupCount; g++) {
     const bins = groupBins[g]!;
-    let load = 0;
-    let cap = 0;
     let setLargest = 0;
-    for (const b of bins) {
-      load += baseLoad[b]!;
-      cap += capacity[b]!;
-      setLargest = Math.max(setLargest, capacity[b]!);
-    }
+    for (const b of bins) setLargest = Math.max(setLargest, capacity[b]!);
     const inside = within[g]!;
+    let load = 0;
     for (const h of inside) load += groupWeight[h]!;
-    bound = Math.max(bound, load / cap);
+    bound = Math.max(bound, waterLevel(capacity, baseLoad, bins, load));
     if (pigeonholePerSet && bins.length < binCount) {
       const member = new Uint8Array(groupCount);
       for (const h of inside) member[h] = 1;

@@ -3,6 +3,7 @@ import { compareStrings } from './order.js';
 import { resolveCatalog, type PartitionCatalog } from './catalog.js';
 import { buildSubscribers, type TopicSubscribers } from './subscribers.js';
 import { instanceCapacities } from './capacity.js';
+import { resolveBaseLoads } from './base-load.js';
 import { InvalidBalanceInputError } from '../errors.js';
 
 export type { TopicSubscribers } from './subscribers.js';
@@ -24,6 +25,11 @@ export interface BalanceModel {
   readonly instanceIds: ReadonlyArray<string>;
   /** Capacity of each instance (positive). */
   readonly instanceCapacity: Float64Array;
+  /**
+   * Load each instance carries from elsewhere (see `BalanceInput.instanceBaseLoad`), scaled by
+   * `weightScale` like the weights; all zeros without base loads.
+   */
+  readonly instanceBaseLoad: Float64Array;
   /** Member indexes of each instance, ascending. */
   readonly instanceMembers: ReadonlyArray<Int32Array>;
   /** Names of every topic that has partitions, sorted; `topicOf` indexes this. */
@@ -74,7 +80,12 @@ export function buildModel(input: BalanceInput, defaultWeight: number): BalanceM
   const capacityById = instanceCapacities(members);
   const instanceCapacity = Float64Array.from(instanceIds, (id) => capacityById.get(id)!);
 
-  const catalog = resolveCatalog(input.partitions, defaultWeight);
+  const baseLoad = resolveBaseLoads(instanceIds, input.instanceBaseLoad);
+  // Base loads are summed with the weights, so they take part in choosing the overflow scale.
+  const catalog = resolveCatalog(input.partitions, defaultWeight, {
+    heaviest: baseLoad.reduce((max, b) => Math.max(max, b), 0),
+    count: baseLoad.reduce((n, b) => (b > 0 ? n + 1 : n), 0),
+  });
   const subscribersOf = buildSubscribers(
     members.map((m) => m.topics),
     memberInstance,
@@ -83,6 +94,7 @@ export function buildModel(input: BalanceInput, defaultWeight: number): BalanceM
   );
 
   const placed = placeablePartitions(catalog, subscribersOf);
+  const instanceBaseLoad = catalog.scale === 1 ? baseLoad : baseLoad.map((b) => b * catalog.scale);
   // One literal with every field in one order: both ways of building the partition arrays give
   // the model one hidden class, so the code reading it stays monomorphic.
   return {
@@ -91,6 +103,7 @@ export function buildModel(input: BalanceInput, defaultWeight: number): BalanceM
     memberSlot,
     instanceIds,
     instanceCapacity,
+    instanceBaseLoad,
     instanceMembers,
     topics: catalog.topics,
     topicIndex: catalog.topicIndex,

@@ -1,3 +1,5 @@
+import { waterLevel } from './base-load.js';
+
 /**
  * One level of placement in index form: items (partitions) onto bins (the instances of the
  * group, or the members of one instance). The same search runs on both levels and on both
@@ -107,14 +109,15 @@ export function buildProblem(spec: ProblemSpec): Problem {
   };
 }
 
-/** Sum of base loads and item weights over sum of capacities: the mean load per unit of capacity. */
-export function meanLoad(problem: Problem): number {
-  let load = 0;
-  let capacity = 0;
-  for (let b = 0; b < problem.binCount; b++) {
-    load += problem.baseLoad[b]!;
-    capacity += problem.capacity[b]!;
-  }
-  for (let i = 0; i < problem.weight.length; i++) load += problem.weight[i]!;
-  return capacity > 0 ? load / capacity : 0;
+/**
+ * The level of a perfect split: the water level of every item's weight poured over all bins on
+ * top of their base loads (see {@link waterLevel}). Without base loads it is the mean load per
+ * unit of capacity. No placement can keep its busiest bin below it, and none can lift its least
+ * busy bin above it, so it is the target of both ends of the search.
+ */
+export function evenLevel(problem: Problem): number {
+  let amount = 0;
+  for (let i = 0; i < problem.weight.length; i++) amount += problem.weight[i]!;
+  const all = Int32Array.from({ length: problem.binCount }, (_, b) => b);
+  return waterLevel(problem.capacity, problem.baseLoad, all, amount);
 }

@@ -1,5 +1,5 @@
 import { noiseAt } from './numbers.js';
-import { meanLoad, type Problem } from './problem.js';
+import { evenLevel, type Problem } from './problem.js';
 import { emptyPlacement, extremes, place, placeGreedily, type Placement } from './placement.js';
 import { countMoves, freeLedger, type MoveLedger, type WorkBudget } from './ledger.js';
 import { improve, type SearchGoal } from './search.js';
@@ -64,7 +64,7 @@ interface Extremes {
 export function solve(problem: Problem, ledger: MoveLedger, policy: StickyPolicy, budget: WorkBudget): Solution {
   const { tolerance } = policy;
   const bound = lowerBound(problem);
-  const mean = meanLoad(problem);
+  const mean = evenLevel(problem);
   const tight: SearchGoal = {
     maxTarget: bound * (1 + GOOD_ENOUGH),
     minTarget: mean * (1 - GOOD_ENOUGH),

@@ -2,6 +2,7 @@ import { RELATIVE_EPS } from './numbers.js';
 import type { BalanceResult, InstanceLoad, MemberLoad, TopicPartition } from './types.js';
 import type { BalanceModel } from './model.js';
 import type { PreviousOwners } from './previous.js';
+import { waterLevel } from './base-load.js';
 
 /** Lower bounds this close above the achieved maximum are summation-order noise, not a bound. */
 
@@ -23,6 +24,8 @@ export function summarize(
     instanceId,
     capacity: model.instanceCapacity[i]!,
     load: instanceLoad[i]!,
+    baseLoad: model.instanceBaseLoad[i]!,
+    combinedLoad: model.instanceBaseLoad[i]! + instanceLoad[i]!,
     partitionCount: instanceCount[i]!,
     memberIds: Array.from(model.instanceMembers[i]!, (m) => model.memberIds[m]!),
   }));
@@ -34,8 +37,9 @@ export function summarize(
   }));
   const totalCapacity = model.instanceCapacity.reduce((sum, c) => sum + c, 0);
   const maxInstanceLoad = instances.reduce((max, i) => Math.max(max, i.load / i.capacity), 0);
+  const maxCombinedLoad = instances.reduce((max, i) => Math.max(max, i.combinedLoad / i.capacity), 0);
   const bound =
-    lowerBound > maxInstanceLoad && lowerBound <= maxInstanceLoad * (1 + RELATIVE_EPS) ? maxInstanceLoad : lowerBound;
+    lowerBound > maxCombinedLoad && lowerBound <= maxCombinedLoad * (1 + RELATIVE_EPS) ? maxCombinedLoad : lowerBound;
   return {
     assignments,
     instances,
@@ -48,10 +52,12 @@ export function summarize(
     heaviestWeight: counts.heaviestWeight,
     maxInstanceLoad,
     idealLoad: totalCapacity > 0 ? totalWeight / totalCapacity : 0,
+    maxCombinedLoad,
+    idealCombinedLoad: idealCombinedLoad(model, totalWeight),
     medianMeasuredWeight: medianMeasured(model),
     restrictedTopics: restrictedTopics(model),
     lowerBound: bound,
-    optimalityRatio: bound > 0 ? maxInstanceLoad / bound : 1,
+    optimalityRatio: bound > 0 ? maxCombinedLoad / bound : 1,
     movedCount: counts.movedCount,
     forcedMoveCount: counts.forcedMoveCount,
     previouslyOwnedCount: counts.previouslyOwnedCount,
@@ -180,4 +186,13 @@ function restrictedTopics(model: BalanceModel): string[] {
       topics.push(model.topics[t]!);
   });
   return topics;
+}
+
+/** See `BalanceResult.idealCombinedLoad`. */
+function idealCombinedLoad(model: BalanceModel, totalWeight: number): number {
+  const { instanceCapacity, instanceBaseLoad } = model;
+  const all = Int32Array.from(instanceCapacity.keys());
+  let highestBase = 0;
+  for (const i of all) highestBase = Math.max(highestBase, instanceBaseLoad[i]! / instanceCapacity[i]!);
+  return Math.max(highestBase, waterLevel(instanceCapacity, instanceBaseLoad, all, totalWeight));
 }

@@ -43,6 +43,16 @@ export interface BalanceInput {
    * present (a consumer restarted inside a pod comes back with a new member id).
    */
   readonly previousInstances?: ReadonlyMap<string, string> | undefined;
+  /**
+   * Load each instance already carries from elsewhere, keyed by instance id, in the weights'
+   * units: typically what its consumers of other groups hold (cross-group balancing). Placement,
+   * the lower bound, the search and stickiness then judge every instance by its combined load
+   * (base plus this group's), so this group's heavy partitions go where the other groups left
+   * room. Missing, non-finite or negative values count as 0. Instances without a member in this
+   * group are not read: they can take nothing from it, so their load is what it is whatever this
+   * group does, and they count neither in its ideal nor in its bound.
+   */
+  readonly instanceBaseLoad?: ReadonlyMap<string, number> | undefined;
 }
 
 /** Tuning of `balance()`. */
@@ -76,8 +86,12 @@ export interface BalanceOptions {
 export interface InstanceLoad {
   readonly instanceId: string;
   readonly capacity: number;
-  /** Sum of the weights placed on the instance. */
+  /** Sum of the weights placed on the instance: this group's load. */
   readonly load: number;
+  /** The load it carries from elsewhere (`BalanceInput.instanceBaseLoad`, as counted); 0 without. */
+  readonly baseLoad: number;
+  /** `baseLoad + load`: what the instance carries in all. */
+  readonly combinedLoad: number;
   readonly partitionCount: number;
   /** Member ids of the instance, sorted. */
   readonly memberIds: ReadonlyArray<string>;
@@ -110,22 +124,36 @@ export interface BalanceResult {
   readonly unassignable: ReadonlyArray<TopicPartition>;
   /** The heaviest single partition's weight (0 when there are none). */
   readonly heaviestWeight: number;
-  /** Largest instance load divided by its capacity. */
+  /** Largest instance load (this group's only) divided by its capacity. */
   readonly maxInstanceLoad: number;
   /** Load per unit of capacity if the total were spread perfectly: total ÷ total capacity. */
   readonly idealLoad: number;
+  /**
+   * Largest combined load (base plus this group's) divided by capacity: what balancing with base
+   * loads minimizes. Equal to `maxInstanceLoad` without base loads.
+   */
+  readonly maxCombinedLoad: number;
+  /**
+   * The combined counterpart of `idealLoad`: the busiest combined load per unit of capacity if this
+   * group's load could be split at will on top of the base loads. That is the level this group's
+   * load fills the instances up to (base ÷ capacity plus their share, never taking load off an
+   * instance), or the largest base ÷ capacity when that is higher. Equal to `idealLoad` without
+   * base loads.
+   */
+  readonly idealCombinedLoad: number;
   /** Median of the usable (measured) weights, or undefined when no weight was usable. */
   readonly medianMeasuredWeight: number | undefined;
   /** Topics that only some instances subscribe to, sorted: their load cannot go everywhere. */
   readonly restrictedTopics: ReadonlyArray<string>;
   /**
-   * No placement can have a max instance load (per unit of capacity) below this: the largest of
-   * the even share, the heaviest partition on the largest instance that may take it, the
-   * pigeonhole bounds on the heaviest partitions, and the same bounds restricted to each set of
-   * instances a topic can go to. 0 when there is no load.
+   * No placement can have a max combined load (per unit of capacity) below this: the largest of
+   * the even share (on top of the base loads), the heaviest partition on the instance where it
+   * would weigh least, the pigeonhole bounds on the heaviest partitions, and the same bounds
+   * restricted to each set of instances a topic can go to. 0 when there is no load. Without base
+   * loads the combined load is the instance load.
    */
   readonly lowerBound: number;
-  /** `maxInstanceLoad ÷ lowerBound`: 1 means provably optimal; 1 when there is no load. */
+  /** `maxCombinedLoad ÷ lowerBound`: 1 means provably optimal; 1 when there is no load. */
   readonly optimalityRatio: number;
   /**
    * Partitions that `previous` gave to a member and that now belong to another member, forced

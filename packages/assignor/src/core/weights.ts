@@ -104,18 +104,23 @@ export interface ResolvedWeights {
  * Resolves every partition's effective weight (see {@link PartitionWeightTable}; a partition with
  * no usable weight gets `defaultWeight`) and orders them heaviest first, ties by topic then
  * partition, so the placement never depends on the caller's input order. When their sum could
- * overflow, all of them are scaled by {@link weightScale}.
+ * overflow, all of them are scaled by {@link weightScale}; `alsoSummed` describes other values
+ * summed with them (base loads), which the scale must keep from overflowing too.
  */
 export function resolvePartitions(
   partitions: ReadonlyArray<WeightedPartition>,
   defaultWeight: number,
+  alsoSummed: { readonly heaviest: number; readonly count: number } = { heaviest: 0, count: 0 },
 ): ResolvedWeights {
   const resolved: ResolvedPartition[] = [];
   weightTable(partitions).forEach((topic, partition, weight) => {
     resolved.push({ topic, partition, weight: weight ?? defaultWeight, defaulted: weight === undefined });
   });
   resolved.sort((a, b) => b.weight - a.weight || comparePartitions(a, b));
-  const scale = weightScale(resolved[0]?.weight ?? 0, resolved.length);
+  const scale = weightScale(
+    Math.max(resolved[0]?.weight ?? 0, alsoSummed.heaviest),
+    resolved.length + alsoSummed.count,
+  );
   if (scale === 1) return { partitions: resolved, scale };
   // Defaulted weights are in the source's units too: they scale with the measured ones.
   return { partitions: resolved.map((p) => ({ ...p, weight: p.weight * scale })), scale };

@@ -415,8 +415,16 @@ describe('balance result', () => {
     });
     expect([...result.assignments.keys()]).toEqual(['a1', 'a2', 'b1']);
     expect(result.instances).toEqual([
-      { instanceId: 'A', capacity: 1, load: 11, partitionCount: 3, memberIds: ['a1', 'a2'] },
-      { instanceId: 'B', capacity: 1, load: 12, partitionCount: 3, memberIds: ['b1'] },
+      {
+        instanceId: 'A',
+        capacity: 1,
+        load: 11,
+        baseLoad: 0,
+        combinedLoad: 11,
+        partitionCount: 3,
+        memberIds: ['a1', 'a2'],
+      },
+      { instanceId: 'B', capacity: 1, load: 12, baseLoad: 0, combinedLoad: 12, partitionCount: 3, memberIds: ['b1'] },
     ]);
     expect(result.members).toEqual([
       { memberId: 'a1', instanceId: 'A', load: 3, partitionCount: 2 },
@@ -431,6 +439,9 @@ describe('balance result', () => {
     expect(result.heaviestWeight).toBe(8);
     expect(result.maxInstanceLoad).toBe(12);
     expect(result.idealLoad).toBe(11.5);
+    // Without base loads the combined figures are the group's own.
+    expect(result.maxCombinedLoad).toBe(12);
+    expect(result.idealCombinedLoad).toBe(11.5);
     // The even share is 11.5, but integer weights cannot split 23 evenly: 12 is provably optimal.
     expect(result.lowerBound).toBe(12);
     expect(result.optimalityRatio).toBe(1);

@@ -9,7 +9,7 @@ import { emptyPlacement, placeByScan, placeGreedily, type Placement } from '../.
 import { improve, nothingToDo, search, type SearchGoal } from '../../src/core/search.js';
 import { freeLedger } from '../../src/core/ledger.js';
 import { lowerBound } from '../../src/core/lower-bound.js';
-import { meanLoad } from '../../src/core/problem.js';
+import { evenLevel } from '../../src/core/problem.js';
 import { orderHeaviestFirst } from '../../src/core/heaviest-first.js';
 import { resolveCatalog } from '../../src/core/catalog.js';
 import { weightTable } from '../../src/core/weights.js';
@@ -122,7 +122,7 @@ describe('core fast paths give what the general path gives', () => {
       fc.property(shapeArb, fc.boolean(), fc.constantFrom(0, 1e-4, 0.05), (shape, level, slack) => {
         const problem = problemOf(shape);
         const bound = lowerBound(problem);
-        const mean = meanLoad(problem);
+        const mean = evenLevel(problem);
         const goal: SearchGoal = {
           maxTarget: bound * (1 + slack),
           minTarget: mean * (1 - slack),
@@ -166,7 +166,7 @@ describe('core fast paths give what the general path gives', () => {
     placeGreedily(problem, placement);
     const goal: SearchGoal = {
       maxTarget: lowerBound(problem),
-      minTarget: meanLoad(problem),
+      minTarget: evenLevel(problem),
       resplit: true,
       level: true,
     };
