@@ -82,15 +82,13 @@ export function resolveCatalog(
   const count = out.count;
   topicStart[topics.length] = count;
 
-  const weight = new Float64Array(count);
+  // The raw weights become the effective ones in place (the raw array is not needed after).
+  const weight = out.raw.subarray(0, count);
   const defaulted = new Uint8Array(count);
   for (let c = 0; c < count; c++) {
-    const r = out.raw[c]!;
-    if (r < 0) {
+    if (weight[c]! < 0) {
       weight[c] = defaultWeight;
       defaulted[c] = 1;
-    } else {
-      weight[c] = r;
     }
   }
   const heaviestFirst = orderHeaviestFirst(weight);
@@ -103,8 +101,9 @@ export function resolveCatalog(
   return {
     topics,
     topicIndex: new Map(topics.map((name, t) => [name, t])),
-    topic: out.topic.slice(0, count),
-    partition: out.partition.slice(0, count),
+    // Without duplicates (the usual input) the arrays are full: no copy.
+    topic: count === n ? out.topic : out.topic.slice(0, count),
+    partition: count === n ? out.partition : out.partition.slice(0, count),
     weight,
     defaulted,
     topicStart,
