@@ -22,9 +22,14 @@ export interface SecureKafka {
  * listener with a fresh self-signed certificate and the given PLAIN users, and restarts the node
  * with it: Java reads the last value of a repeated key in server.properties, so the listener
  * settings are appended rather than rendered by the test bed. The PLAINTEXT listener stays for
- * inter-broker traffic and the harness's own readiness checks.
+ * inter-broker traffic and the harness's own readiness checks. With `authorizer`, the broker
+ * enforces ACLs (KRaft's StandardAuthorizer) on the SASL users, while plaintext clients stay
+ * super users: a test grants its SASL users exactly what it wants them to have.
  */
-export async function startSecureKafka(users: Record<string, string>): Promise<SecureKafka> {
+export async function startSecureKafka(
+  users: Record<string, string>,
+  options: { readonly authorizer?: boolean } = {},
+): Promise<SecureKafka> {
   const cluster = await startKafka({ nodes: 1 });
   try {
     const node = cluster.nodes[0]!;
@@ -59,6 +64,14 @@ export async function startSecureKafka(users: Record<string, string>): Promise<S
       'listener.name.sasl_ssl.ssl.keystore.type=PKCS12',
       `listener.name.sasl_ssl.ssl.keystore.password=${storePassword}`,
       `listener.name.sasl_ssl.ssl.key.password=${storePassword}`,
+      // ACLs apply to the SASL users only: the plaintext listener's ANONYMOUS (tests' admin,
+      // controller, inter-broker) is a super user.
+      ...(options.authorizer === true
+        ? [
+            'authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer',
+            'super.users=User:ANONYMOUS',
+          ]
+        : []),
     ];
     const properties = join(nodeDir, 'server.properties');
     if (!(await readFile(properties, 'utf8')).includes('listeners=')) throw new Error(`unexpected ${properties}`);
