@@ -9,7 +9,7 @@
 import { fork } from 'node:child_process';
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { PATH_IDS, PATH_LABELS, prepareCase, type PathId } from './cases.js';
-import { measure, type Measurement } from './measure.js';
+import { measure, measureAllocation, type Allocation, type Measurement } from './measure.js';
 import { judge, type AssignmentQuality } from './quality.js';
 import { buildScenario, SCENARIO_IDS } from './scenarios.js';
 import { markdownTable } from '@load-aware/test-support';
@@ -18,12 +18,20 @@ import { markdownTable } from '@load-aware/test-support';
 const TARGET_SCENARIO = 'b';
 const TARGET_MS = 1000;
 
+/**
+ * Young generation of the allocation child: large enough that no collection runs during one
+ * call, so everything the call allocates is still counted when it returns.
+ */
+const ALLOCATION_SEMI_SPACE_MB = 256;
+
 interface CaseResult {
   readonly scenarioId: string;
   readonly scenarioLabel: string;
   readonly path: PathId;
   readonly measurement: Measurement;
   readonly quality: AssignmentQuality;
+  /** From a separate child (see {@link ALLOCATION_SEMI_SPACE_MB}); undefined for KafkaJS's path. */
+  readonly allocation?: Allocation | undefined;
 }
 
 /** Child side: build one scenario, judge one assignment, then time the path. */
@@ -35,20 +43,39 @@ async function runCase(scenarioId: string, path: PathId): Promise<CaseResult> {
   return { scenarioId, scenarioLabel: scenario.label, path, measurement, quality };
 }
 
+/** Child side, allocation mode: build one scenario, measure what one warmed call allocates. */
+async function runAllocationCase(scenarioId: string, path: PathId): Promise<Allocation> {
+  const prepared = prepareCase(buildScenario(scenarioId), path);
+  return measureAllocation(() => prepared.run());
+}
+
 /** Parent side: one child per case, sequentially (the machine has few cores; runs must not overlap). */
 function runChild(scenarioId: string, path: PathId): Promise<CaseResult> {
+  return forkCase<CaseResult>(['--case', `${scenarioId}:${path}`], []);
+}
+
+/** The allocation of one case, in a child of its own with a young generation no call fills. */
+function runAllocationChild(scenarioId: string, path: PathId): Promise<Allocation> {
+  const semi = String(ALLOCATION_SEMI_SPACE_MB);
+  return forkCase<Allocation>(
+    ['--allocation', `${scenarioId}:${path}`],
+    [`--min-semi-space-size=${semi}`, `--max-semi-space-size=${semi}`],
+  );
+}
+
+function forkCase<T>(args: string[], extraExecArgv: string[]): Promise<T> {
   return new Promise((resolve, reject) => {
-    const child = fork(__filename, ['--case', `${scenarioId}:${path}`], {
-      execArgv: [...new Set([...process.execArgv, '--expose-gc'])],
+    const child = fork(__filename, args, {
+      execArgv: [...new Set([...process.execArgv, '--expose-gc', ...extraExecArgv])],
     });
-    let result: CaseResult | undefined;
+    let result: T | undefined;
     child.on('message', (message) => {
-      result = message as CaseResult;
+      result = message as T;
     });
     child.on('error', reject);
     child.on('exit', (code) => {
       if (result !== undefined) resolve(result);
-      else reject(new Error(`Benchmark case ${scenarioId}:${path} exited with code ${String(code)} and no result`));
+      else reject(new Error(`Benchmark child ${args.join(' ')} exited with code ${String(code)} and no result`));
     });
   });
 }
@@ -70,8 +97,13 @@ function report(results: ReadonlyArray<CaseResult>): string {
   const rows = results.map((r) => {
     const m = r.measurement;
     const baseline = results.find((b) => b.scenarioId === r.scenarioId && b.path === 'kafkajs-rr');
+    // The trigger's check is not an assignment: comparing it with round-robin would mean nothing.
     const ratio =
-      r.path === 'kafkajs-rr' || baseline === undefined ? '—' : (m.medianMs / baseline.measurement.medianMs).toFixed(2);
+      r.path === 'kafkajs-rr' || r.path === 'trigger' || baseline === undefined
+        ? '—'
+        : (m.medianMs / baseline.measurement.medianMs).toFixed(2);
+    const allocated =
+      r.allocation === undefined ? '—' : `${r.allocation.exact ? '' : '≥ '}${r.allocation.allocatedMb.toFixed(1)}`;
     return [
       `(${r.scenarioId}) ${r.scenarioLabel}`,
       PATH_LABELS[r.path],
@@ -80,6 +112,7 @@ function report(results: ReadonlyArray<CaseResult>): string {
       m.p95Ms.toFixed(1),
       ratio,
       m.heapDeltaMb.toFixed(1),
+      allocated,
       `${m.rssBaseMb.toFixed(0)} → ${m.rssPeakMb.toFixed(0)}`,
       r.quality.maxToIdeal.toFixed(4),
       describeInvalid(r.quality),
@@ -93,11 +126,12 @@ function report(results: ReadonlyArray<CaseResult>): string {
     'p95 ms',
     'ours ÷ RR',
     'heap Δ MB',
+    'allocated MB',
     'RSS base → peak MB',
     'max/ideal',
     'invalid',
   ];
-  return markdownTable(header, rows, new Set([2, 3, 4, 5, 6, 7, 8]));
+  return markdownTable(header, rows, new Set([2, 3, 4, 5, 6, 7, 8, 9]));
 }
 
 function targetLine(results: ReadonlyArray<CaseResult>): string {
@@ -123,6 +157,16 @@ async function main(): Promise<void> {
     });
     return;
   }
+  const allocationIndex = process.argv.indexOf('--allocation');
+  if (allocationIndex >= 0) {
+    const [scenarioId = '', path = ''] = (process.argv[allocationIndex + 1] ?? '').split(':');
+    if (!isPathId(path)) throw new Error(`Unknown path: ${path} (expected one of ${PATH_IDS.join(', ')})`);
+    const allocation = await runAllocationCase(scenarioId, path);
+    process.send?.(allocation, undefined, {}, () => {
+      process.disconnect();
+    });
+    return;
+  }
 
   const cpu = cpus()[0]?.model ?? 'unknown CPU';
   // Other work on the machine skews every number; the load average says how much to trust them.
@@ -134,7 +178,9 @@ async function main(): Promise<void> {
   const results: CaseResult[] = [];
   for (const scenarioId of SCENARIO_IDS) {
     for (const path of PATH_IDS) {
-      const result = await runChild(scenarioId, path);
+      const timed = await runChild(scenarioId, path);
+      const result =
+        path === 'kafkajs-rr' ? timed : { ...timed, allocation: await runAllocationChild(scenarioId, path) };
       console.error(
         `  (${scenarioId}) ${PATH_LABELS[path]}: median ${result.measurement.medianMs.toFixed(1)} ms over ${String(result.measurement.runs)} runs`,
       );

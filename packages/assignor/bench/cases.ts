@@ -11,20 +11,25 @@ import {
   fakeCluster,
   silentKafkaLogger,
 } from '@load-aware/test-support';
+import { createThresholdTrigger } from '@load-aware/trigger';
 import { groupMembers } from './kafka-fakes.js';
 import type { Scenario } from './scenarios.js';
 
-/** What is timed: KafkaJS's round-robin, our pure core, or our whole KafkaJS adapter. */
-export type PathId = 'kafkajs-rr' | 'balance' | 'adapter';
+/**
+ * What is timed: KafkaJS's round-robin, our pure core, our whole KafkaJS adapter, or one check
+ * of the threshold trigger (which runs balance() on the group, then on each instance's members).
+ */
+export type PathId = 'kafkajs-rr' | 'balance' | 'adapter' | 'trigger';
 
 /** Ids of the paths, in the order they are run and printed (the baseline first). */
-export const PATH_IDS: ReadonlyArray<PathId> = ['kafkajs-rr', 'balance', 'adapter'];
+export const PATH_IDS: ReadonlyArray<PathId> = ['kafkajs-rr', 'balance', 'adapter', 'trigger'];
 
 /** How each path is named in the table. */
 export const PATH_LABELS: Readonly<Record<PathId, string>> = {
   'kafkajs-rr': 'KafkaJS roundRobin.assign',
   balance: 'balance()',
   adapter: 'LoadAwareAssigner.assign',
+  trigger: 'threshold trigger evaluate',
 };
 
 /** A path ready to run on one scenario: all input is built up front, outside the timing. */
@@ -70,6 +75,23 @@ export function prepareCase(scenario: Scenario, path: PathId): PreparedCase {
       return {
         run: () => assigner.assign(group),
         assignments: async () => decodeAssignments(await assigner.assign(group)),
+      };
+    }
+    case 'trigger': {
+      // A Stable group holding what balance() gives it: the check a trigger runs every
+      // `checkIntervalMs` while nothing is wrong, the common case. A fresh trigger per call, so
+      // hysteresis state never changes what one call does.
+      const partitions = weightedPartitions(scenario);
+      const held = balance({ members: scenario.members, partitions }).assignments;
+      const observation = {
+        state: 'Stable',
+        members: scenario.members.map((m) => ({ ...m, assigned: held.get(m.memberId) ?? [] })),
+        partitions,
+      };
+      const evaluate = () => createThresholdTrigger().evaluate(observation);
+      return {
+        run: evaluate,
+        assignments: () => Promise.resolve(evaluate().plan?.assignments ?? new Map()),
       };
     }
   }

@@ -1,3 +1,5 @@
+import { PerformanceObserver } from 'node:perf_hooks';
+
 /** Timings and memory of one benchmark case. */
 export interface Measurement {
   /** Timed runs (after warm-up). */
@@ -80,4 +82,41 @@ export async function measure(
     // maxRSS is in kilobytes.
     rssPeakMb: (process.resourceUsage().maxRSS * 1024) / MB,
   };
+}
+
+/** What one run allocates: see {@link measureAllocation}. */
+export interface Allocation {
+  /** Heap and ArrayBuffer memory allocated by one run, garbage included, in MB. */
+  readonly allocatedMb: number;
+  /** False if a collection ran during the run anyway: `allocatedMb` then undercounts. */
+  readonly exact: boolean;
+}
+
+/**
+ * Everything one run allocates on the heap and in ArrayBuffers (typed arrays), garbage included:
+ * an upper bound of its peak heap use, where {@link Measurement.heapDeltaMb} (what it still holds
+ * at the end) is a lower bound. Meaningful only in a process whose young generation is large
+ * enough that no collection runs during the call (`--min-semi-space-size` = max); a collection
+ * that runs anyway is detected and reported.
+ */
+export async function measureAllocation(run: () => unknown, warmupRuns = 3): Promise<Allocation> {
+  const gc = (globalThis as { gc?: () => void }).gc ?? ((): void => undefined);
+  for (let i = 0; i < warmupRuns; i++) await run();
+  gc();
+  let collections = 0;
+  const observer = new PerformanceObserver((list) => {
+    collections += list.getEntries().length;
+  });
+  observer.observe({ entryTypes: ['gc'] });
+  const used = (): number => {
+    const m = process.memoryUsage();
+    return m.heapUsed + m.arrayBuffers;
+  };
+  const before = used();
+  await run();
+  const after = used();
+  // GC entries are delivered asynchronously, later than the next turn of the event loop.
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  observer.disconnect();
+  return { allocatedMb: (after - before) / MB, exact: collections === 0 };
 }

@@ -71,15 +71,18 @@ export function referenceBalance(input: BalanceInput, options: BalanceOptions = 
   const model = buildModel(input, resolveBalanceOptions(options).defaultWeight);
   const tallies = emptyTallies(model);
   const owner = placeGreedy(model, tallies);
-  const weighted = model.partitions.flatMap((p, index) => (p.weight > 0 ? [index] : []));
+  // Heaviest first, so the weighted partitions are a prefix.
+  let weighted = 0;
+  while (weighted < model.partitionCount && model.weight[weighted]! > 0) weighted++;
   const bound = lowerBound(
     buildProblem({
       capacity: model.instanceCapacity,
       baseLoad: model.instanceBaseLoad,
-      weight: Float64Array.from(weighted, (p) => model.partitions[p]!.weight),
+      weight: model.weight.slice(0, weighted),
       tieWeight: 1,
-      keyOf: (k) => model.subscribers[weighted[k]!]!,
-      binsOf: (subs) => subs.instances,
+      topic: model.topicOf.slice(0, weighted),
+      topicCount: model.topics.length,
+      binsOf: (t) => model.subscribersOf[t]!.instances,
     }),
   );
   return summarize(model, owner, bound, undefined);

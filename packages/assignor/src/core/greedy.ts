@@ -25,7 +25,7 @@ export function emptyTallies(model: BalanceModel): Tallies {
  * at both levels, so a group with no measured load still spreads evenly. Ties fall to the lower
  * index, i.e. the smaller id, because the model is sorted by id.
  *
- * Returns the owning member index of each partition of `model.partitions`.
+ * Returns the owning member index of each of the model's partitions.
  *
  * `placeGreedily()` in placement.ts applies the same rule level by level, with tournaments for
  * speed. This plain two-level loop is kept apart on purpose: it is the oracle `referenceBalance()`
@@ -33,12 +33,12 @@ export function emptyTallies(model: BalanceModel): Tallies {
  * code could not catch its mistakes.
  */
 export function placeGreedy(model: BalanceModel, tallies: Tallies = emptyTallies(model)): Int32Array {
-  const owner = new Int32Array(model.partitions.length);
+  const owner = new Int32Array(model.partitionCount);
   const { instanceLoad, instanceCount, memberLoad, memberCount } = tallies;
   const capacity = model.instanceCapacity;
-  for (let p = 0; p < model.partitions.length; p++) {
-    const weight = model.partitions[p]!.weight;
-    const subs = model.subscribers[p]!;
+  for (let p = 0; p < model.partitionCount; p++) {
+    const weight = model.weight[p]!;
+    const subs = model.subscribersOf[model.topicOf[p]!]!;
     const byCount = weight === 0;
 
     let bestSlot = 0;

@@ -72,12 +72,20 @@ export function lowerBound(problem: Problem): number {
 function roundUpForIntegers(problem: Problem, bound: number): number {
   const { capacity, baseLoad, weight } = problem;
   const cap = capacity[0]!;
-  if (!(bound > 0) || !capacity.every((c) => c === cap)) return bound;
-  if (!weight.every(Number.isInteger) || !baseLoad.every(Number.isInteger)) return bound;
+  if (!(bound > 0)) return bound;
+  for (let b = 0; b < capacity.length; b++) if (capacity[b] !== cap) return bound;
+  // Plain loops: this runs over every partition on the hot path of balance().
   // Sums are exact only below 2^53; beyond, a rounded-up total could overstate the bound.
   let total = 0;
-  for (const w of weight) total += w;
-  for (const b of baseLoad) total += b;
+  for (let i = 0; i < weight.length; i++) {
+    const w = weight[i]!;
+    if (!Number.isInteger(w)) return bound;
+    total += w;
+  }
+  for (let b = 0; b < baseLoad.length; b++) {
+    if (!Number.isInteger(baseLoad[b])) return bound;
+    total += baseLoad[b]!;
+  }
   if (total > Number.MAX_SAFE_INTEGER) return bound;
   // The tolerance keeps float noise in the mean (e.g. 15.000000000000002) from rounding up a whole unit.
   return Math.ceil(bound * cap - 1e-9 * Math.max(1, bound * cap)) / cap;

@@ -43,7 +43,8 @@ export function place(problem: Problem, placement: Placement, item: number, bin:
  * the smallest secondary tally, then the lowest index (the smallest id).
  */
 export function placeGreedily(problem: Problem, placement: Placement): void {
-  if (tournamentsPay(problem)) placeByTournament(problem, placement);
+  if (dealsInTurn(problem, placement)) placeInTurn(problem, placement);
+  else if (tournamentsPay(problem)) placeByTournament(problem, placement);
   else placeByScan(problem, placement);
   placement.items = undefined;
 }
@@ -63,7 +64,43 @@ function tournamentsPay(problem: Problem): boolean {
   return treeSize <= 4 * binCount + 64;
 }
 
+/**
+ * True when the rule reduces to dealing items out in bin order: every item unplaced, equally
+ * heavy and free to go anywhere, every bin equally big and empty. The rule then always picks the
+ * lowest-index bin among those holding one item fewer, which is bin `item mod binCount`: loads
+ * after r full rounds are the same sum on every bin, and a positive weight added to a load that
+ * started at zero always makes it larger (no rounding can absorb it below 2^53 items).
+ */
+function dealsInTurn(problem: Problem, placement: Placement): boolean {
+  const { weight, capacity, groupBins, binCount, baseLoad, baseTie } = problem;
+  if (binCount === 0 || groupBins.length !== 1 || groupBins[0]!.length !== binCount) return false;
+  const w = weight[0]!;
+  if (!(w > 0)) return false;
+  for (let k = 1; k < weight.length; k++) if (weight[k] !== w) return false;
+  for (let b = 0; b < binCount; b++) {
+    if (capacity[b] !== capacity[0] || baseLoad[b] !== 0 || baseTie[b] !== baseTie[0]) return false;
+  }
+  for (let item = 0; item < weight.length; item++) if (placement.bin[item] !== -1) return false;
+  return true;
+}
+
+function placeInTurn(problem: Problem, placement: Placement): void {
+  const { weight, tieWeight, binCount } = problem;
+  const { bin, load, tie } = placement;
+  for (let item = 0, b = 0; item < weight.length; item++) {
+    bin[item] = b;
+    // Added one by one, as the general rule does, so loads match it to the last bit.
+    load[b] = load[b]! + weight[item]!;
+    tie[b] = tie[b]! + tieWeight;
+    if (++b === binCount) b = 0;
+  }
+}
+
 function placeByTournament(problem: Problem, placement: Placement): void {
+  if (problem.groupBins.length === 1) {
+    placeBySingleTournament(problem, placement);
+    return;
+  }
   const { weight, tieWeight, group, groupBins, binCount } = problem;
   const { bin, load, tie } = placement;
   const trees = groupBins.map((bins) => createTournament(bins, load, tie));
@@ -81,7 +118,52 @@ function placeByTournament(problem: Problem, placement: Placement): void {
   }
 }
 
-function placeByScan(problem: Problem, placement: Placement): void {
+/**
+ * The tournament of {@link createTournament} for a single group, walked inline: this is the whole
+ * greedy of a group where everyone subscribes to everything, one walk up the tree per item, and
+ * a call per item and per tree was most of its cost.
+ */
+function placeBySingleTournament(problem: Problem, placement: Placement): void {
+  const { weight, tieWeight, binCount } = problem;
+  const bins = problem.groupBins[0]!;
+  const { bin, load, tie } = placement;
+  let size = 1;
+  while (size < bins.length) size *= 2;
+  const node = new Int32Array(2 * size).fill(-1);
+  const leafOf = new Int32Array(binCount);
+  bins.forEach((b, k) => {
+    node[size + k] = b;
+    leafOf[b] = size + k;
+  });
+  for (let k = size - 1; k >= 1; k--) node[k] = lighter(node[2 * k]!, node[2 * k + 1]!, load, tie);
+  for (let item = 0; item < weight.length; item++) {
+    if (bin[item] !== -1) continue;
+    const best = node[1]!;
+    bin[item] = best;
+    load[best] = load[best]! + weight[item]!;
+    tie[best] = tie[best]! + tieWeight;
+    for (let k = leafOf[best]! >> 1; k >= 1; k >>= 1) node[k] = lighter(node[2 * k]!, node[2 * k + 1]!, load, tie);
+  }
+}
+
+/** The tournament's match: smaller load, then smaller tie tally, then smaller index; -1 is no bin. */
+function lighter(a: number, b: number, load: Float64Array, tie: Float64Array): number {
+  if (a < 0) return b;
+  if (b < 0) return a;
+  const la = load[a]!;
+  const lb = load[b]!;
+  if (la !== lb) return la < lb ? a : b;
+  const ta = tie[a]!;
+  const tb = tie[b]!;
+  if (ta !== tb) return ta < tb ? a : b;
+  return a < b ? a : b;
+}
+
+/**
+ * The rule applied literally: every eligible bin of every item looked at. Used on small problems,
+ * and exported for the tests that check the faster paths against it.
+ */
+export function placeByScan(problem: Problem, placement: Placement): void {
   const { weight, tieWeight, capacity, group, groupBins } = problem;
   const { bin, load, tie } = placement;
   for (let item = 0; item < weight.length; item++) {

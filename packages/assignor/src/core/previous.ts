@@ -23,20 +23,14 @@ export interface PreviousOwners {
  * outcome does not depend on the map's order.
  */
 export function resolvePrevious(model: BalanceModel, input: BalanceInput): PreviousOwners {
-  const count = model.partitions.length;
+  const count = model.partitionCount;
   const member = new Int32Array(count).fill(-1);
   const instance = new Int32Array(count).fill(-1);
   const listed = new Uint8Array(count);
   const previous = input.previous;
   if (previous === undefined || previous.size === 0) return { member, instance, listed };
 
-  // Nested maps rather than string keys: this runs over every partition of the group.
-  const partitionIndex = new Map<string, Map<number, number>>();
-  model.partitions.forEach((p, i) => {
-    let byPartition = partitionIndex.get(p.topic);
-    if (byPartition === undefined) partitionIndex.set(p.topic, (byPartition = new Map<number, number>()));
-    byPartition.set(p.partition, i);
-  });
+  const lookup = createPartitionLookup(model);
   const memberIndex = new Map(model.memberIds.map((id, m) => [id, m]));
   const instanceIndex = new Map(model.instanceIds.map((id, i) => [id, i]));
   const owners = [...previous.keys()].sort(compareStrings);
@@ -44,15 +38,25 @@ export function resolvePrevious(model: BalanceModel, input: BalanceInput): Previ
     const m = memberIndex.get(owner);
     const recorded = m === undefined ? input.previousInstances?.get(owner) : undefined;
     const departedInstance = recorded === undefined ? -1 : (instanceIndex.get(recorded) ?? -1);
+    // Whether the owner may keep, or its instance take, the current topic: asked once per run of
+    // one topic in the list rather than once per partition.
+    let topic = -1;
+    let keeps = false;
+    let takes = false;
     for (const tp of previous.get(owner) ?? []) {
-      const p = partitionIndex.get(tp.topic)?.get(tp.partition);
-      if (p === undefined) continue;
+      const p = lookup(tp.topic, tp.partition);
+      if (p < 0) continue;
       listed[p] = 1;
       if (member[p]! >= 0) continue; // an earlier valid claim wins
-      if (m !== undefined && isSubscribed(model, m, p)) {
-        member[p] = m;
-        instance[p] = model.memberInstance[m]!;
-      } else if (instance[p]! < 0 && departedInstance >= 0 && mayTake(model, departedInstance, p)) {
+      if (model.topicOf[p] !== topic) {
+        topic = model.topicOf[p]!;
+        keeps = m !== undefined && isSubscribed(model, m, p);
+        takes = departedInstance >= 0 && mayTake(model, departedInstance, p);
+      }
+      if (keeps) {
+        member[p] = m!;
+        instance[p] = model.memberInstance[m!]!;
+      } else if (instance[p]! < 0 && takes) {
         instance[p] = departedInstance;
       }
     }
@@ -60,16 +64,56 @@ export function resolvePrevious(model: BalanceModel, input: BalanceInput): Previ
   return { member, instance, listed };
 }
 
+/**
+ * The model index of a placeable partition, or -1. A topic whose partitions are numbered 0..n-1
+ * (the usual case) is looked up by position; any other gets a map the first time it is asked.
+ */
+function createPartitionLookup(model: BalanceModel): (topic: string, partition: number) => number {
+  const byTopic: Array<Map<number, number> | undefined> = [];
+  const dense = new Int8Array(model.topics.length); // 0 unknown, 1 dense, -1 map
+  // An owner's list usually holds runs of one topic: compare with the last one before hashing.
+  let lastTopic = '';
+  let last: number | undefined;
+  return (topic, partition) => {
+    const t = last !== undefined && topic === lastTopic ? last : model.topicIndex.get(topic);
+    lastTopic = topic;
+    last = t;
+    if (t === undefined) return -1;
+    const start = model.topicStart[t]!;
+    const size = model.topicStart[t + 1]! - start;
+    if (dense[t] === 0) {
+      let ok = true;
+      for (let k = 0; k < size && ok; k++) ok = model.partitionOf[model.canonical[start + k]!] === k;
+      dense[t] = ok ? 1 : -1;
+    }
+    if (dense[t] === 1) {
+      return Number.isInteger(partition) && partition >= 0 && partition < size
+        ? model.canonical[start + partition]!
+        : -1;
+    }
+    let map = byTopic[t];
+    if (map === undefined) {
+      map = new Map();
+      for (let k = 0; k < size; k++) {
+        const p = model.canonical[start + k]!;
+        map.set(model.partitionOf[p]!, p);
+      }
+      byTopic[t] = map;
+    }
+    return map.get(partition === 0 ? 0 : partition) ?? -1;
+  };
+}
+
 /** True when member `m` subscribes to partition `p`'s topic. */
 function isSubscribed(model: BalanceModel, m: number, p: number): boolean {
-  const subs = model.subscribers[p]!;
+  const subs = model.subscribersOf[model.topicOf[p]!]!;
   const slot = indexOf(subs.instances, model.memberInstance[m]!);
   return slot >= 0 && indexOf(subs.membersByInstance[slot]!, m) >= 0;
 }
 
 /** True when some member of instance `i` subscribes to partition `p`'s topic. */
 function mayTake(model: BalanceModel, i: number, p: number): boolean {
-  return indexOf(model.subscribers[p]!.instances, i) >= 0;
+  return indexOf(model.subscribersOf[model.topicOf[p]!]!.instances, i) >= 0;
 }
 
 /** Position of `value` in an ascending array, or -1. */

@@ -34,47 +34,56 @@ export interface Problem {
   readonly kindCount: number;
 }
 
-/** How to phrase one level: its bins, and for each item its weight and its eligible bins. */
-export interface ProblemSpec<K> {
+/** How to phrase one level: its bins, and for each item its weight and its topic's eligible bins. */
+export interface ProblemSpec {
   readonly capacity: Float64Array;
   readonly weight: Float64Array;
   readonly tieWeight: number;
   readonly baseLoad?: Float64Array;
   readonly baseTie?: Float64Array;
-  /** A key shared by items known to have the same eligible bins (e.g. their topic's subscribers). */
-  readonly keyOf: (item: number) => K;
-  /** The eligible bins of items with this key, ascending. */
-  readonly binsOf: (key: K) => Int32Array;
+  /** Topic of each item, as an id below `topicCount`; items of one topic have the same eligible bins. */
+  readonly topic: Int32Array;
+  readonly topicCount: number;
+  /**
+   * The eligible bins of a topic, ascending; asked once per topic present. Topics with equal bins
+   * may return the same array: they are then grouped without comparing contents.
+   */
+  readonly binsOf: (topic: number) => Int32Array;
 }
 
 /**
- * Builds a {@link Problem}. Items whose keys differ but whose eligible bins are equal share one
+ * Builds a {@link Problem}. Items whose topics differ but whose eligible bins are equal share one
  * group, so a group where everyone subscribes to everything is a single group however many
  * topics it has: the search then works per group rather than per topic.
  */
-export function buildProblem<K>(spec: ProblemSpec<K>): Problem {
+export function buildProblem(spec: ProblemSpec): Problem {
   const binCount = spec.capacity.length;
   const itemCount = spec.weight.length;
-  // One lookup per item: a key's index is its kind, and `groupOfKind` maps it to its group.
-  const kindOfKey = new Map<K, number>();
+  // A topic's kind is its rank of first appearance, and `groupOfKind` maps it to its group.
+  const kindOfTopic = new Int32Array(spec.topicCount).fill(-1);
   const groupOfKind: number[] = [];
+  const groupOfArray = new Map<Int32Array, number>();
   const groupOfBins = new Map<string, number>();
   const groupBins: Int32Array[] = [];
   const group = new Int32Array(itemCount);
   const kind = new Int32Array(itemCount);
   for (let item = 0; item < itemCount; item++) {
-    const key = spec.keyOf(item);
-    let k = kindOfKey.get(key);
-    if (k === undefined) {
-      k = kindOfKey.size;
-      kindOfKey.set(key, k);
-      const bins = spec.binsOf(key);
-      const signature = bins.join(',');
-      let g = groupOfBins.get(signature);
+    const t = spec.topic[item]!;
+    let k = kindOfTopic[t]!;
+    if (k < 0) {
+      k = groupOfKind.length;
+      kindOfTopic[t] = k;
+      const bins = spec.binsOf(t);
+      let g = groupOfArray.get(bins);
       if (g === undefined) {
-        g = groupBins.length;
-        groupBins.push(bins);
-        groupOfBins.set(signature, g);
+        const signature = bins.join(',');
+        g = groupOfBins.get(signature);
+        if (g === undefined) {
+          g = groupBins.length;
+          groupBins.push(bins);
+          groupOfBins.set(signature, g);
+        }
+        groupOfArray.set(bins, g);
       }
       groupOfKind.push(g);
     }
@@ -96,7 +105,7 @@ export function buildProblem<K>(spec: ProblemSpec<K>): Problem {
     groupBins,
     eligible,
     kind,
-    kindCount: kindOfKey.size,
+    kindCount: groupOfKind.length,
   };
 }
 

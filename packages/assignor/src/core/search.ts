@@ -43,9 +43,27 @@ const MAX_ROUNDS = 8;
  * can take.
  *
  * Deterministic: candidates are scanned in index order and only a strictly better one replaces
- * the current best. Returns the number of steps taken.
+ * the current best. Returns the number of steps taken. A placement that already meets the goal
+ * returns at once ({@link nothingToDo}), without setting the search up.
  */
 export function improve(
+  problem: Problem,
+  placement: Placement,
+  goal: SearchGoal,
+  ledger: MoveLedger,
+  budget: WorkBudget,
+): number {
+  const scale = extremes(problem, placement).max;
+  if (problem.binCount < 2 || !(scale > 0)) return 0;
+  if (nothingToDo(problem, placement, goal, budget)) return 0;
+  return search(problem, placement, goal, ledger, budget);
+}
+
+/**
+ * {@link improve} without its shortcut: the search itself, always set up in full. Exported for
+ * the tests that check the shortcut against it.
+ */
+export function search(
   problem: Problem,
   placement: Placement,
   goal: SearchGoal,
@@ -77,6 +95,44 @@ export function improve(
   }
   if (goal.level) steps += levelOut(ctx, chains);
   return steps;
+}
+
+/**
+ * True when the search would stop at its first look: the busiest bin already meets the target,
+ * the least busy one too, and (when levelling) no bin could take even the lightest item and stay
+ * below the busiest level, so no move or chain can level anything. The greedy placement of a
+ * large group usually ends here, and then building the search's item lists, two-way tallies and
+ * spread counts (a pass over every item each) would be all the search costs. Charges the budget
+ * what those first looks would have, so later levels see the same budget either way.
+ */
+export function nothingToDo(problem: Problem, placement: Placement, goal: SearchGoal, budget: WorkBudget): boolean {
+  const { binCount, capacity, weight } = problem;
+  const { load } = placement;
+  let top = 0;
+  let bottom = 0;
+  for (let b = 1; b < binCount; b++) {
+    const level = load[b]! / capacity[b]!;
+    if (level > load[top]! / capacity[top]!) top = b;
+    if (level < load[bottom]! / capacity[bottom]!) bottom = b;
+  }
+  const max = load[top]! / capacity[top]!;
+  const min = load[bottom]! / capacity[bottom]!;
+  const eps = noiseAt(max);
+  if (max > goal.maxTarget + eps) return false;
+  if (min < goal.minTarget - noiseAt(goal.minTarget)) return false;
+  if (goal.level) {
+    const lightest = weight[weight.length - 1] ?? 0;
+    const ceiling = max - eps;
+    for (let b = 0; b < binCount; b++) {
+      if (b !== top && (load[b]! + lightest) / capacity[b]! < ceiling) return false;
+    }
+  }
+  // What lowerTop, raiseBottom and levelOut charge before they find nothing to do.
+  const restricted = problem.groupBins.some((bins) => bins.length < binCount);
+  if (budget.remaining > 0) budget.remaining -= binCount;
+  if (budget.remaining > 0) budget.remaining -= binCount;
+  if (goal.level && budget.remaining > 0) budget.remaining -= restricted ? 2 * binCount : binCount;
+  return true;
 }
 
 /**

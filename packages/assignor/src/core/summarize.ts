@@ -1,8 +1,7 @@
-import { median, RELATIVE_EPS } from './numbers.js';
+import { RELATIVE_EPS } from './numbers.js';
 import type { BalanceResult, InstanceLoad, MemberLoad, TopicPartition } from './types.js';
 import type { BalanceModel } from './model.js';
 import type { PreviousOwners } from './previous.js';
-import { comparePartitions, compareStrings } from './order.js';
 import { waterLevel } from './base-load.js';
 
 /** Lower bounds this close above the achieved maximum are summation-order noise, not a bound. */
@@ -18,43 +17,9 @@ export function summarize(
   lowerBound: number,
   previous: PreviousOwners | undefined,
 ): BalanceResult {
-  const instanceLoad = new Float64Array(model.instanceIds.length);
-  const instanceCount = new Int32Array(model.instanceIds.length);
-  const memberLoad = new Float64Array(model.memberIds.length);
-  const memberCount = new Int32Array(model.memberIds.length);
-  const lists: TopicPartition[][] = model.memberIds.map(() => []);
-  let totalWeight = 0;
-  let defaultedCount = 0;
-  let zeroWeightCount = 0;
-  let heaviestWeight = 0;
-  let movedCount = 0;
-  let forcedMoveCount = 0;
-  let previouslyOwnedCount = 0;
-  model.partitions.forEach((p, index) => {
-    const m = owner[index]!;
-    const i = model.memberInstance[m]!;
-    lists[m]!.push({ topic: p.topic, partition: p.partition });
-    memberLoad[m] = memberLoad[m]! + p.weight;
-    memberCount[m] = memberCount[m]! + 1;
-    instanceLoad[i] = instanceLoad[i]! + p.weight;
-    instanceCount[i] = instanceCount[i]! + 1;
-    totalWeight += p.weight;
-    if (p.defaulted) defaultedCount++;
-    if (p.weight === 0) zeroWeightCount++;
-    heaviestWeight = Math.max(heaviestWeight, p.weight);
-    if (previous?.listed[index] === 1) {
-      previouslyOwnedCount++;
-      const before = previous.member[index]!;
-      if (before < 0) forcedMoveCount++;
-      if (before !== m) movedCount++;
-    }
-  });
-
-  const assignments = new Map<string, TopicPartition[]>();
-  model.memberIds.forEach((id, m) => {
-    // Sorted lists make the assignment bytes identical for identical placements.
-    assignments.set(id, lists[m]!.sort(comparePartitions));
-  });
+  const { instanceLoad, memberLoad, memberCount, instanceCount, ...counts } = tally(model, owner, previous);
+  const { totalWeight } = counts;
+  const assignments = assignmentLists(model, owner, memberCount);
   const instances: InstanceLoad[] = model.instanceIds.map((instanceId, i) => ({
     instanceId,
     capacity: model.instanceCapacity[i]!,
@@ -79,30 +44,148 @@ export function summarize(
     assignments,
     instances,
     members,
-    partitionCount: model.partitions.length,
+    partitionCount: model.partitionCount,
     totalWeight,
-    defaultedCount,
-    zeroWeightCount,
+    defaultedCount: counts.defaultedCount,
+    zeroWeightCount: counts.zeroWeightCount,
     unassignable: model.unassignable.map((p) => ({ topic: p.topic, partition: p.partition })),
-    heaviestWeight,
+    heaviestWeight: counts.heaviestWeight,
     maxInstanceLoad,
     idealLoad: totalCapacity > 0 ? totalWeight / totalCapacity : 0,
     maxCombinedLoad,
     idealCombinedLoad: idealCombinedLoad(model, totalWeight),
-    medianMeasuredWeight: median(
-      Float64Array.from(
-        model.partitions.filter((p) => !p.defaulted),
-        (p) => p.weight,
-      ),
-    ),
+    medianMeasuredWeight: medianMeasured(model),
     restrictedTopics: restrictedTopics(model),
     lowerBound: bound,
     optimalityRatio: bound > 0 ? maxCombinedLoad / bound : 1,
+    movedCount: counts.movedCount,
+    forcedMoveCount: counts.forcedMoveCount,
+    previouslyOwnedCount: counts.previouslyOwnedCount,
+    weightScale: model.weightScale,
+  };
+}
+
+/** Loads, counts and moves of a placement. */
+interface Tally {
+  readonly instanceLoad: Float64Array;
+  readonly instanceCount: Int32Array;
+  readonly memberLoad: Float64Array;
+  readonly memberCount: Int32Array;
+  readonly totalWeight: number;
+  readonly defaultedCount: number;
+  readonly zeroWeightCount: number;
+  readonly heaviestWeight: number;
+  readonly movedCount: number;
+  readonly forcedMoveCount: number;
+  readonly previouslyOwnedCount: number;
+}
+
+/**
+ * One pass over every partition, in model order. A function of its own: a hot loop inside a
+ * function called once per balance() gets compiled on the stack and thrown away when the rest
+ * of the function runs for the first time; this one is compiled whole and kept.
+ */
+function tally(model: BalanceModel, owner: Int32Array, previous: PreviousOwners | undefined): Tally {
+  const instanceLoad = new Float64Array(model.instanceIds.length);
+  const instanceCount = new Int32Array(model.instanceIds.length);
+  const memberLoad = new Float64Array(model.memberIds.length);
+  const memberCount = new Int32Array(model.memberIds.length);
+  let totalWeight = 0;
+  let defaultedCount = 0;
+  let zeroWeightCount = 0;
+  let heaviestWeight = 0;
+  let movedCount = 0;
+  let forcedMoveCount = 0;
+  let previouslyOwnedCount = 0;
+  const { weight, defaulted, memberInstance } = model;
+  for (let p = 0; p < model.partitionCount; p++) {
+    const m = owner[p]!;
+    const i = memberInstance[m]!;
+    const w = weight[p]!;
+    memberLoad[m] = memberLoad[m]! + w;
+    memberCount[m] = memberCount[m]! + 1;
+    instanceLoad[i] = instanceLoad[i]! + w;
+    instanceCount[i] = instanceCount[i]! + 1;
+    totalWeight += w;
+    if (defaulted[p] === 1) defaultedCount++;
+    if (w === 0) zeroWeightCount++;
+    heaviestWeight = Math.max(heaviestWeight, w);
+    if (previous?.listed[p] === 1) {
+      previouslyOwnedCount++;
+      const before = previous.member[p]!;
+      if (before < 0) forcedMoveCount++;
+      if (before !== m) movedCount++;
+    }
+  }
+  return {
+    instanceLoad,
+    instanceCount,
+    memberLoad,
+    memberCount,
+    totalWeight,
+    defaultedCount,
+    zeroWeightCount,
+    heaviestWeight,
     movedCount,
     forcedMoveCount,
     previouslyOwnedCount,
-    weightScale: model.weightScale,
   };
+}
+
+/**
+ * Each member's partitions, sorted by topic then partition so the assignment bytes are identical
+ * for identical placements. Walking the partitions in that order fills every list already
+ * sorted, so no list is sorted and no comparison of topic names runs.
+ */
+function assignmentLists(
+  model: BalanceModel,
+  owner: Int32Array,
+  memberCount: Int32Array,
+): Map<string, TopicPartition[]> {
+  const lists = Array.from(memberCount, (): TopicPartition[] => []);
+  for (let t = 0; t < model.topics.length; t++) {
+    const topic = model.topics[t]!;
+    for (let k = model.topicStart[t]!; k < model.topicStart[t + 1]!; k++) {
+      const p = model.canonical[k]!;
+      lists[owner[p]!]!.push({ topic, partition: model.partitionOf[p]! });
+    }
+  }
+  const assignments = new Map<string, TopicPartition[]>();
+  model.memberIds.forEach((id, m) => assignments.set(id, lists[m]!));
+  return assignments;
+}
+
+/**
+ * The median of the measured (not defaulted) weights. The model's weights are already sorted
+ * (heaviest first), so the middle is read off rather than sorted for.
+ */
+function medianMeasured(model: BalanceModel): number | undefined {
+  let measured = 0;
+  for (let p = 0; p < model.partitionCount; p++) if (model.defaulted[p] === 0) measured++;
+  if (measured === 0) return undefined;
+  if (measured === model.partitionCount) return middleOfDescending(model.weight, measured);
+  const values = new Float64Array(measured);
+  for (let p = 0, k = 0; p < model.partitionCount; p++) if (model.defaulted[p] === 0) values[k++] = model.weight[p]!;
+  return middleOfDescending(values, measured);
+}
+
+/** `median()` of the first `count` values of a non-increasing array. */
+function middleOfDescending(values: Float64Array, count: number): number {
+  // Ascending position j is descending position count - 1 - j.
+  const mid = count >> 1;
+  const at = (j: number): number => values[count - 1 - j]!;
+  return count % 2 === 1 ? at(mid) : (at(mid - 1) + at(mid)) / 2;
+}
+
+/** Topics whose subscribers live on fewer than all instances, sorted (topics are). */
+function restrictedTopics(model: BalanceModel): string[] {
+  const topics: string[] = [];
+  model.subscribersOf.forEach((subs, t) => {
+    const present = model.topicStart[t + 1]! > model.topicStart[t]!;
+    if (present && subs !== undefined && subs.instances.length < model.instanceIds.length)
+      topics.push(model.topics[t]!);
+  });
+  return topics;
 }
 
 /** See `BalanceResult.idealCombinedLoad`. */
@@ -112,13 +195,4 @@ function idealCombinedLoad(model: BalanceModel, totalWeight: number): number {
   let highestBase = 0;
   for (const i of all) highestBase = Math.max(highestBase, instanceBaseLoad[i]! / instanceCapacity[i]!);
   return Math.max(highestBase, waterLevel(instanceCapacity, instanceBaseLoad, all, totalWeight));
-}
-
-/** Topics whose subscribers live on fewer than all instances. */
-function restrictedTopics(model: BalanceModel): string[] {
-  const topics = new Set<string>();
-  model.partitions.forEach((p, index) => {
-    if (model.subscribers[index]!.instances.length < model.instanceIds.length) topics.add(p.topic);
-  });
-  return [...topics].sort(compareStrings);
 }

@@ -101,8 +101,10 @@ function searchPair(
   }
 }
 
-/** Items of bin `from` allowed on bin `to`, heaviest first. */
-function eligibleItems(ctx: SearchContext, from: number, to: number, row: number): number[] {
-  const { group, eligible } = ctx.problem;
+/** Items of bin `from` allowed on bin `to`, heaviest first (read only). */
+function eligibleItems(ctx: SearchContext, from: number, to: number, row: number): ReadonlyArray<number> {
+  const { group, eligible, groupBins } = ctx.problem;
+  // Everything may go everywhere (one group of all bins): the bin's own list, not a copy of it.
+  if (groupBins.length === 1 && groupBins[0]!.length === row) return ctx.items[from]!;
   return ctx.items[from]!.filter((item) => eligible[group[item]! * row + to] === 1);
 }

@@ -17,10 +17,13 @@ export function createTournament(bins: Int32Array, load: Float64Array, tie: Floa
   while (size < bins.length) size *= 2;
   // Leaves at [size, 2·size), each holding a bin or -1; internal node k holds the winner of 2k, 2k+1.
   const node = new Int32Array(2 * size).fill(-1);
-  const leafOf = new Map<number, number>();
+  // Leaf of each bin (0 when outside the tree): an array, as update() runs once per placed item.
+  let top = 0;
+  for (const bin of bins) top = Math.max(top, bin + 1);
+  const leafOf = new Int32Array(top);
   bins.forEach((bin, k) => {
     node[size + k] = bin;
-    leafOf.set(bin, size + k);
+    leafOf[bin] = size + k;
   });
   const better = (a: number, b: number): number => {
     if (a < 0) return b;
@@ -37,8 +40,8 @@ export function createTournament(bins: Int32Array, load: Float64Array, tie: Floa
   return {
     winner: () => node[1]!,
     update(bin) {
-      const leaf = leafOf.get(bin);
-      if (leaf === undefined) return;
+      const leaf = bin < top ? leafOf[bin]! : 0;
+      if (leaf === 0) return;
       for (let k = leaf >> 1; k >= 1; k >>= 1) node[k] = better(node[2 * k]!, node[2 * k + 1]!);
     },
   };
