@@ -12,6 +12,7 @@ import type { ResolvedLoadAwareAssignerOptions } from './options.js';
 import type { OwnAssignment } from './own-assignment.js';
 import { listPartitions, type LateMetadataHandling } from './partition-catalog.js';
 import { fetchWeights } from './weight-source.js';
+import { mergeWeights } from './merge-weights.js';
 import { weightTable } from './core/weights.js';
 import { CAPACITY_SPREAD, MAX_CAPACITY, MIN_CAPACITY, resolveCapacities } from './core/capacity.js';
 import { errorCodeOf, errorMessageOf } from './error-fields.js';
@@ -286,21 +287,6 @@ function warnAboutBoundedCapacities(ctx: AssignContext, members: ReadonlyArray<B
       ),
     );
   }
-}
-
-/** Attaches the source's weights to the partitions being assigned; others keep no weight. */
-function mergeWeights(
-  partitions: ReadonlyArray<TopicPartition>,
-  weights: ReadonlyArray<{ topic: string; partition: number; weight: number }>,
-): Array<TopicPartition & { weight?: number }> {
-  // The shared duplicate rule: the trigger resolves the same source's answer the same way.
-  const table = weightTable(weights);
-  return partitions.map((p) => {
-    const weight = table.weightOf(p.topic, p.partition);
-    // Explicit fields, not a spread: at 100k partitions the spread alone costs ~100 ms and gives
-    // the objects a different shape from the unweighted ones, which slows the sorts that follow.
-    return weight === undefined ? p : { topic: p.topic, partition: p.partition, weight };
-  });
 }
 
 function encodeAssignments(assignments: ReadonlyMap<string, ReadonlyArray<TopicPartition>>): GroupMemberAssignment[] {

@@ -1,6 +1,7 @@
 import type { TopicPartition } from './core/types.js';
 import type { RememberedAssignment } from './assignment-memory.js';
 import type { DecodedMember } from './members.js';
+import { PartitionMap } from './core/partition-map.js';
 
 /** The `previous` the leader hands to `balance()`, and where it came from. */
 export interface CurrentOwners {
@@ -36,15 +37,16 @@ export function currentOwners(
   members: ReadonlyArray<DecodedMember>,
   remembered: RememberedAssignment | undefined,
 ): CurrentOwners {
-  const winners = new Map<string, Map<number, Claim>>();
+  // One claim per claiming member, and per partition only the index of the claim that holds it:
+  // this runs over every owned partition of the group, 100k of them at a time.
+  const claims: Claim[] = [];
+  const winners = new PartitionMap<number>();
   const claim = (memberId: string, generation: number, partitions: ReadonlyArray<TopicPartition>): void => {
+    const index = claims.push({ memberId, generation }) - 1;
+    const claimed = claims[index]!;
     for (const { topic, partition } of partitions) {
-      let byPartition = winners.get(topic);
-      if (byPartition === undefined) winners.set(topic, (byPartition = new Map<number, Claim>()));
-      const held = byPartition.get(partition);
-      if (held === undefined || beats({ memberId, generation }, held)) {
-        byPartition.set(partition, { memberId, generation });
-      }
+      const held = winners.get(topic, partition);
+      if (held === undefined || beats(claimed, claims[held]!)) winners.set(topic, partition, index);
     }
   };
 
@@ -78,13 +80,18 @@ export function currentOwners(
   }
 
   const previous = new Map<string, TopicPartition[]>();
-  for (const [topic, byPartition] of winners) {
-    for (const [partition, { memberId }] of byPartition) {
-      let list = previous.get(memberId);
+  // Each claim's list, found once per claim rather than once per partition.
+  const listOf: Array<TopicPartition[] | undefined> = [];
+  winners.forEach((topic, partition, index) => {
+    let list = listOf[index];
+    if (list === undefined) {
+      const { memberId } = claims[index]!;
+      list = previous.get(memberId);
       if (list === undefined) previous.set(memberId, (list = []));
-      list.push({ topic, partition });
+      listOf[index] = list;
     }
-  }
+    list.push({ topic, partition });
+  });
   return { previous, previousInstances, reportingMembers, rememberedMembers };
 }
 

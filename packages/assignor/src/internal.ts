@@ -39,6 +39,7 @@ export {
   isUsableWeight,
   PartitionWeightTable,
   weightTable,
+  PartitionMap,
   partitionKey,
   keyOfPartition,
   partitionLabel,

@@ -8,6 +8,7 @@ import {
   instanceCapacities,
   keyOfPartition as keyOf,
   weightTable,
+  PartitionMap,
   siblingBaseLoads,
   siblingFingerprint,
   type SiblingReading,
@@ -163,7 +164,26 @@ export function planFromCurrent(
   options: PlanOptions,
   instanceBaseLoad?: ReadonlyMap<string, number>,
 ): { readonly plan: BalanceResult; readonly currentMaxLoad: number } {
-  const plan = balance(
+  const plan = planOf(members, weights, options, instanceBaseLoad);
+  const scale = plan.weightScale;
+  // The base loads exactly as balance() counted them (unusable ones as 0, scaled alike).
+  const base = new Map(plan.instances.map((i) => [i.instanceId, i.baseLoad]));
+  const currentMaxLoad = currentMaxInstanceLoad(
+    members,
+    (p) => weights.weightOf(p) * scale,
+    (id) => base.get(id) ?? 0,
+  );
+  return { plan, currentMaxLoad };
+}
+
+/** `balance()` on the group as observed, with the current placement as `previous`. */
+function planOf(
+  members: ReadonlyArray<ObservedMember>,
+  weights: ResolvedWeights,
+  options: PlanOptions,
+  instanceBaseLoad?: ReadonlyMap<string, number>,
+): BalanceResult {
+  return balance(
     {
       members: members.map((m) => ({
         memberId: m.memberId,
@@ -181,15 +201,6 @@ export function planFromCurrent(
       ...(options.maxMovesPerRebalance === undefined ? {} : { maxMovesPerRebalance: options.maxMovesPerRebalance }),
     },
   );
-  const scale = plan.weightScale;
-  // The base loads exactly as balance() counted them (unusable ones as 0, scaled alike).
-  const base = new Map(plan.instances.map((i) => [i.instanceId, i.baseLoad]));
-  const currentMaxLoad = currentMaxInstanceLoad(
-    members,
-    (p) => weights.weightOf(p) * scale,
-    (id) => base.get(id) ?? 0,
-  );
-  return { plan, currentMaxLoad };
 }
 
 /**
@@ -210,15 +221,15 @@ export interface MemberImbalance {
   readonly optimalMaxLoad: number;
 }
 
-/** The entries of `partitions` by topic, then partition number. */
-function entriesByPartition(partitions: ReadonlyArray<WeightedPartition>): Map<string, Map<number, WeightedPartition>> {
-  const byTopic = new Map<string, Map<number, WeightedPartition>>();
-  for (const p of partitions) {
-    let byPartition = byTopic.get(p.topic);
-    if (byPartition === undefined) byTopic.set(p.topic, (byPartition = new Map<number, WeightedPartition>()));
-    byPartition.set(p.partition, p);
-  }
-  return byTopic;
+/**
+ * The position of each entry of `partitions`, by topic and partition number (a later entry for the
+ * same partition wins). A PartitionMap, not nested Maps: this is built over every partition of
+ * the group on every check.
+ */
+function positionsByPartition(partitions: ReadonlyArray<WeightedPartition>): PartitionMap<number> {
+  const positions = new PartitionMap<number>();
+  for (let i = 0; i < partitions.length; i++) positions.set(partitions[i]!.topic, partitions[i]!.partition, i);
+  return positions;
 }
 
 /**
@@ -249,21 +260,29 @@ export function memberImbalance(
   // Each instance's partitions are looked up rather than filtered out of the whole list: a
   // filter per instance named every partition of the group once per instance (10 million string
   // keys for 100k partitions on 100 instances). balance() does not depend on their order.
-  let entryOf: Map<string, Map<number, WeightedPartition>> | undefined;
+  let positionOf: PartitionMap<number> | undefined;
+  // takenBy[i] is the number of the last instance that took entry i: each instance lists an entry
+  // once, however many of its members hold it, without a Set per instance.
+  let takenBy: Int32Array | undefined;
+  let judged = 0;
   // Sorted, so that equal ratios name the same instance on every check.
   for (const instanceId of [...byInstance.keys()].sort()) {
     const own = byInstance.get(instanceId)!;
     if (own.length < 2) continue;
-    entryOf ??= entriesByPartition(weights.partitions);
-    const held = new Set<WeightedPartition>();
+    positionOf ??= positionsByPartition(weights.partitions);
+    takenBy ??= new Int32Array(weights.partitions.length);
+    judged++;
+    const partitions: WeightedPartition[] = [];
     for (const m of own) {
       for (const p of m.assigned) {
-        const entry = entryOf.get(p.topic)?.get(p.partition);
-        if (entry !== undefined) held.add(entry);
+        const position = positionOf.get(p.topic, p.partition);
+        if (position === undefined || takenBy[position] === judged) continue;
+        takenBy[position] = judged;
+        partitions.push(weights.partitions[position]!);
       }
     }
-    const partitions = [...held];
-    const { plan } = planFromCurrent(own, { ...weights, partitions }, options);
+    // balance() alone: the instance's current load, which planFromCurrent would add, is not used.
+    const plan = planOf(own, { ...weights, partitions }, options);
     const scale = plan.weightScale;
     let current = 0;
     for (const m of own) {

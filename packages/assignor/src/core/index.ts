@@ -3,6 +3,7 @@ export { balance, referenceBalance } from './balance.js';
 export { roundRobin } from './round-robin.js';
 export { explain, type AssignmentExplanation, type UnevennessFactor } from './explain.js';
 export { isUsableWeight, PartitionWeightTable, weightTable } from './weights.js';
+export { PartitionMap } from './partition-map.js';
 export { partitionKey, keyOfPartition, partitionLabel } from './partition-key.js';
 export { usableCapacity, instanceCapacities } from './capacity.js';
 export { RELATIVE_EPS, median } from './numbers.js';

@@ -1,5 +1,6 @@
 import type { WeightedPartition } from './types.js';
 import { comparePartitions } from './order.js';
+import { PartitionMap } from './partition-map.js';
 
 /** A partition with its effective weight resolved, ready for placement. */
 export interface ResolvedPartition {
@@ -22,28 +23,25 @@ export function isUsableWeight(weight: unknown): weight is number {
  * this table, so they always judge the same numbers.
  */
 export class PartitionWeightTable {
-  // Nested maps rather than string keys: this runs on every partition of the group. -1 stands for
-  // "known, no usable weight".
-  private readonly byTopic = new Map<string, Map<number, number>>();
+  // A PartitionMap rather than string keys or a Map per partition: this runs on every partition
+  // of the group. -1 stands for "known, no usable weight".
+  private readonly values = new PartitionMap<number>();
   private usable = 0;
 
   /** Records one report of a partition's weight; any value is accepted, unusable ones count as none. */
   add(topic: string, partition: number, weight: unknown): void {
-    let byPartition = this.byTopic.get(topic);
-    if (byPartition === undefined) this.byTopic.set(topic, (byPartition = new Map<number, number>()));
     // -0 is usable but must not leak: a partition listed as 0 and as -0 would report an
-    // input-order-dependent sign.
+    // input-order-dependent sign. (PartitionMap already treats a -0 partition number as 0.)
     const value = isUsableWeight(weight) ? (weight === 0 ? 0 : weight) : -1;
-    const key = partition === 0 ? 0 : partition;
-    const existing = byPartition.get(key);
+    const existing = this.values.get(topic, partition);
     if (existing !== undefined && existing >= value) return;
     if (value >= 0 && (existing === undefined || existing < 0)) this.usable++;
-    byPartition.set(key, value);
+    this.values.set(topic, partition, value);
   }
 
   /** The partition's resolved weight; undefined when it was never reported with a usable one. */
   weightOf(topic: string, partition: number): number | undefined {
-    const value = this.byTopic.get(topic)?.get(partition === 0 ? 0 : partition);
+    const value = this.values.get(topic, partition);
     return value === undefined || value < 0 ? undefined : value;
   }
 
@@ -54,9 +52,9 @@ export class PartitionWeightTable {
 
   /** Calls `visit` once per reported partition with its resolved weight (undefined when none). */
   forEach(visit: (topic: string, partition: number, weight: number | undefined) => void): void {
-    for (const [topic, byPartition] of this.byTopic) {
-      for (const [partition, value] of byPartition) visit(topic, partition, value < 0 ? undefined : value);
-    }
+    this.values.forEach((topic, partition, value) => {
+      visit(topic, partition, value < 0 ? undefined : value);
+    });
   }
 }
 
