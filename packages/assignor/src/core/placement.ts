@@ -1,5 +1,5 @@
 import type { Problem } from './problem.js';
-import { createTournament } from './tournament.js';
+import { createTournament, lighter } from './tournament.js';
 
 /** Below this many item × bin steps, the greedy scans every eligible bin for every item. */
 const SCAN_WORK = 1_000_000;
@@ -144,19 +144,6 @@ function placeBySingleTournament(problem: Problem, placement: Placement): void {
     tie[best] = tie[best]! + tieWeight;
     for (let k = leafOf[best]! >> 1; k >= 1; k >>= 1) node[k] = lighter(node[2 * k]!, node[2 * k + 1]!, load, tie);
   }
-}
-
-/** The tournament's match: smaller load, then smaller tie tally, then smaller index; -1 is no bin. */
-function lighter(a: number, b: number, load: Float64Array, tie: Float64Array): number {
-  if (a < 0) return b;
-  if (b < 0) return a;
-  const la = load[a]!;
-  const lb = load[b]!;
-  if (la !== lb) return la < lb ? a : b;
-  const ta = tie[a]!;
-  const tb = tie[b]!;
-  if (ta !== tb) return ta < tb ? a : b;
-  return a < b ? a : b;
 }
 
 /**

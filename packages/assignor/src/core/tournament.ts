@@ -25,24 +25,29 @@ export function createTournament(bins: Int32Array, load: Float64Array, tie: Floa
     node[size + k] = bin;
     leafOf[bin] = size + k;
   });
-  const better = (a: number, b: number): number => {
-    if (a < 0) return b;
-    if (b < 0) return a;
-    const la = load[a]!;
-    const lb = load[b]!;
-    if (la !== lb) return la < lb ? a : b;
-    const ta = tie[a]!;
-    const tb = tie[b]!;
-    if (ta !== tb) return ta < tb ? a : b;
-    return a < b ? a : b;
-  };
-  for (let k = size - 1; k >= 1; k--) node[k] = better(node[2 * k]!, node[2 * k + 1]!);
+  for (let k = size - 1; k >= 1; k--) node[k] = lighter(node[2 * k]!, node[2 * k + 1]!, load, tie);
   return {
     winner: () => node[1]!,
     update(bin) {
       const leaf = bin < top ? leafOf[bin]! : 0;
       if (leaf === 0) return;
-      for (let k = leaf >> 1; k >= 1; k >>= 1) node[k] = better(node[2 * k]!, node[2 * k + 1]!);
+      for (let k = leaf >> 1; k >= 1; k >>= 1) node[k] = lighter(node[2 * k]!, node[2 * k + 1]!, load, tie);
     },
   };
+}
+
+/**
+ * The tournament's match, shared with the greedy's inline walk in placement.ts: smaller load,
+ * then smaller tie tally, then smaller index; -1 is no bin.
+ */
+export function lighter(a: number, b: number, load: Float64Array, tie: Float64Array): number {
+  if (a < 0) return b;
+  if (b < 0) return a;
+  const la = load[a]!;
+  const lb = load[b]!;
+  if (la !== lb) return la < lb ? a : b;
+  const ta = tie[a]!;
+  const tb = tie[b]!;
+  if (ta !== tb) return ta < tb ? a : b;
+  return a < b ? a : b;
 }
