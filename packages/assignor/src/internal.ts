@@ -26,6 +26,7 @@ export {
 export { isLogger, noopLogger, bindLogger } from './logger.js';
 export { escapeLogText, findUnsafeLogChar } from './log-text.js';
 export { isWeightSource, fetchWeights } from './weight-source.js';
+export { mergeWeights } from './merge-weights.js';
 export {
   encodeUserData,
   decodeUserData,

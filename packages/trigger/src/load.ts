@@ -8,6 +8,7 @@ import {
   instanceCapacities,
   keyOfPartition as keyOf,
   weightTable,
+  mergeWeights,
   PartitionMap,
   siblingBaseLoads,
   siblingFingerprint,
@@ -109,18 +110,10 @@ export function heldPartitions(members: ReadonlyArray<ObservedMember>): TopicPar
 
 /**
  * Attaches a source's weights to `partitions`, resolving a partition reported twice the way the
- * leader does; partitions it did not report stay weightless.
+ * leader does; partitions it did not report stay weightless. It is the leader's own merge, so the
+ * two cannot drift apart.
  */
-export function withWeights(
-  partitions: ReadonlyArray<TopicPartition>,
-  weights: ReadonlyArray<{ topic: string; partition: number; weight: number }>,
-): WeightedPartition[] {
-  const table = weightTable(weights);
-  return partitions.map((p) => {
-    const weight = table.weightOf(p.topic, p.partition);
-    return weight === undefined ? p : { ...p, weight };
-  });
-}
+export const withWeights = mergeWeights;
 
 /**
  * What the other groups of a cross-group set add, from one reading of them and the weights the
