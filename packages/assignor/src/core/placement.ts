@@ -120,8 +120,14 @@ function placeByTournament(problem: Problem, placement: Placement): void {
 
 /**
  * The tournament of {@link createTournament} for a single group, walked inline: this is the whole
- * greedy of a group where everyone subscribes to everything, one walk up the tree per item, and
- * a call per item and per tree was most of its cost.
+ * greedy of a group where everyone subscribes to everything, and a call per item and per tree was
+ * most of its cost.
+ *
+ * Kept as a tree of losers: every match remembers the bin that lost it, and the champion is kept
+ * apart. The greedy only ever changes the champion (it takes the item), so re-playing means
+ * walking up from its leaf and facing the loser stored at each match: one stored bin read per
+ * level, where a tree of winners reads both players. The champion is the lightest bin either way
+ * (the order is total: load, tie tally, index), so the placement is the same.
  */
 function placeBySingleTournament(problem: Problem, placement: Placement): void {
   const { weight, tieWeight, binCount } = problem;
@@ -129,20 +135,37 @@ function placeBySingleTournament(problem: Problem, placement: Placement): void {
   const { bin, load, tie } = placement;
   let size = 1;
   while (size < bins.length) size *= 2;
-  const node = new Int32Array(2 * size).fill(-1);
+  // Built as a tree of winners (leaves at [size, 2·size), -1 for none); each match's loser is kept.
+  const winner = new Int32Array(2 * size).fill(-1);
   const leafOf = new Int32Array(binCount);
   bins.forEach((b, k) => {
-    node[size + k] = b;
+    winner[size + k] = b;
     leafOf[b] = size + k;
   });
-  for (let k = size - 1; k >= 1; k--) node[k] = lighter(node[2 * k]!, node[2 * k + 1]!, load, tie);
+  const loser = new Int32Array(size).fill(-1);
+  for (let k = size - 1; k >= 1; k--) {
+    const left = winner[2 * k]!;
+    const right = winner[2 * k + 1]!;
+    const won = lighter(left, right, load, tie);
+    winner[k] = won;
+    loser[k] = won === left ? right : left;
+  }
+  let champion = winner[1]!;
   for (let item = 0; item < weight.length; item++) {
     if (bin[item] !== -1) continue;
-    const best = node[1]!;
+    const best = champion;
     bin[item] = best;
     load[best] = load[best]! + weight[item]!;
     tie[best] = tie[best]! + tieWeight;
-    for (let k = leafOf[best]! >> 1; k >= 1; k >>= 1) node[k] = lighter(node[2 * k]!, node[2 * k + 1]!, load, tie);
+    let candidate = best;
+    for (let k = leafOf[best]! >> 1; k >= 1; k >>= 1) {
+      const opponent = loser[k]!;
+      if (lighter(opponent, candidate, load, tie) === opponent) {
+        loser[k] = candidate;
+        candidate = opponent;
+      }
+    }
+    champion = candidate;
   }
 }
 
@@ -153,39 +176,76 @@ function placeBySingleTournament(problem: Problem, placement: Placement): void {
 export function placeByScan(problem: Problem, placement: Placement): void {
   const { weight, tieWeight, capacity, group, groupBins } = problem;
   const { bin, load, tie } = placement;
+  // Dividing by a capacity of 1 changes nothing, so a level of equal members (always capacity 1)
+  // skips the divisions: the same numbers, compared the same way.
+  const unit = capacity.every((c) => c === 1);
   for (let item = 0; item < weight.length; item++) {
     if (bin[item] !== -1) continue;
     const w = weight[item]!;
     const bins = groupBins[group[item]!]!;
+    // The smallest primary key first (the first bin holding it); the secondary key only matters
+    // among bins that share that minimum, which real weights rarely produce, so it is only
+    // computed then. Loads are finite, so this picks what comparing both keys at every bin would.
     let best = bins[0]!;
-    let bestPrimary = Infinity;
-    let bestSecondary = Infinity;
-    for (let k = 0; k < bins.length; k++) {
+    let bestPrimary = unit ? load[best]! + w : (load[best]! + w) / capacity[best]!;
+    let tied = false;
+    for (let k = 1; k < bins.length; k++) {
       const b = bins[k]!;
-      const cap = capacity[b]!;
-      const primary = (load[b]! + w) / cap;
-      const secondary = (tie[b]! + tieWeight) / cap;
-      if (primary < bestPrimary || (primary === bestPrimary && secondary < bestSecondary)) {
+      const primary = unit ? load[b]! + w : (load[b]! + w) / capacity[b]!;
+      if (primary < bestPrimary) {
         best = b;
         bestPrimary = primary;
-        bestSecondary = secondary;
+        tied = false;
+      } else if (primary === bestPrimary) {
+        tied = true;
       }
     }
+    if (tied) best = lowestSecondary(problem, placement, bins, w, bestPrimary);
     bin[item] = best;
     load[best] = load[best]! + w;
     tie[best] = tie[best]! + tieWeight;
   }
 }
 
+/** Among `bins` whose primary key for an item of weight `w` is `primary`: the first with the smallest secondary key. */
+function lowestSecondary(problem: Problem, placement: Placement, bins: Int32Array, w: number, primary: number): number {
+  const { capacity, tieWeight } = problem;
+  const { load, tie } = placement;
+  let best = -1;
+  let bestSecondary = Infinity;
+  for (let k = 0; k < bins.length; k++) {
+    const b = bins[k]!;
+    if ((load[b]! + w) / capacity[b]! !== primary) continue;
+    const secondary = (tie[b]! + tieWeight) / capacity[b]!;
+    if (best < 0 || secondary < bestSecondary) {
+      best = b;
+      bestSecondary = secondary;
+    }
+  }
+  return best;
+}
+
 /** Builds the per-bin item lists the search needs. */
 export function indexItems(problem: Problem, placement: Placement): number[][] {
-  const items: number[][] = Array.from({ length: problem.binCount }, () => []);
-  placement.bin.forEach((b, item) => {
-    if (b >= 0) items[b]!.push(item);
-  });
+  const { bin } = placement;
+  // Counted first so each list is allocated once at its size, rather than grown by push.
+  const sizes = new Int32Array(problem.binCount);
+  for (let item = 0; item < bin.length; item++) {
+    const b = bin[item]!;
+    if (b >= 0) sizes[b] = sizes[b]! + 1;
+  }
+  const items = Array.from(sizes, (size): number[] => (size <= PRESIZED_LIST_LIMIT ? new Array<number>(size) : []));
+  const filled = new Int32Array(problem.binCount);
+  for (let item = 0; item < bin.length; item++) {
+    const b = bin[item]!;
+    if (b >= 0) items[b]![filled[b]!++] = item;
+  }
   placement.items = items;
   return items;
 }
+
+/** Longest item list allocated at its final size (V8 preallocates fast arrays up to ~100k). */
+const PRESIZED_LIST_LIMIT = 32_768;
 
 /** Moves a placed item to another bin, keeping tallies and item lists in step. */
 export function moveItem(problem: Problem, placement: Placement, item: number, to: number): void {

@@ -3,6 +3,7 @@ import type { BalanceResult, InstanceLoad, MemberLoad, TopicPartition } from './
 import type { BalanceModel } from './model.js';
 import type { PreviousOwners } from './previous.js';
 import { waterLevel } from './base-load.js';
+import { sharedPartitions } from './partition-pool.js';
 
 /** Lower bounds this close above the achieved maximum are summation-order noise, not a bound. */
 
@@ -48,7 +49,7 @@ export function summarize(
     totalWeight,
     defaultedCount: counts.defaultedCount,
     zeroWeightCount: counts.zeroWeightCount,
-    unassignable: model.unassignable.map((p) => ({ topic: p.topic, partition: p.partition })),
+    unassignable: model.unassignable.map((p) => sharedPartitions.get(p.topic, p.partition)),
     heaviestWeight: counts.heaviestWeight,
     maxInstanceLoad,
     idealLoad: totalCapacity > 0 ? totalWeight / totalCapacity : 0,
@@ -132,22 +133,38 @@ function tally(model: BalanceModel, owner: Int32Array, previous: PreviousOwners 
   };
 }
 
+/** Longest member list allocated at its final size (V8 preallocates fast arrays up to ~100k). */
+const PRESIZED_LIST_LIMIT = 32_768;
+
 /**
  * Each member's partitions, sorted by topic then partition so the assignment bytes are identical
  * for identical placements. Walking the partitions in that order fills every list already
- * sorted, so no list is sorted and no comparison of topic names runs.
+ * sorted, so no list is sorted and no comparison of topic names runs. The partition objects come
+ * from {@link sharedPartitions}: see there why they are shared.
  */
 function assignmentLists(
   model: BalanceModel,
   owner: Int32Array,
   memberCount: Int32Array,
 ): Map<string, TopicPartition[]> {
-  const lists = Array.from(memberCount, (): TopicPartition[] => []);
+  // Sized up front: growing 1,000 lists by push leaves copies behind, and at 100k partitions
+  // that garbage made the young-generation collections during the next calls several times
+  // slower. Past V8's limit for a preallocated fast array a list grows as usual (same writes).
+  const lists = Array.from(memberCount, (count): TopicPartition[] =>
+    count <= PRESIZED_LIST_LIMIT ? new Array<TopicPartition>(count) : [],
+  );
+  const filled = new Int32Array(memberCount.length);
   for (let t = 0; t < model.topics.length; t++) {
     const topic = model.topics[t]!;
+    // Looked up once per topic; a stale array after a pool reset still holds valid objects.
+    const slots = sharedPartitions.slotsOf(topic);
     for (let k = model.topicStart[t]!; k < model.topicStart[t + 1]!; k++) {
       const p = model.canonical[k]!;
-      lists[owner[p]!]!.push({ topic, partition: model.partitionOf[p]! });
+      const partition = model.partitionOf[p]!;
+      // A non-number partition (possible from untyped callers) must not find a number's object.
+      const known = typeof partition === 'number' ? slots[partition] : undefined;
+      const m = owner[p]!;
+      lists[m]![filled[m]!++] = known ?? sharedPartitions.get(topic, partition);
     }
   }
   const assignments = new Map<string, TopicPartition[]>();

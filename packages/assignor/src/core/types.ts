@@ -107,7 +107,12 @@ export interface MemberLoad {
 
 /** What `balance()` returns: the assignment plus everything needed to explain it. */
 export interface BalanceResult {
-  /** Every member present (possibly with an empty list); every partition exactly once. */
+  /**
+   * Every member present (possibly with an empty list); every partition exactly once. The map and
+   * its lists are the caller's. The partition objects in them are frozen and shared with other
+   * results (every call naming a partition gets the same object, which spares large groups the
+   * cost of 100k new objects per call): compare them by value, and copy one to change it.
+   */
   readonly assignments: Map<string, TopicPartition[]>;
   /** Instances sorted by id. */
   readonly instances: ReadonlyArray<InstanceLoad>;
@@ -120,7 +125,10 @@ export interface BalanceResult {
   readonly defaultedCount: number;
   /** Partitions whose weight is exactly zero (placed by count). */
   readonly zeroWeightCount: number;
-  /** Partitions of topics no member subscribes to: they cannot be placed and are left out. */
+  /**
+   * Partitions of topics no member subscribes to: they cannot be placed and are left out. Frozen
+   * shared objects, as in {@link BalanceResult.assignments}.
+   */
   readonly unassignable: ReadonlyArray<TopicPartition>;
   /** The heaviest single partition's weight (0 when there are none). */
   readonly heaviestWeight: number;
