@@ -179,6 +179,19 @@ function placeablePartitions(
     indexOfCanonical[c] = p;
     p++;
   }
+  // Everything placeable (the usual case): the canonical order is the inverse of heaviest first,
+  // which is what indexOfCanonical already holds, and the catalog's topic starts still apply.
+  if (placeable === order.length) {
+    return {
+      topicOf,
+      partitionOf,
+      weight,
+      defaulted,
+      canonical: indexOfCanonical,
+      topicStart: catalog.topicStart,
+      unassignable,
+    };
+  }
   // The catalog's canonical order without the unassignable partitions.
   const canonical = new Int32Array(placeable);
   const topicStart = new Int32Array(catalog.topics.length + 1);

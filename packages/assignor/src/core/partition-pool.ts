@@ -8,6 +8,13 @@ import type { TopicPartition } from './types.js';
 const POOLED_NUMBER_LIMIT = 1 << 20;
 
 /**
+ * A number this far past a topic's highest pooled one gets a fresh object instead: a lone
+ * partition 900,000 must not make the pool hold 900,000 empty slots. Results walk each topic's
+ * partitions in ascending order, so a real topic's slots fill without gaps.
+ */
+const LARGEST_GAP = 1024;
+
+/**
  * Immutable `{ topic, partition }` objects shared between `balance()` calls.
  *
  * Why: a result at 100k partitions is 100k small objects that all survive the call. In Node they
@@ -40,17 +47,22 @@ export class TopicPartitionPool {
     }
     const known = slots[partition];
     if (known !== undefined) return known;
-    if (this.size >= this.capacity) {
+    // Slots count towards the capacity, gaps included: they are what the pool holds.
+    let grows = partition < slots.length ? 0 : partition + 1 - slots.length;
+    if (grows > LARGEST_GAP) return Object.freeze({ topic, partition });
+    if (this.size + grows > this.capacity) {
       this.byTopic.clear();
       this.size = 0;
       slots = [];
       this.byTopic.set(topic, slots);
+      grows = partition + 1;
+      if (grows > LARGEST_GAP || grows > this.capacity) return Object.freeze({ topic, partition });
     }
     const created = Object.freeze({ topic, partition });
-    // Fill gaps below `partition` with undefined so the slot array stays a dense list.
+    this.size += grows;
+    // Gaps below `partition` hold undefined so the slot array stays a dense list.
     while (slots.length < partition) slots.push(undefined);
     slots[partition] = created;
-    this.size++;
     return created;
   }
 

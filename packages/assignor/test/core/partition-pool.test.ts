@@ -17,13 +17,27 @@ describe('TopicPartitionPool', () => {
 
   it('starts over when full; objects already handed out stay valid', () => {
     const pool = new TopicPartitionPool(2);
-    const a = pool.get('t', 0);
-    const b = pool.get('t', 1);
-    const c = pool.get('t', 2); // the third: the pool starts over with it
-    expect(pool.get('t', 2)).toBe(c);
-    expect(pool.get('t', 0)).not.toBe(a);
-    expect(a).toEqual({ topic: 't', partition: 0 });
-    expect(b).toEqual({ topic: 't', partition: 1 });
+    const a = pool.get('a', 0);
+    pool.get('b', 0);
+    const c = pool.get('c', 0); // the third: the pool starts over with it
+    expect(pool.get('c', 0)).toBe(c);
+    expect(pool.get('a', 0)).not.toBe(a);
+    expect(a).toEqual({ topic: 'a', partition: 0 });
+    // More than the whole capacity in one topic: handed out fresh, never pooled.
+    expect(pool.get('d', 5)).not.toBe(pool.get('d', 5));
+  });
+
+  it('counts gaps as held and does not pool a number far past the highest of its topic', () => {
+    const pool = new TopicPartitionPool(5000);
+    const lone = pool.get('t', 900_000);
+    expect(lone).toEqual({ topic: 't', partition: 900_000 });
+    expect(pool.get('t', 900_000)).not.toBe(lone);
+    expect(pool.slotsOf('t').length).toBe(0);
+    const near = pool.get('t', 1000); // a gap of 1,000 slots is fine
+    expect(pool.get('t', 1000)).toBe(near);
+    expect(pool.slotsOf('t').length).toBe(1001);
+    const inGap = pool.get('t', 10);
+    expect(pool.get('t', 10)).toBe(inGap);
   });
 
   it('does not pool numbers outside 0..2^20-1 or non-integers, and never confuses them', () => {
