@@ -13,7 +13,6 @@ import type { OwnAssignment } from './own-assignment.js';
 import { listPartitions, type LateMetadataHandling } from './partition-catalog.js';
 import { fetchWeights } from './weight-source.js';
 import { mergeWeights } from './merge-weights.js';
-import { weightTable } from './core/weights.js';
 import { CAPACITY_SPREAD, MAX_CAPACITY, MIN_CAPACITY, resolveCapacities } from './core/capacity.js';
 import { errorCodeOf, errorMessageOf } from './error-fields.js';
 import { escapeLogText } from './log-text.js';
@@ -172,9 +171,7 @@ function baseLoads(
       );
     }
   }
-  const table = weightTable(weights);
-  const { defaultWeight } = ctx.options;
-  return siblingBaseLoads(siblings, (p) => table.weightOf(p.topic, p.partition) ?? defaultWeight);
+  return siblingBaseLoads(siblings, weights, ctx.options.defaultWeight);
 }
 
 function fallback(

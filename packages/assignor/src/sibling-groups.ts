@@ -1,6 +1,7 @@
 import type { Cluster, GroupDescription } from 'kafkajs';
 import type { TopicPartition } from './core/types.js';
 import { keyOfPartition } from './core/partition-key.js';
+import { weightTable } from './core/weights.js';
 import { observeGroup, type ObservedMember } from './described-group.js';
 import { withTimeout } from './timeout.js';
 import { errorMessageOf } from './error-fields.js';
@@ -128,18 +129,23 @@ export function siblingPartitions(readings: ReadonlyArray<SiblingReading>): Topi
 }
 
 /**
- * Base load per instance: the weights of what the siblings' members on it hold. Members without
- * load-aware userData get an instance id of their own, so they never add to a real instance.
+ * Base load per instance: the weights of what the siblings' members on it hold, weighed with the
+ * rule the group's own partitions get (a partition a source reported twice keeps its largest
+ * usable weight; a missing or unusable one counts as `defaultWeight`). The leader and the trigger
+ * both weigh siblings here, so they judge the same loads. Members without load-aware userData get
+ * an instance id of their own, so they never add to a real instance.
  */
 export function siblingBaseLoads(
   readings: ReadonlyArray<SiblingReading>,
-  weightOf: (partition: TopicPartition) => number,
+  weights: ReadonlyArray<{ topic: string; partition: number; weight: number }>,
+  defaultWeight: number,
 ): Map<string, number> {
+  const table = weightTable(weights);
   const load = new Map<string, number>();
   for (const r of readings) {
     for (const m of r.members) {
       let sum = load.get(m.instanceId) ?? 0;
-      for (const p of m.assigned) sum += weightOf(p);
+      for (const p of m.assigned) sum += table.weightOf(p.topic, p.partition) ?? defaultWeight;
       load.set(m.instanceId, sum);
     }
   }

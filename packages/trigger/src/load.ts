@@ -117,7 +117,7 @@ export const withWeights = mergeWeights;
 
 /**
  * What the other groups of a cross-group set add, from one reading of them and the weights the
- * check got: the leader's rule exactly (`siblingBaseLoads`, missing weights at the default). A
+ * check got: the leader's own rule (`siblingBaseLoads`). A
  * group is unavailable while it rebalances (even with a recent reading: it is about to change) or
  * when it could not be read at all.
  */
@@ -126,9 +126,8 @@ export function siblingLoad(
   weights: ReadonlyArray<{ topic: string; partition: number; weight: number }>,
   defaultWeight: number,
 ): SiblingLoad {
-  const table = weightTable(weights);
   return {
-    instanceBaseLoad: siblingBaseLoads(readings, (p) => table.weightOf(p.topic, p.partition) ?? defaultWeight),
+    instanceBaseLoad: siblingBaseLoads(readings, weights, defaultWeight),
     fingerprint: siblingFingerprint(readings),
     unavailable: readings
       .filter((r) => r.status !== 'stable')
