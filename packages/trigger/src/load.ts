@@ -117,9 +117,9 @@ export const withWeights = mergeWeights;
 
 /**
  * What the other groups of a cross-group set add, from one reading of them and the weights the
- * check got: the leader's own rule (`siblingBaseLoads`). A
- * group is unavailable while it rebalances (even with a recent reading: it is about to change) or
- * when it could not be read at all.
+ * check got: the leader's own rule (`siblingBaseLoads`). A group is unavailable while it
+ * rebalances (even with a recent reading: it is about to change) or when it could not be read at
+ * all.
  */
 export function siblingLoad(
   readings: ReadonlyArray<SiblingReading>,

@@ -126,8 +126,8 @@ function settleHighWordTies(order: Int32Array, words: Uint32Array, weight: Float
       if (lowsDiffer && unsettled + end - start > n >> 4) return false;
     }
     if (lowsDiffer) {
+      // The loop above already returned if this run took the total past the limit.
       unsettled += end - start;
-      if (unsettled > n >> 4) return false;
       order.subarray(start, end).sort((a, b) => weight[b]! - weight[a]! || a - b);
     }
     start = end;

@@ -1,16 +1,10 @@
 import type { TopicPartition } from './types.js';
 
 /**
- * Partition numbers below this are pooled. Kafka numbers a topic's partitions from 0, so this
- * covers every real one; a larger (or negative, or fractional) number gets a fresh object, which
- * keeps each topic's slot array dense.
- */
-const POOLED_NUMBER_LIMIT = 1 << 20;
-
-/**
  * A number this far past a topic's highest pooled one gets a fresh object instead: a lone
- * partition 900,000 must not make the pool hold 900,000 empty slots. Results walk each topic's
- * partitions in ascending order, so a real topic's slots fill without gaps.
+ * partition 900,000 must not make the pool hold 900,000 empty slots. Kafka numbers a topic's
+ * partitions from 0 and results walk them in ascending order, so a real topic's slots fill
+ * without gaps; with the capacity, this also keeps every pooled number below the capacity.
  */
 const LARGEST_GAP = 1024;
 
@@ -38,8 +32,8 @@ export class TopicPartitionPool {
 
   /** The frozen object for (`topic`, `partition`), created on first use. */
   get(topic: string, partition: number): TopicPartition {
-    if (!(partition >= 0 && partition < POOLED_NUMBER_LIMIT && (partition | 0) === partition))
-      return Object.freeze({ topic, partition });
+    // Only non-negative 32-bit integers index a slot; anything else a caller passes is kept as given.
+    if (!(partition >= 0 && (partition | 0) === partition)) return Object.freeze({ topic, partition });
     let slots = this.byTopic.get(topic);
     if (slots === undefined) {
       slots = [];

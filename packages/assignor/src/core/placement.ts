@@ -1,5 +1,6 @@
 import type { Problem } from './problem.js';
 import { createTournament, lighter } from './tournament.js';
+import { presizedLists } from './presized-lists.js';
 
 /** Below this many item × bin steps, the greedy scans every eligible bin for every item. */
 const SCAN_WORK = 1_000_000;
@@ -228,13 +229,13 @@ function lowestSecondary(problem: Problem, placement: Placement, bins: Int32Arra
 /** Builds the per-bin item lists the search needs. */
 export function indexItems(problem: Problem, placement: Placement): number[][] {
   const { bin } = placement;
-  // Counted first so each list is allocated once at its size, rather than grown by push.
+  // Counted first so each list is allocated once at its size.
   const sizes = new Int32Array(problem.binCount);
   for (let item = 0; item < bin.length; item++) {
     const b = bin[item]!;
     if (b >= 0) sizes[b] = sizes[b]! + 1;
   }
-  const items = Array.from(sizes, (size): number[] => (size <= PRESIZED_LIST_LIMIT ? new Array<number>(size) : []));
+  const items = presizedLists<number>(sizes);
   const filled = new Int32Array(problem.binCount);
   for (let item = 0; item < bin.length; item++) {
     const b = bin[item]!;
@@ -243,9 +244,6 @@ export function indexItems(problem: Problem, placement: Placement): number[][] {
   placement.items = items;
   return items;
 }
-
-/** Longest item list allocated at its final size (V8 preallocates fast arrays up to ~100k). */
-const PRESIZED_LIST_LIMIT = 32_768;
 
 /** Moves a placed item to another bin, keeping tallies and item lists in step. */
 export function moveItem(problem: Problem, placement: Placement, item: number, to: number): void {

@@ -4,6 +4,7 @@ import type { BalanceModel } from './model.js';
 import type { PreviousOwners } from './previous.js';
 import { waterLevel } from './base-load.js';
 import { sharedPartitions } from './partition-pool.js';
+import { presizedLists } from './presized-lists.js';
 
 /** Lower bounds this close above the achieved maximum are summation-order noise, not a bound. */
 
@@ -133,9 +134,6 @@ function tally(model: BalanceModel, owner: Int32Array, previous: PreviousOwners 
   };
 }
 
-/** Longest member list allocated at its final size (V8 preallocates fast arrays up to ~100k). */
-const PRESIZED_LIST_LIMIT = 32_768;
-
 /**
  * Each member's partitions, sorted by topic then partition so the assignment bytes are identical
  * for identical placements. Walking the partitions in that order fills every list already
@@ -147,12 +145,7 @@ function assignmentLists(
   owner: Int32Array,
   memberCount: Int32Array,
 ): Map<string, TopicPartition[]> {
-  // Sized up front: growing 1,000 lists by push leaves copies behind, and at 100k partitions
-  // that garbage made the young-generation collections during the next calls several times
-  // slower. Past V8's limit for a preallocated fast array a list grows as usual (same writes).
-  const lists = Array.from(memberCount, (count): TopicPartition[] =>
-    count <= PRESIZED_LIST_LIMIT ? new Array<TopicPartition>(count) : [],
-  );
+  const lists = presizedLists<TopicPartition>(memberCount);
   const filled = new Int32Array(memberCount.length);
   for (let t = 0; t < model.topics.length; t++) {
     const topic = model.topics[t]!;

@@ -111,16 +111,22 @@ function placeByRule(problem: Problem, placement: Placement): void {
   }
 }
 
+type PlaceAll = (problem: Problem, placement: Placement) => void;
+
+/** Places `problem` from empty both ways and expects the very same bins, loads and tallies. */
+function expectSamePlacement(problem: Problem, fast: PlaceAll, reference: PlaceAll): void {
+  const placed = emptyPlacement(problem);
+  fast(problem, placed);
+  const expected = emptyPlacement(problem);
+  reference(problem, expected);
+  expect(snapshot(placed)).toEqual(snapshot(expected));
+}
+
 describe('core fast paths give what the general path gives', () => {
   it('placeByScan (no division on unit capacities, tie key only on ties) places exactly by the rule', () => {
     fc.assert(
       fc.property(shapeArb, (shape) => {
-        const problem = problemOf(shape);
-        const scanned = emptyPlacement(problem);
-        placeByScan(problem, scanned);
-        const literal = emptyPlacement(problem);
-        placeByRule(problem, literal);
-        expect(snapshot(scanned)).toEqual(snapshot(literal));
+        expectSamePlacement(problemOf(shape), placeByScan, placeByRule);
       }),
       RUNS,
     );
@@ -129,12 +135,7 @@ describe('core fast paths give what the general path gives', () => {
   it('placeGreedily (dealing equal items in turn) places exactly like the literal scan', () => {
     fc.assert(
       fc.property(shapeArb, (shape) => {
-        const problem = problemOf(shape);
-        const fast = emptyPlacement(problem);
-        placeGreedily(problem, fast);
-        const literal = emptyPlacement(problem);
-        placeByScan(problem, literal);
-        expect(snapshot(fast)).toEqual(snapshot(literal));
+        expectSamePlacement(problemOf(shape), placeGreedily, placeByScan);
       }),
       RUNS,
     );
@@ -151,11 +152,7 @@ describe('core fast paths give what the general path gives', () => {
       restricted: false,
       baseLoad: undefined,
     });
-    const fast = emptyPlacement(problem);
-    placeGreedily(problem, fast);
-    const literal = emptyPlacement(problem);
-    placeByScan(problem, literal);
-    expect(snapshot(fast)).toEqual(snapshot(literal));
+    expectSamePlacement(problem, placeGreedily, placeByScan);
   });
 
   it('improve() with its shortcut takes the very steps and budget of the full search', () => {
