@@ -6,6 +6,7 @@ import { bindLogger } from './logger.js';
 import { createAssignorMetrics } from './metrics.js';
 import { resolveOptions, type LoadAwareAssignerOptions } from './options.js';
 import { observeOwnAssignment, type OwnAssignment } from './own-assignment.js';
+import { installStaticMembership, type StaticMember } from './static-membership.js';
 import { createRejoinSwitchboard } from './rejoin.js';
 import { LateTopicMetadata } from './late-metadata.js';
 import { decodeUserData, encodeUserData } from './user-data.js';
@@ -61,6 +62,20 @@ export interface LoadAwarePartitionAssigner extends PartitionAssigner {
    * consumer of `groupId` uses this assigner.
    */
   readSiblings(groupId: string, timeoutMs: number): Promise<SiblingReading[]> | undefined;
+  /** True when this assigner's consumers join as static members (the `staticMembership` option). */
+  readonly staticMembership: boolean;
+  /**
+   * The group instance ids this process's consumers of `groupId` join with, in the order the
+   * consumers were created (empty without static membership).
+   */
+  groupInstanceIds(groupId: string): string[];
+  /**
+   * With static membership: from now on, `disconnect()` of this process's consumers sends
+   * LeaveGroup, so their groups rebalance at once instead of waiting `sessionTimeout` for them.
+   * Call it before `disconnect()` when the process goes away for good (a scale-down); a deploy
+   * that restarts the process should not. `leave = false` restores the default.
+   */
+  leaveOnDisconnect(leave?: boolean): void;
 }
 
 /**
@@ -100,6 +115,14 @@ export function LoadAwareAssigner(options: LoadAwareAssignerOptions = {}): LoadA
   };
 
   const rejoins = createRejoinSwitchboard();
+  let leaving = resolved.leaveOnDisconnect;
+  // Weak: a dropped consumer must not be kept alive by its assigner.
+  const staticMembers = new Map<string, Array<WeakRef<StaticMember>>>();
+  const groupInstanceIds = (groupId: string): string[] =>
+    (staticMembers.get(groupId) ?? []).flatMap((ref) => {
+      const member = ref.deref();
+      return member === undefined ? [] : [member.groupInstanceId];
+    });
   const bumpEpoch = (groupId: string): number => {
     const next = (epochOf(groupId) + 1) % 0x1_0000_0000;
     epochs.set(groupId, next);
@@ -125,6 +148,22 @@ export function LoadAwareAssigner(options: LoadAwareAssignerOptions = {}): LoadA
     if (describe !== undefined) describers.set(groupId, describe);
     const crossGroup = crossGroupOf(groupId, describe);
     const rejoin = rejoins.install(cluster, groupId);
+    // Installed under the own-assignment observer, which then sees the answers to static requests.
+    if (resolved.staticMembership) {
+      const member = installStaticMembership(cluster, {
+        instanceId: resolved.instanceId,
+        groupId,
+        leaveOnDisconnect: () => leaving,
+        fenced: (err) => {
+          metrics.fenced(groupId);
+          bindLogger(resolved.logger, { component: 'assignor', groupId }).error(
+            { groupInstanceId: err.groupInstanceId, instanceId: resolved.instanceId, code: err.code },
+            `${err.message}; it will not rejoin. Give every process its own instanceId`,
+          );
+        },
+      });
+      staticMembers.set(groupId, [...(staticMembers.get(groupId) ?? []), new WeakRef(member)]);
+    }
     const own = observeOwnAssignment(cluster);
     const metadata = stableMetadata(own);
     // Bound once per consumer, so every line of its assignments names the group without repeating it.
@@ -163,6 +202,13 @@ export function LoadAwareAssigner(options: LoadAwareAssignerOptions = {}): LoadA
     maxMovesPerRebalance: { value: resolved.maxMovesPerRebalance, enumerable: true },
     requestRejoin: { value: (groupId: string): number => rejoins.request(groupId) },
     crossGroup: { value: resolved.crossGroup, enumerable: true },
+    staticMembership: { value: resolved.staticMembership, enumerable: true },
+    groupInstanceIds: { value: groupInstanceIds },
+    leaveOnDisconnect: {
+      value: (leave = true): void => {
+        leaving = leave;
+      },
+    },
     readSiblings: {
       value: (groupId: string, timeoutMs: number): Promise<SiblingReading[]> | undefined => {
         const cross = crossGroupOf(groupId, describers.get(groupId));

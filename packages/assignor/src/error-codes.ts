@@ -18,6 +18,10 @@ export const ERROR_CODES = {
     weightsFailed: 'LOAD_AWARE_WEIGHTS_FAILED',
     /** Metadata of topics only other members subscribe to was not loaded within the budget. */
     metadataTimeout: 'LOAD_AWARE_METADATA_TIMEOUT',
+    /** Another process joined with this consumer's group instance id; this consumer stopped. */
+    staticMemberFenced: 'LOAD_AWARE_STATIC_MEMBER_FENCED',
+    /** Static membership is on, but the broker or the installed KafkaJS cannot send a group instance id. */
+    staticMembershipUnsupported: 'LOAD_AWARE_STATIC_MEMBERSHIP_UNSUPPORTED',
   },
   /** `@load-aware/weights-offset-rate`. */
   offsetRate: {

@@ -100,3 +100,39 @@ export class MetadataTimeoutError extends LoadAwareError {
     );
   }
 }
+
+/**
+ * Another process joined the group with this consumer's group instance id, so the broker fenced
+ * this one (FENCED_INSTANCE_ID). Not retriable: KafkaJS stops the consumer instead of restarting
+ * it, because rejoining would fence the other process in turn, and the two would take the place
+ * from each other for ever.
+ */
+export class StaticMemberFencedError extends LoadAwareError {
+  /** Read by KafkaJS: a fenced consumer must not be restarted. */
+  readonly retriable = false;
+  constructor(
+    readonly groupId: string,
+    readonly groupInstanceId: string,
+    options?: { cause?: unknown },
+  ) {
+    super(
+      ErrorCodes.staticMemberFenced,
+      `consumer of group ${groupId} was fenced: another process joined with its group instance id ` +
+        `${groupInstanceId}, so two processes share one instanceId; this consumer stops`,
+      options,
+    );
+  }
+}
+
+/**
+ * Static membership is on, but a group request cannot carry the group instance id: the broker
+ * negotiated a version older than KIP-345's (Kafka before 2.3), or the installed KafkaJS is not
+ * 2.2.x. Not retriable: joining as a dynamic member instead would defeat the setting in silence.
+ */
+export class StaticMembershipUnsupportedError extends LoadAwareError {
+  /** Read by KafkaJS: retrying cannot help. */
+  readonly retriable = false;
+  constructor(reason: string) {
+    super(ErrorCodes.staticMembershipUnsupported, `static membership is not possible here: ${reason}`);
+  }
+}

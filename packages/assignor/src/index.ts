@@ -34,6 +34,8 @@ export {
   WeightsTimeoutError,
   WeightsFailedError,
   MetadataTimeoutError,
+  StaticMemberFencedError,
+  StaticMembershipUnsupportedError,
   isLoadAwareError,
   type ErrorCode,
 } from './errors.js';

@@ -11,6 +11,8 @@ export interface AssignorMetrics {
   placement(groupId: string, optimalityRatio: number, movedPartitions: number): void;
   /** Records a cross-group assignment: the combined load ratio and how each sibling counted. */
   crossGroup(groupId: string, combinedLoadRatio: number, siblings: ReadonlyArray<SiblingReading>): void;
+  /** Counts a static consumer of this process fenced by another process with its group instance id. */
+  fenced(groupId: string): void;
 }
 
 /** Metrics that go nowhere, for when no registry is given. */
@@ -19,6 +21,7 @@ const noopMetrics: AssignorMetrics = {
   quality: () => undefined,
   placement: () => undefined,
   crossGroup: () => undefined,
+  fenced: () => undefined,
 };
 
 /**
@@ -128,7 +131,21 @@ export function createAssignorMetrics(registry: Registry | undefined): AssignorM
         registers: [registry],
       }),
   );
+  const fenced = reuse(
+    registry,
+    'load_aware_static_members_fenced_total',
+    (name) =>
+      new Counter({
+        name,
+        help: 'Static membership: consumers of this process stopped because another process joined with their group instance id.',
+        labelNames: ['group'],
+        registers: [registry],
+      }),
+  );
   return {
+    fenced(group) {
+      fenced.inc({ group });
+    },
     crossGroup(group, combinedLoadRatio, siblings) {
       combined.set({ group }, combinedLoadRatio);
       for (const s of siblings) siblingReads.inc({ group, sibling: s.groupId, status: s.status });

@@ -65,6 +65,21 @@ const schema = z.strictObject({
       turnMs: z.number().int().min(1000).max(86_400_000).default(DEFAULT_TURN_MS),
     })
     .optional(),
+  staticMembership: z.boolean().default(false),
+  leaveOnDisconnect: z.boolean().default(false),
+});
+
+/** Static membership needs an id that survives restarts: a random per-process one cannot. */
+const checkedSchema = schema.superRefine((o, ctx) => {
+  if (o.staticMembership && o.instanceId === undefined) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['instanceId'],
+      message:
+        'required with staticMembership: true (a random id per process cannot be static; pass a name ' +
+        'that survives restarts, such as the pod name of a StatefulSet)',
+    });
+  }
 });
 
 /**
@@ -133,6 +148,19 @@ export interface LoadAwareAssignerOptions {
    * {@link CrossGroupOptions}). Default: off, the group is balanced on its own.
    */
   crossGroup?: CrossGroupOptions;
+  /**
+   * Static membership (KIP-345) for every consumer using this assigner: each joins with a group
+   * instance id derived from `instanceId` (required then), so a restarted process takes its
+   * members' places back within `sessionTimeout` with no rebalance. `disconnect()` then sends no
+   * LeaveGroup (see `leaveOnDisconnect`). Default false.
+   */
+  staticMembership?: boolean;
+  /**
+   * With `staticMembership`: send LeaveGroup on `disconnect()`, so the group rebalances at once
+   * (a scale-down). Can also be switched on at run time with the assigner's `leaveOnDisconnect()`.
+   * Without static membership KafkaJS always leaves. Default false.
+   */
+  leaveOnDisconnect?: boolean;
 }
 
 /** Options after validation and defaults; frozen. */
@@ -149,11 +177,13 @@ export interface ResolvedLoadAwareAssignerOptions {
   readonly maxMovesPerRebalance: number | undefined;
   /** Undefined: cross-group balancing is off. */
   readonly crossGroup: CrossGroupSettings | undefined;
+  readonly staticMembership: boolean;
+  readonly leaveOnDisconnect: boolean;
 }
 
 /** Validates options once, at construction; throws {@link ConfigError} naming every bad key. */
 export function resolveOptions(options: unknown): ResolvedLoadAwareAssignerOptions {
-  const o = validateOptions(schema, options, 'LoadAwareAssigner');
+  const o = validateOptions(checkedSchema, options, 'LoadAwareAssigner');
   return Object.freeze({
     weights: o.weights ?? createUniformWeightSource(),
     instanceId: o.instanceId ?? processInstanceId,
@@ -172,5 +202,7 @@ export function resolveOptions(options: unknown): ResolvedLoadAwareAssignerOptio
             maxStaleMs: o.crossGroup.maxStaleMs,
             turnMs: o.crossGroup.turnMs,
           }),
+    staticMembership: o.staticMembership,
+    leaveOnDisconnect: o.leaveOnDisconnect,
   });
 }

@@ -7,6 +7,8 @@ import {
   LoadAwareAssigner,
   LoadAwareError,
   MetadataTimeoutError,
+  StaticMemberFencedError,
+  StaticMembershipUnsupportedError,
   WeightsFailedError,
   WeightsTimeoutError,
   type LoadAwareErrorCode,
@@ -41,6 +43,8 @@ describe('isLoadAwareError', () => {
     ['WeightsTimeoutError', new WeightsTimeoutError(10)],
     ['WeightsFailedError', new WeightsFailedError('down')],
     ['MetadataTimeoutError', new MetadataTimeoutError(2, 50)],
+    ['StaticMemberFencedError', new StaticMemberFencedError('orders', 'pod-1.0')],
+    ['StaticMembershipUnsupportedError', new StaticMembershipUnsupportedError('JoinGroup v4')],
   ];
 
   it.each(errors)('recognizes a %s by its brand and code', (name, err) => {

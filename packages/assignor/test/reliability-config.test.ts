@@ -32,6 +32,8 @@ const BAD: Record<string, unknown[]> = {
     { groups: ['orders'], extra: true },
     ['orders'],
   ],
+  staticMembership: [1, 'true', {}],
+  leaveOnDisconnect: [1, 'yes', {}],
 };
 
 function configErrorOf(options: unknown): ConfigError {
@@ -61,6 +63,15 @@ describe('LoadAwareAssigner config errors (every option)', () => {
       turnMs: 60_000,
     });
     expect(resolveOptions({}).crossGroup).toBeUndefined();
+  });
+
+  it('requires an explicit instanceId with staticMembership, naming both', () => {
+    const err = configErrorOf({ staticMembership: true });
+    expect(err.message).toContain('instanceId');
+    expect(err.message).toContain('staticMembership');
+    expect(resolveOptions({ staticMembership: true, instanceId: 'pod-0' }).staticMembership).toBe(true);
+    expect(resolveOptions({}).staticMembership).toBe(false);
+    expect(resolveOptions({}).leaveOnDisconnect).toBe(false);
   });
 
   it('names every bad key at once, plus unknown keys', () => {

@@ -1,0 +1,104 @@
+/**
+ * The KafkaJS 2.2.4 internals static membership needs, typed and looked up once.
+ *
+ * Why internals: KafkaJS's JoinGroup v5, SyncGroup v3, Heartbeat v3 and LeaveGroup v3 encoders
+ * take a `groupInstanceId`, but the `Broker` methods the consumer calls never pass one. So the
+ * coordinator view builds those requests itself, with KafkaJS's own request definitions at the
+ * version the broker connection negotiated, and sends them through the broker's own send path
+ * (so retries, request timeouts, instrumentation and the closed-connection handling stay
+ * KafkaJS's). Everything here is checked at runtime: another KafkaJS version makes
+ * {@link loadWire} answer undefined, and the assigner refuses static membership with a clear error
+ * instead of silently joining as a dynamic member.
+ */
+import { createRequire } from 'node:module';
+
+/** A request as KafkaJS's connection sends it: built by a request definition. */
+export type ProtocolRequest = object;
+
+/** One request definition of KafkaJS (`requests.JoinGroup`, ...). */
+interface RequestDefinition {
+  readonly versions: ReadonlyArray<string>;
+  protocol(args: { version: number }): (fields: object) => ProtocolRequest;
+}
+
+/** The part of a KafkaJS `Broker` used to send group requests. */
+export interface WireBroker {
+  /** Negotiated versions per API key (`{ [apiKey]: { minVersion, maxVersion } }`). */
+  readonly versions?: Readonly<Record<number, { readonly maxVersion?: number | null }>> | null;
+  /** The request builder for the negotiated version of an API. */
+  lookupRequest(apiKey: number, definition: RequestDefinition): (fields: object) => ProtocolRequest;
+}
+
+/** The group APIs whose requests carry a group instance id. */
+export type GroupApi = 'JoinGroup' | 'SyncGroup' | 'Heartbeat' | 'LeaveGroup';
+
+/** The first version of each group API with a `group_instance_id` field (KIP-345). */
+export const STATIC_MEMBERSHIP_VERSIONS: Readonly<Record<GroupApi, number>> = Object.freeze({
+  JoinGroup: 5,
+  SyncGroup: 3,
+  Heartbeat: 3,
+  LeaveGroup: 3,
+});
+
+/** What static membership uses of KafkaJS. */
+export interface KafkaWire {
+  /** The version of `api` the broker connection will send, or undefined before it is connected. */
+  versionFor(broker: WireBroker, api: GroupApi): number | undefined;
+  /** Builds a request with KafkaJS's encoder for the negotiated version. */
+  build(broker: WireBroker, api: GroupApi, fields: object): ProtocolRequest;
+  /** Sends a built request through the broker's own send path; resolves to the decoded answer. */
+  send(broker: WireBroker, request: ProtocolRequest): Promise<unknown>;
+}
+
+let cached: KafkaWire | null | undefined;
+
+/** The KafkaJS internals, or undefined when this KafkaJS does not have them where 2.2.4 does. */
+export function loadWire(): KafkaWire | undefined {
+  if (cached === undefined) cached = findWire() ?? null;
+  return cached ?? undefined;
+}
+
+function findWire(): KafkaWire | undefined {
+  try {
+    // Resolved from kafkajs's own entry point, so it is the copy the consumer runs.
+    const req = createRequire(require.resolve('kafkajs'));
+    const { requests } = req('./src/protocol/requests') as { requests?: Record<string, unknown> };
+    const apiKeys = req('./src/protocol/requests/apiKeys') as Record<string, unknown>;
+    const brokerClass = req('./src/broker') as { prototype?: object };
+    const definitions = new Map<GroupApi, { key: number; definition: RequestDefinition }>();
+    for (const api of Object.keys(STATIC_MEMBERSHIP_VERSIONS) as GroupApi[]) {
+      const key = apiKeys[api];
+      const definition = requests?.[api] as RequestDefinition | undefined;
+      if (typeof key !== 'number' || typeof definition?.protocol !== 'function') return undefined;
+      if (!definition.versions.map(Number).includes(STATIC_MEMBERSHIP_VERSIONS[api])) return undefined;
+      definitions.set(api, { key, definition });
+    }
+    // The broker's private send (`[PRIVATE.SEND_REQUEST]`), found by its symbol's description.
+    const proto = brokerClass.prototype;
+    const sendSymbol =
+      proto === undefined
+        ? undefined
+        : Object.getOwnPropertySymbols(proto).find((s) => s.description === 'private:Broker:sendRequest');
+    if (sendSymbol === undefined) return undefined;
+    const entry = (api: GroupApi) => definitions.get(api)!;
+    return {
+      versionFor(broker, api) {
+        const { key, definition } = entry(api);
+        const max = broker.versions?.[key]?.maxVersion;
+        if (typeof max !== 'number') return undefined;
+        return Math.min(max, Math.max(...definition.versions.map(Number)));
+      },
+      build(broker, api, fields) {
+        const { key, definition } = entry(api);
+        return broker.lookupRequest(key, definition)(fields);
+      },
+      send(broker, request) {
+        const send = (broker as unknown as Record<symbol, unknown>)[sendSymbol];
+        if (typeof send !== 'function') return Promise.reject(new Error('KafkaJS broker has no send method'));
+        return (send as (r: ProtocolRequest) => Promise<unknown>).call(broker, request);
+      },
+    };
+  } catch {
+    return undefined;
+  }
+}
