@@ -50,9 +50,14 @@ interface Joined {
 }
 
 describe('a group coordinator move', () => {
-  it(
-    'costs no rebalance beyond the one the leader rejoin makes, and moves no partition',
-    async () => {
+  // Static members (KIP-345) send their group instance id with every group request, and the new
+  // coordinator loads the instance-id mapping from the log: the same bound holds.
+  it.each([
+    ['dynamic', false],
+    ['static', true],
+  ])(
+    'costs no rebalance beyond the one the leader rejoin makes, and moves no partition (%s members)',
+    async (mode, staticMembership) => {
       const kafkaCluster = cluster();
       const { kafka, admin } = await connectAdminClient('coordinator-move', kafkaCluster.brokers, FAILOVER_RETRY);
       const topic = uniqueName('coordinator-move');
@@ -67,7 +72,10 @@ describe('a group coordinator move', () => {
           await startGroupConsumer(kafka, {
             groupId,
             topic,
-            partitionAssigners: [LoadAwareAssigner({ instanceId: `instance-${id}` }), PartitionAssigners.roundRobin],
+            partitionAssigners: [
+              LoadAwareAssigner({ instanceId: `instance-${id}`, staticMembership }),
+              PartitionAssigners.roundRobin,
+            ],
             created: (consumer) => {
               consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
                 const assignment = Object.entries(payload.memberAssignment)
@@ -102,7 +110,7 @@ describe('a group coordinator move', () => {
         const ownerAfter = ownerMap(after.members);
         const moved = [...ownerBefore].filter(([p, instance]) => ownerAfter.get(p) !== instance).length;
         process.stdout.write(
-          `coordinator move ${String(victim)} -> ${String(successor)}: rebalances ${String(rebalances)} ` +
+          `coordinator move (${mode}) ${String(victim)} -> ${String(successor)}: rebalances ${String(rebalances)} ` +
             `(joins per consumer ${JSON.stringify(joinsAfter)}), partitions moved ${String(moved)} of ${String(PARTITIONS)}\n`,
         );
         expect(rebalances).toBeLessThanOrEqual(1);

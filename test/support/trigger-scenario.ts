@@ -14,6 +14,8 @@ export interface TriggerTiming {
   trigger: ThresholdTriggerOptions;
   /** When the instances' triggers attach (see the fixture); default right away. */
   attach?: 'start' | 'command';
+  /** The instances join as static members; default false. */
+  staticMembership?: boolean;
 }
 
 /** One test's topic, group, weights file and instance processes; `close()` removes them all. */
@@ -74,6 +76,7 @@ export async function createTriggerScenario(
           sessionTimeoutMs: timing.sessionTimeoutMs,
           lifetimeMs: 110_000,
           attach: timing.attach ?? 'start',
+          staticMembership: timing.staticMembership ?? false,
         });
         instances.push(instance);
         await instance.waitFor((e) => e.some((x) => x.event === 'join'), 'first join');

@@ -7,6 +7,9 @@ import { createAssignorMetrics } from './metrics.js';
 import { resolveOptions, type LoadAwareAssignerOptions } from './options.js';
 import { observeOwnAssignment, type OwnAssignment } from './own-assignment.js';
 import { installStaticMembership, type StaticMember } from './static-membership.js';
+import { progressThrough, type PartitionProgress, type ReadProgress } from './group-progress.js';
+import { withTimeout } from './timeout.js';
+import type { TopicPartition } from './core/types.js';
 import { createRejoinSwitchboard } from './rejoin.js';
 import { LateTopicMetadata } from './late-metadata.js';
 import { decodeUserData, encodeUserData } from './user-data.js';
@@ -76,6 +79,16 @@ export interface LoadAwarePartitionAssigner extends PartitionAssigner {
    * that restarts the process should not. `leave = false` restores the default.
    */
   leaveOnDisconnect(leave?: boolean): void;
+  /**
+   * Reads the committed and end offsets of `partitions` for `groupId` through the connections of
+   * this process's consumer of that group (used by the trigger to see static members that are
+   * away). Rejects after `timeoutMs`; undefined when no consumer of `groupId` uses this assigner.
+   */
+  readProgress(
+    groupId: string,
+    partitions: ReadonlyArray<TopicPartition>,
+    timeoutMs: number,
+  ): Promise<PartitionProgress[]> | undefined;
 }
 
 /**
@@ -134,6 +147,7 @@ export function LoadAwareAssigner(options: LoadAwareAssignerOptions = {}): LoadA
   // through the same consumer connections, and a Stable reading stands in while a sibling rebalances.
   const siblingCache = new SiblingCache();
   const describers = new Map<string, DescribeGroup>();
+  const progressReaders = new Map<string, ReadProgress>();
   const crossGroupOf = (groupId: string, describe: DescribeGroup | undefined) =>
     resolved.crossGroup === undefined || describe === undefined
       ? undefined
@@ -146,6 +160,9 @@ export function LoadAwareAssigner(options: LoadAwareAssignerOptions = {}): LoadA
         ? describeThrough(cluster.findGroupCoordinator.bind(cluster))
         : undefined;
     if (describe !== undefined) describers.set(groupId, describe);
+    if (typeof cluster.findGroupCoordinator === 'function' && typeof cluster.fetchTopicsOffset === 'function') {
+      progressReaders.set(groupId, progressThrough(cluster, groupId));
+    }
     const crossGroup = crossGroupOf(groupId, describe);
     const rejoin = rejoins.install(cluster, groupId);
     // Installed under the own-assignment observer, which then sees the answers to static requests.
@@ -207,6 +224,15 @@ export function LoadAwareAssigner(options: LoadAwareAssignerOptions = {}): LoadA
     leaveOnDisconnect: {
       value: (leave = true): void => {
         leaving = leave;
+      },
+    },
+    readProgress: {
+      value: (groupId: string, partitions: ReadonlyArray<TopicPartition>, timeoutMs: number) => {
+        const read = progressReaders.get(groupId);
+        return (
+          read &&
+          withTimeout(read(partitions), timeoutMs, () => new Error(`progress not read within ${String(timeoutMs)} ms`))
+        );
       },
     },
     readSiblings: {

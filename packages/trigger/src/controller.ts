@@ -9,6 +9,8 @@ import {
   type Logger,
   type WeightedPartition,
 } from '@load-aware/assignor/internal';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { awayMembers } from './away-members.js';
 import { logDecision } from './check-log.js';
 import { checkedDecision, isThresholdEvaluation, thresholdEvaluations } from './decision.js';
 import { electCoordinator } from './election.js';
@@ -88,10 +90,16 @@ export function createTriggerController<D extends TriggerDecision = Evaluation>(
   // resolveControllerOptions. A trigger object was checked to have evaluate() there too.
   const trigger = (isTrigger(o.trigger) ? o.trigger : createThresholdTrigger(o.trigger)) as Trigger<D>;
   // Cross-group adds two outcomes whatever the trigger: held for the turn, siblings unknown.
+  // Static membership adds one: held while a static member is away.
+  const staticMembers = assigner.staticMembership === true;
+  const extraOutcomes = [
+    ...(assigner.crossGroup === undefined ? [] : (['not_due', 'siblings_unavailable'] as const)),
+    ...(staticMembers ? (['member_away'] as const) : []),
+  ];
   const outcomes =
-    assigner.crossGroup === undefined
+    extraOutcomes.length === 0
       ? trigger.outcomes
-      : [...new Set([...(trigger.outcomes ?? TRIGGER_OUTCOMES), 'not_due', 'siblings_unavailable'] as const)];
+      : [...new Set([...(trigger.outcomes ?? TRIGGER_OUTCOMES), ...extraOutcomes])];
   const metrics = createTriggerMetrics(o.registry, outcomes);
   /** This controller's identity in the process-wide coordinator gauge. */
   const owner = {};
@@ -190,7 +198,9 @@ export function createTriggerController<D extends TriggerDecision = Evaluation>(
     }
     if (!live()) return skipped;
     const observation = { state: group.state, members: group.members, partitions, siblings };
-    const decision = awaitTurn(checkedDecision(trigger.evaluate(observation)) as D, group.groupId);
+    const turned = awaitTurn(checkedDecision(trigger.evaluate(observation)) as D, group.groupId);
+    const decision = await holdWhileAway(turned, group, started);
+    if (!live()) return skipped;
     // The gauges describe load: they come from the threshold evaluation, inside a composite too.
     const load = thresholdEvaluations(decision)[0];
     metrics.evaluation(group.groupId, decision.outcome, load, (performance.now() - started) / 1000);
@@ -219,6 +229,36 @@ export function createTriggerController<D extends TriggerDecision = Evaluation>(
       `${decision.reason}; held for this group's cross-group turn (now group ${turn.holder}'s, ` +
       `this group's opens in ${seconds(turn.opensInMs)})`;
     return { ...decision, outcome: 'not_due', reason: escapeLogText(reason) };
+  };
+
+  /**
+   * Static membership: a fire is held while a static member of the group is away (its process is
+   * down but its place is kept), because the rebalance would wait at the join barrier for it and
+   * stop every member meanwhile (docs/deploys.md). Two progress readings `awayProbeMs` apart tell:
+   * an away member's partitions have messages waiting and none of its committed offsets moves.
+   */
+  const holdWhileAway = async (decision: D, group: ObservedGroup, started: number): Promise<D> => {
+    if (decision.outcome !== 'fired' || !staticMembers) return decision;
+    const partitions = heldPartitions(group.members);
+    // Half the check's budget at most, so both readings fit in it whatever the settings.
+    const probeMs = Math.min(o.awayProbeMs, Math.floor(o.checkTimeoutMs / 2));
+    const budgetMs = (): number => Math.max(1, o.checkTimeoutMs - (performance.now() - started));
+    const before = await assigner.readProgress(group.groupId, partitions, budgetMs());
+    if (before === undefined) return decision;
+    await sleep(probeMs);
+    const after = (await assigner.readProgress(group.groupId, partitions, budgetMs())) ?? [];
+    const away = awayMembers(group.members, before, after);
+    if (away.length === 0) return decision;
+    trigger.settle?.(false);
+    const names = away.map((m) => `${m.instanceId} (${String(m.stalledPartitions)} partitions waiting)`).join(', ');
+    const reason =
+      `${decision.reason}; held: static member(s) away, nothing consumed in ${seconds(probeMs)}: ${names}; ` +
+      'a rebalance now would wait for them at the join barrier';
+    loggerOf(group.groupId).info(
+      { awayMembers: away.map((m) => m.memberId), awayInstances: away.map((m) => m.instanceId) },
+      escapeLogText(`rebalance held while a static member is away: ${names}`),
+    );
+    return { ...decision, outcome: 'member_away', reason: escapeLogText(reason) };
   };
 
   const initiateRebalance = (group: ObservedGroup, self: string, d: TriggerDecision): void => {

@@ -168,6 +168,7 @@ const controllerSchema = z
     // Validated here too, so that a bad trigger key is reported with its path ("trigger.threshold").
     trigger: controllerTriggerOption.optional(),
     advise: z.boolean().default(false),
+    awayProbeMs: z.number().int().min(100).max(60_000).default(2000),
     weights: z
       .custom<WeightSource>(isWeightSource, {
         message: 'expected a WeightSource: an object with getWeights(partitions)',
@@ -202,6 +203,13 @@ export interface TriggerControllerOptions<D extends TriggerDecision = Evaluation
   trigger?: ThresholdTriggerOptions | Trigger<D>;
   /** Dry run: log and count what the trigger would do, never rebalance. Default false. */
   advise?: boolean;
+  /**
+   * With a `staticMembership` assigner: before a fire, the group's progress is read twice this far
+   * apart (ms, 100–60,000; at most half of `checkTimeoutMs`), and the fire is held (`member_away`)
+   * when a member's partitions have messages waiting and none of its committed offsets moved: its
+   * process is away, and a rebalance would wait for it. Default 2000.
+   */
+  awayProbeMs?: number;
   /** Where weights come from. Default: the assigner's own source, so both judge alike. */
   weights?: WeightSource;
   /** Any pino-compatible logger. Default: silent. */
@@ -217,6 +225,7 @@ export interface ResolvedTriggerControllerOptions {
   /** A trigger object as given, or the threshold trigger's resolved options. */
   readonly trigger: Trigger | ResolvedThresholdTriggerOptions;
   readonly advise: boolean;
+  readonly awayProbeMs: number;
   readonly weights: WeightSource;
   readonly logger: Logger;
   readonly registry: Registry | undefined;
@@ -292,6 +301,7 @@ export function resolveControllerOptions(
       checkTimeoutMs: o.checkTimeoutMs ?? Math.min(10_000, o.checkIntervalMs),
       trigger,
       advise: o.advise,
+      awayProbeMs: o.awayProbeMs,
       weights: o.weights ?? d.assigner.weights,
       logger: o.logger ?? noopLogger,
       registry: o.registry,

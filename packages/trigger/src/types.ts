@@ -8,7 +8,8 @@ import type { ObservedMember } from './load.js';
  * bounded. `fired` is the only outcome that rebalances; `not_due` means "not now" (a period that
  * has not elapsed, a time window that is closed, another group's cross-group turn);
  * `siblings_unavailable` means a group of the cross-group set is rebalancing or cannot be read, so
- * the combined load is not known.
+ * the combined load is not known; `member_away` is the controller's own (never a trigger's, so it
+ * is not in {@link TRIGGER_OUTCOMES}): a fire held because a static member of the group is away.
  */
 export type TriggerOutcome =
   | 'fired'
@@ -19,7 +20,8 @@ export type TriggerOutcome =
   | 'no_members'
   | 'weights_unknown'
   | 'not_due'
-  | 'siblings_unavailable';
+  | 'siblings_unavailable'
+  | 'member_away';
 
 /** Every outcome, in a stable order: what the controller accepts from a trigger. */
 export const TRIGGER_OUTCOMES: ReadonlyArray<TriggerOutcome> = [
