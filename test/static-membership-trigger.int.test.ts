@@ -19,11 +19,11 @@ const brokers = kafkaBrokersFromEnv();
 /** Produces to every partition every 50 ms until `stop()`; bounded by `maxMs` whatever happens. */
 function produceInBackground(topic: string, maxMs: number): { stop(): Promise<void> } {
   const producer = new Kafka({ clientId: 'static-trigger-producer', brokers, logLevel: logLevel.NOTHING }).producer();
-  let stopped = false;
+  const state = { stopped: false };
   const until = Date.now() + maxMs;
   const loop = (async () => {
     await producer.connect();
-    for (let i = 0; !stopped && Date.now() < until; i++) {
+    for (let i = 0; !state.stopped && Date.now() < until; i++) {
       await producer.send({
         topic,
         messages: Array.from({ length: PARTITIONS }, (_, partition) => ({ partition, value: String(i) })),
@@ -34,7 +34,7 @@ function produceInBackground(topic: string, maxMs: number): { stop(): Promise<vo
   })();
   return {
     async stop() {
-      stopped = true;
+      state.stopped = true;
       await loop;
     },
   };

@@ -15,6 +15,9 @@ import { fetchWeights } from './weight-source.js';
 import { mergeWeights } from './merge-weights.js';
 import { CAPACITY_SPREAD, MAX_CAPACITY, MIN_CAPACITY, resolveCapacities } from './core/capacity.js';
 import { errorCodeOf, errorMessageOf } from './error-fields.js';
+import { classifyRebalance, encodeAssignmentNote, type RebalanceCause } from './rebalance-cause.js';
+import { latestGroupPause } from './rebalance-report.js';
+import type { RememberedAssignment } from './assignment-memory.js';
 import { escapeLogText } from './log-text.js';
 import {
   readSiblingGroups,
@@ -74,8 +77,9 @@ export async function assignGroup(
   const elapsedMs = (): number => Math.round((performance.now() - started) * 1000) / 1000;
   let members: BalanceMember[] = [];
   let partitions: TopicPartition[] = [];
+  let decoded: DecodedMember[] = [];
   try {
-    const decoded = group.members.map(decodeMember);
+    decoded = group.members.map(decodeMember);
     warnAboutUnreadableMembers(ctx, decoded);
     warnAboutSharedInstanceIds(ctx, decoded);
     members = decoded.map((m) => toBalanceMember(m, group.topics));
@@ -97,7 +101,9 @@ export async function assignGroup(
     const weighed = extra.length === 0 ? partitions : [...partitions, ...extra];
     const weights = await fetchWeights(ctx.options.weights, weighed, ctx.options.weightsTimeoutMs);
     const instanceBaseLoad = siblings && baseLoads(ctx, siblings, weights);
-    const owners = currentOwners(decoded, ctx.memory.recall(ctx.groupId));
+    const remembered = ctx.memory.recall(ctx.groupId);
+    const cause = rebalanceCause(remembered, decoded, partitions);
+    const owners = currentOwners(decoded, remembered);
     const result = balance(
       {
         members,
@@ -108,7 +114,7 @@ export async function assignGroup(
       },
       balanceOptions(ctx),
     );
-    remember(ctx, result.assignments, members);
+    remember(ctx, result.assignments, members, decoded, partitions);
     const durationMs = elapsedMs();
     const { skewRatio, combinedSkewRatio } = logAssignment(
       logger,
@@ -117,11 +123,12 @@ export async function assignGroup(
       durationMs,
       owners,
     );
+    logRebalance(ctx, cause, decoded);
     ctx.metrics.assignment(ctx.groupId, 'load_aware', durationMs / 1000);
     ctx.metrics.quality(ctx.groupId, result.defaultedCount, skewRatio);
     if (siblings !== undefined) ctx.metrics.crossGroup(ctx.groupId, combinedSkewRatio, siblings);
     ctx.metrics.placement(ctx.groupId, result.optimalityRatio, result.movedCount);
-    return encodeAssignments(result.assignments);
+    return encodeAssignments(result.assignments, cause);
   } catch (err) {
     logger.warn(
       { err, code: errorCodeOf(err) },
@@ -130,8 +137,65 @@ export async function assignGroup(
         `load-aware assignment failed (${errorMessageOf(err)}); falling back to round-robin over each member's subscription`,
       ),
     );
-    return fallback(ctx, group, members, partitions, elapsedMs);
+    return fallback(ctx, group, members, partitions, elapsedMs, decoded);
   }
+}
+
+/**
+ * Why the group rebalanced, against what this leader remembers of the previous generation; sent
+ * to every member in its assignment so each can label what the rebalance cost it.
+ */
+function rebalanceCause(
+  remembered: RememberedAssignment | undefined,
+  decoded: ReadonlyArray<DecodedMember>,
+  partitions: ReadonlyArray<TopicPartition>,
+): RebalanceCause {
+  const previous =
+    remembered?.epochs === undefined || remembered.partitionCounts === undefined
+      ? undefined
+      : {
+          memberIds: new Set(remembered.assignments.keys()),
+          epochs: remembered.epochs,
+          partitionCounts: remembered.partitionCounts,
+        };
+  return classifyRebalance(previous, {
+    members: decoded,
+    partitionCounts: partitionCounts(partitions),
+    ownersReported: decoded.some((m) => m.owned !== undefined),
+  });
+}
+
+function partitionCounts(partitions: ReadonlyArray<TopicPartition>): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const p of partitions) counts.set(p.topic, (counts.get(p.topic) ?? 0) + 1);
+  return counts;
+}
+
+/**
+ * One INFO line per assignment: why the group rebalances now, and what the latest rebalance the
+ * members reported cost the group (each member sends its own pause with its next JoinGroup).
+ */
+function logRebalance(ctx: AssignContext, cause: RebalanceCause, decoded: ReadonlyArray<DecodedMember>): void {
+  const last = latestGroupPause(decoded);
+  if (last !== undefined) ctx.metrics.groupPause(ctx.groupId, last.pausedMemberSeconds);
+  const fields = {
+    cause,
+    ...(last === undefined
+      ? {}
+      : {
+          lastGeneration: last.generation,
+          lastCause: last.cause,
+          lastPausedMemberSeconds: last.pausedMemberSeconds,
+          lastLongestPauseSeconds: last.longestSeconds,
+        }),
+  };
+  const cost =
+    last === undefined
+      ? 'no pause reported yet'
+      : `the last one (generation ${String(last.generation)}, ${last.cause}) paused ${last.pausedMemberSeconds.toFixed(2)} ` +
+        `member-seconds over ${String(last.members)} members, longest ${last.longestSeconds.toFixed(2)} s on ` +
+        `instance ${last.longestInstanceId}`;
+  ctx.logger.info(fields, escapeLogText(`rebalance cause: ${cause}; ${cost}`));
 }
 
 /** Starts reading the sibling groups, when cross-group balancing is on. Never rejects. */
@@ -180,18 +244,21 @@ function fallback(
   members: BalanceMember[],
   partitions: TopicPartition[],
   elapsedMs: () => number,
+  decoded: ReadonlyArray<DecodedMember>,
 ): GroupMemberAssignment[] {
   try {
     const assignments = roundRobin(members, partitions);
-    remember(ctx, assignments, members);
+    const cause = rebalanceCause(ctx.memory.recall(ctx.groupId), decoded, partitions);
+    remember(ctx, assignments, members, decoded, partitions);
     logFallback(ctx.logger, assignments, new Map(members.map((m) => [m.memberId, m.instanceId])), elapsedMs());
+    logRebalance(ctx, cause, decoded);
     ctx.metrics.assignment(ctx.groupId, 'fallback', elapsedMs() / 1000);
-    return encodeAssignments(assignments);
+    return encodeAssignments(assignments, cause);
   } catch (err) {
     ctx.logger.error({ err }, 'round-robin fallback failed; every member gets an empty assignment');
     ctx.memory.forget(ctx.groupId);
     ctx.metrics.assignment(ctx.groupId, 'fallback', elapsedMs() / 1000);
-    return encodeAssignments(new Map(group.members.map((m) => [m.memberId, []])));
+    return encodeAssignments(new Map(group.members.map((m) => [m.memberId, []])), 'unknown');
   }
 }
 
@@ -207,11 +274,15 @@ function remember(
   ctx: AssignContext,
   assignments: ReadonlyMap<string, ReadonlyArray<TopicPartition>>,
   members: ReadonlyArray<BalanceMember>,
+  decoded: ReadonlyArray<DecodedMember>,
+  partitions: ReadonlyArray<TopicPartition>,
 ): void {
   ctx.memory.remember(ctx.groupId, {
     assignments,
     instanceOf: new Map(members.map((m) => [m.memberId, m.instanceId])),
     generation: ctx.own?.generation(),
+    epochs: new Map(decoded.map((m) => [m.memberId, m.epoch])),
+    partitionCounts: partitionCounts(partitions),
   });
 }
 
@@ -286,15 +357,19 @@ function warnAboutBoundedCapacities(ctx: AssignContext, members: ReadonlyArray<B
   }
 }
 
-function encodeAssignments(assignments: ReadonlyMap<string, ReadonlyArray<TopicPartition>>): GroupMemberAssignment[] {
+function encodeAssignments(
+  assignments: ReadonlyMap<string, ReadonlyArray<TopicPartition>>,
+  cause: RebalanceCause,
+): GroupMemberAssignment[] {
   const out: GroupMemberAssignment[] = [];
+  const userData = encodeAssignmentNote(cause);
   for (const [memberId, partitions] of assignments) {
     // No prototype: a legal topic named "constructor" or "toString" must not hit an inherited key.
     const assignment = Object.create(null) as Record<string, number[]>;
     for (const { topic, partition } of partitions) (assignment[topic] ??= []).push(partition);
     out.push({
       memberId,
-      memberAssignment: AssignerProtocol.MemberAssignment.encode({ version: 0, assignment, userData: Buffer.alloc(0) }),
+      memberAssignment: AssignerProtocol.MemberAssignment.encode({ version: 0, assignment, userData }),
     });
   }
   return out;

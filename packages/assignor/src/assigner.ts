@@ -89,6 +89,12 @@ export interface LoadAwarePartitionAssigner extends PartitionAssigner {
     partitions: ReadonlyArray<TopicPartition>,
     timeoutMs: number,
   ): Promise<PartitionProgress[]> | undefined;
+  /**
+   * Records what a rebalance cost one consumer of this assigner (`measureRebalancePauses` calls
+   * it): labelled with the cause the leader sent, exported as `load_aware_rebalance_pause_seconds`,
+   * and sent with the consumer's next JoinGroup so the leader and the trigger see the group's cost.
+   */
+  recordPause(groupId: string, memberId: string, seconds: number): void;
 }
 
 /**
@@ -148,6 +154,22 @@ export function LoadAwareAssigner(options: LoadAwareAssignerOptions = {}): LoadA
   const siblingCache = new SiblingCache();
   const describers = new Map<string, DescribeGroup>();
   const progressReaders = new Map<string, ReadProgress>();
+  // Weak: the consumers' own-assignment views, to find the one a measured pause belongs to.
+  const ownViews = new Map<string, Array<WeakRef<OwnAssignment>>>();
+  const recordPause = (groupId: string, memberId: string, seconds: number): void => {
+    const views = (ownViews.get(groupId) ?? []).flatMap((ref) => ref.deref() ?? []);
+    const own = views.find((v) => v.memberId() === memberId);
+    const rebalance = own?.lastRebalance();
+    const cause = rebalance?.cause ?? 'unknown';
+    metrics.pause(groupId, cause, seconds);
+    if (own !== undefined && rebalance !== undefined) {
+      own.notePause({ generation: rebalance.generation, pauseMs: seconds * 1000, cause });
+    }
+    bindLogger(resolved.logger, { component: 'assignor', groupId }).debug(
+      { memberId, cause, generation: rebalance?.generation, pauseSeconds: seconds },
+      `rebalance paused this member ${seconds.toFixed(3)} s (${cause})`,
+    );
+  };
   const crossGroupOf = (groupId: string, describe: DescribeGroup | undefined) =>
     resolved.crossGroup === undefined || describe === undefined
       ? undefined
@@ -182,6 +204,7 @@ export function LoadAwareAssigner(options: LoadAwareAssignerOptions = {}): LoadA
       staticMembers.set(groupId, [...(staticMembers.get(groupId) ?? []), new WeakRef(member)]);
     }
     const own = observeOwnAssignment(cluster);
+    ownViews.set(groupId, [...(ownViews.get(groupId) ?? []).filter((r) => r.deref() !== undefined), new WeakRef(own)]);
     const metadata = stableMetadata(own);
     // Bound once per consumer, so every line of its assignments names the group without repeating it.
     const logger = bindLogger(resolved.logger, { component: 'assignor', groupId });
@@ -226,6 +249,7 @@ export function LoadAwareAssigner(options: LoadAwareAssignerOptions = {}): LoadA
         leaving = leave;
       },
     },
+    recordPause: { value: recordPause },
     readProgress: {
       value: (groupId: string, partitions: ReadonlyArray<TopicPartition>, timeoutMs: number) => {
         const read = progressReaders.get(groupId);
@@ -260,7 +284,7 @@ function stableMetadata(
   return (topics, record) => {
     const quiet = own.quietRejoinProtocols()?.find((p) => p.name === ASSIGNER_NAME)?.metadata;
     if (quiet !== undefined && sameIdentity(quiet, topics, record)) return quiet;
-    const userData = encodeUserData({ ...record, owned: own.owned(), processToken });
+    const userData = encodeUserData({ ...record, owned: own.owned(), processToken, lastPause: own.lastPause() });
     return AssignerProtocol.MemberMetadata.encode({ version: 0, topics, userData });
   };
 }

@@ -8,6 +8,10 @@ export interface RememberedAssignment {
   readonly instanceOf: ReadonlyMap<string, string>;
   /** The group generation the assignment was computed for, when known. */
   readonly generation?: number | undefined;
+  /** Member id → the rebalance epoch it advertised, to tell a fire from other causes. */
+  readonly epochs?: ReadonlyMap<string, number> | undefined;
+  /** Topic → partition count at that assignment, to tell a metadata change. */
+  readonly partitionCounts?: ReadonlyMap<string, number> | undefined;
 }
 
 /**

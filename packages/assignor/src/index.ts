@@ -13,6 +13,8 @@ export type { SiblingReading, SiblingStatus, CrossGroupSettings } from './siblin
 export { createUniformWeightSource, type WeightSource, type PartitionWeight } from './weight-source.js';
 export { kafkaJsLogCreator, type Logger, type LogFn } from './logger.js';
 export { processInstanceId } from './instance-id.js';
+export { measureRebalancePauses, type PauseSink } from './pause-meter.js';
+export type { RebalanceCause } from './rebalance-cause.js';
 export {
   balance,
   explain,

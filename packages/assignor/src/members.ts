@@ -1,6 +1,6 @@
 import { AssignerProtocol, type GroupMember } from 'kafkajs';
 import type { OwnedPartitions } from './owned-partitions.js';
-import { decodeUserData } from './user-data.js';
+import { decodeUserData, type RebalancePause } from './user-data.js';
 
 /** A group member's subscription as the leader reads it from JoinGroup metadata. */
 export interface DecodedMember {
@@ -14,6 +14,8 @@ export interface DecodedMember {
   readonly owned: OwnedPartitions | undefined;
   /** The sending process's token (userData version 3), when it sends one. */
   readonly processToken: string | undefined;
+  /** What the member's last rebalance cost it (userData version 4), when it reports it. */
+  readonly lastPause: RebalancePause | undefined;
   /** Why the member's load-aware userData was not usable; undefined when it was. */
   readonly problem: string | undefined;
 }
@@ -41,8 +43,18 @@ export function decodeMember(member: GroupMember): DecodedMember {
   }
   const decoded = decodeUserData(userData);
   if (decoded.ok) {
-    const { instanceId, capacity, epoch, owned, processToken } = decoded.value;
-    return { memberId: member.memberId, topics, instanceId, capacity, epoch, owned, processToken, problem: undefined };
+    const { instanceId, capacity, epoch, owned, processToken, lastPause } = decoded.value;
+    return {
+      memberId: member.memberId,
+      topics,
+      instanceId,
+      capacity,
+      epoch,
+      owned,
+      processToken,
+      lastPause,
+      problem: undefined,
+    };
   }
   const problem = topics === undefined ? 'unreadable subscription metadata' : decoded.reason;
   return {
@@ -53,6 +65,7 @@ export function decodeMember(member: GroupMember): DecodedMember {
     epoch: 0,
     owned: undefined,
     processToken: undefined,
+    lastPause: undefined,
     problem,
   };
 }

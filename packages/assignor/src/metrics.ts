@@ -13,6 +13,10 @@ export interface AssignorMetrics {
   crossGroup(groupId: string, combinedLoadRatio: number, siblings: ReadonlyArray<SiblingReading>): void;
   /** Counts a static consumer of this process fenced by another process with its group instance id. */
   fenced(groupId: string): void;
+  /** Records what one rebalance cost one consumer of this process: how long it processed nothing. */
+  pause(groupId: string, cause: string, seconds: number): void;
+  /** The leader's view: the group's paused member-seconds in the latest rebalance members reported. */
+  groupPause(groupId: string, pausedMemberSeconds: number): void;
 }
 
 /** Metrics that go nowhere, for when no registry is given. */
@@ -22,6 +26,8 @@ const noopMetrics: AssignorMetrics = {
   placement: () => undefined,
   crossGroup: () => undefined,
   fenced: () => undefined,
+  pause: () => undefined,
+  groupPause: () => undefined,
 };
 
 /**
@@ -142,9 +148,38 @@ export function createAssignorMetrics(registry: Registry | undefined): AssignorM
         registers: [registry],
       }),
   );
+  const pauses = reuse(
+    registry,
+    'load_aware_rebalance_pause_seconds',
+    (name) =>
+      new Histogram({
+        name,
+        help: 'Per consumer and rebalance: how long the consumer processed nothing, from KafkaJS leaving its fetch loop for the rebalance to its first batch after it, by the leader-reported cause.',
+        labelNames: ['group', 'cause'],
+        buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 3, 5, 10, 30, 60],
+        registers: [registry],
+      }),
+  );
+  const groupPaused = reuse(
+    registry,
+    'load_aware_rebalance_paused_member_seconds',
+    (name) =>
+      new Gauge({
+        name,
+        help: "Leader: the group's paused member-seconds (sum of every member's pause) in the latest rebalance its members reported.",
+        labelNames: ['group'],
+        registers: [registry],
+      }),
+  );
   return {
     fenced(group) {
       fenced.inc({ group });
+    },
+    pause(group, cause, seconds) {
+      pauses.observe({ group, cause }, seconds);
+    },
+    groupPause(group, pausedMemberSeconds) {
+      groupPaused.set({ group }, pausedMemberSeconds);
     },
     crossGroup(group, combinedLoadRatio, siblings) {
       combined.set({ group }, combinedLoadRatio);

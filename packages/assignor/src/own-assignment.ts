@@ -1,6 +1,8 @@
 import { AssignerProtocol, type Cluster } from 'kafkajs';
 import type { TopicPartition } from './core/types.js';
 import type { OwnedPartitions } from './owned-partitions.js';
+import { decodeAssignmentNote, type RebalanceCause } from './rebalance-cause.js';
+import type { RebalancePause } from './user-data.js';
 
 /**
  * What one KafkaJS consumer knows about its own membership, learnt without any user code: the
@@ -23,6 +25,17 @@ export interface OwnAssignment {
    * keeps the broker from rebalancing the group for it.
    */
   quietRejoinProtocols(): ReadonlyArray<{ name: string; metadata: Buffer }> | undefined;
+  /** The member id of the latest JoinGroup answer. */
+  memberId(): string | undefined;
+  /**
+   * The latest rebalance this consumer synced: its generation and cause (the leader's note, with
+   * `unknown` refined to `coordinator_move` when this consumer's coordinator changed just before).
+   */
+  lastRebalance(): { readonly generation: number; readonly cause: RebalanceCause } | undefined;
+  /** What the last rebalance cost this consumer, once measured (sent in the next userData). */
+  lastPause(): RebalancePause | undefined;
+  /** Records that cost; see {@link lastPause}. */
+  notePause(pause: RebalancePause): void;
 }
 
 /** Coordinator errors that mean a rebalance is under way or this member is out of it. */
@@ -37,6 +50,10 @@ const nothingKnown: OwnAssignment = Object.freeze({
   owned: () => undefined,
   generation: () => undefined,
   quietRejoinProtocols: () => undefined,
+  memberId: () => undefined,
+  lastRebalance: () => undefined,
+  lastPause: () => undefined,
+  notePause: () => undefined,
 });
 
 interface JoinRequest {
@@ -57,6 +74,12 @@ export function observeOwnAssignment(cluster: Cluster): OwnAssignment {
   let generation: number | undefined;
   let joined: { protocols: ReadonlyArray<{ name: string; metadata: Buffer }>; leader: boolean } | undefined;
   let rebalanceSignalled = false;
+  let memberId: string | undefined;
+  let lastRebalance: { generation: number; cause: RebalanceCause } | undefined;
+  let lastPause: RebalancePause | undefined;
+  // The coordinator's node at the last SyncGroup, and whether it changed since.
+  let syncedNode: unknown;
+  let currentNode: unknown;
 
   const noteError = (err: unknown): void => {
     const type = (err as { type?: unknown } | null)?.type;
@@ -70,6 +93,7 @@ export function observeOwnAssignment(cluster: Cluster): OwnAssignment {
       leaderId?: unknown;
     };
     if (typeof answer.generationId === 'number') generation = answer.generationId;
+    if (typeof answer.memberId === 'string') memberId = answer.memberId;
     if (Array.isArray(request.groupProtocols)) {
       joined = { protocols: request.groupProtocols, leader: answer.leaderId === answer.memberId };
       rebalanceSignalled = false;
@@ -80,6 +104,16 @@ export function observeOwnAssignment(cluster: Cluster): OwnAssignment {
   const syncGroup = async (base: CoordinatorLike, request: { generationId?: unknown }): Promise<unknown> => {
     const answer = await base.syncGroup!(request);
     const received = decodeOwn(answer);
+    if (typeof request.generationId === 'number') {
+      const note = decodeAssignmentNote(assignmentUserData(answer));
+      const moved = syncedNode !== undefined && currentNode !== syncedNode;
+      const cause = note ?? 'unknown';
+      lastRebalance = {
+        generation: request.generationId,
+        cause: cause === 'unknown' && moved ? 'coordinator_move' : cause,
+      };
+      syncedNode = currentNode;
+    }
     if (received !== undefined && typeof request.generationId === 'number') {
       // Keep the generation of the last *change*, so unchanged userData stays identical.
       if (owned === undefined || !samePartitions(owned.partitions, received)) {
@@ -113,6 +147,7 @@ export function observeOwnAssignment(cluster: Cluster): OwnAssignment {
   target.findGroupCoordinator = async (...args: Parameters<Cluster['findGroupCoordinator']>) => {
     const broker: unknown = await find.apply(cluster, args);
     if (broker === null || typeof broker !== 'object') return broker as never;
+    currentNode = (broker as { nodeId?: unknown }).nodeId;
     return observe(broker) as never;
   };
   target.disconnect = () => {
@@ -120,14 +155,35 @@ export function observeOwnAssignment(cluster: Cluster): OwnAssignment {
     generation = undefined;
     joined = undefined;
     rebalanceSignalled = false;
+    memberId = undefined;
+    lastRebalance = undefined;
+    lastPause = undefined;
     return disconnect.call(cluster);
   };
   return {
     owned: () => owned,
     generation: () => generation,
+    memberId: () => memberId,
+    lastRebalance: () => lastRebalance,
+    lastPause: () => lastPause,
+    notePause: (pause) => {
+      lastPause = pause;
+    },
     // A leader's JoinGroup rebalances the group whatever it carries, so it may as well be current.
     quietRejoinProtocols: () => (rebalanceSignalled || joined?.leader !== false ? undefined : joined.protocols),
   };
+}
+
+/** The userData of the assignment in a SyncGroup answer (where the leader's note is), if any. */
+function assignmentUserData(answer: unknown): Buffer | undefined {
+  const bytes = (answer as { memberAssignment?: unknown } | null)?.memberAssignment;
+  if (!Buffer.isBuffer(bytes) || bytes.length === 0) return undefined;
+  try {
+    const userData = (AssignerProtocol.MemberAssignment.decode(bytes) as { userData?: unknown } | null)?.userData;
+    return Buffer.isBuffer(userData) ? userData : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The partitions in a SyncGroup answer, or undefined when it cannot be read. */

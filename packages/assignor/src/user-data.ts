@@ -1,4 +1,5 @@
 import { scanOwnedSection, writeOwnedSection, type OwnedPartitions } from './owned-partitions.js';
+import { REBALANCE_CAUSES, type RebalanceCause } from './rebalance-cause.js';
 
 /**
  * The load-aware subscription userData: a small versioned binary record every member sends with
@@ -10,7 +11,8 @@ import { scanOwnedSection, writeOwnedSection, type OwnedPartitions } from './own
  *
  * Layout (big-endian): "LA" magic, u8 version, u16 instance-id byte length, UTF-8 instance id,
  * f64 capacity, u32 epoch (version 1); then the owned section of `owned-partitions.ts`
- * (version 2); then u8 token length and the process token's bytes (version 3). Later versions
+ * (version 2); then u8 token length and the process token's bytes (version 3); then the last
+ * rebalance's pause as u32 generation, u32 milliseconds, u8 cause (version 4). Later versions
  * only append fields, so a reader understands the prefix of any newer record: a version-2 reader
  * reads a version-3 record up to its owned section and ignores the token.
  */
@@ -33,6 +35,21 @@ export interface LoadAwareUserData {
    * instance id. Absent in older records and when the field cannot be read.
    */
   readonly processToken?: string | undefined;
+  /**
+   * What the member's last rebalance cost it (version 4): the generation, how long it processed
+   * nothing, and why the group rebalanced. It changes only after a rebalance, like `owned`, so it
+   * keeps the record stable between rejoins that must not rebalance. The leader and the trigger
+   * add these up into the group's paused member-seconds.
+   */
+  readonly lastPause?: RebalancePause | undefined;
+}
+
+/** One member's pause in one rebalance, as carried in userData. */
+export interface RebalancePause {
+  readonly generation: number;
+  /** Milliseconds without processing, capped at 2^32-1. */
+  readonly pauseMs: number;
+  readonly cause: RebalanceCause;
 }
 
 /** The decoder's answer: a record, or why there is none. Decoding never throws. */
@@ -42,7 +59,8 @@ export type DecodedUserData =
 const MAGIC_0 = 0x4c; // 'L'
 const MAGIC_1 = 0x41; // 'A'
 /** The record version this build writes. */
-export const USER_DATA_VERSION = 3;
+export const USER_DATA_VERSION = 4;
+const PAUSE_BYTES = 9;
 const HEADER_BYTES = 5;
 const TAIL_BYTES = 12;
 /** Longest instance id accepted, in UTF-8 bytes: userData rides on every JoinGroup. */
@@ -75,7 +93,27 @@ export function encodeUserData(data: LoadAwareUserData): Buffer {
   const owned: number[] = [];
   // Too many to carry: report nothing rather than an incomplete set the leader would trust.
   if (!writeOwnedSection(owned, data.owned)) writeOwnedSection(owned, undefined);
-  return Buffer.concat([prefix, Buffer.from(owned), Buffer.from([token.length]), token]);
+  return Buffer.concat([prefix, Buffer.from(owned), Buffer.from([token.length]), token, encodePause(data.lastPause)]);
+}
+
+/** The pause field; all zeros (generation 0 is never a measured one) when there is none. */
+function encodePause(pause: RebalancePause | undefined): Buffer {
+  const out = Buffer.alloc(PAUSE_BYTES);
+  if (pause === undefined) return out;
+  const cap = (n: number): number => Math.min(0xffffffff, Math.max(0, Math.round(n)));
+  out.writeUInt32BE(cap(pause.generation), 0);
+  out.writeUInt32BE(cap(pause.pauseMs), 4);
+  out[8] = Math.max(0, REBALANCE_CAUSES.indexOf(pause.cause));
+  return out;
+}
+
+/** The pause at `offset`; undefined when absent, truncated or unknown. A hint, never a failure. */
+function readPause(bytes: Buffer, offset: number): RebalancePause | undefined {
+  if (offset + PAUSE_BYTES > bytes.length) return undefined;
+  const generation = bytes.readUInt32BE(offset);
+  const cause = REBALANCE_CAUSES[bytes[offset + 8]!];
+  if (generation === 0 || cause === undefined) return undefined;
+  return { generation, pauseMs: bytes.readUInt32BE(offset + 4), cause };
 }
 
 /** Decodes a record from another member; anything unexpected becomes `{ ok: false, reason }`. */
@@ -99,6 +137,9 @@ export function decodeUserData(bytes: Buffer | null | undefined): DecodedUserDat
   const section = version >= 2 ? scanOwnedSection(bytes, HEADER_BYTES + idLength + TAIL_BYTES) : undefined;
   const owned = section?.owned;
   const processToken = version >= 3 && section?.end !== undefined ? readProcessToken(bytes, section.end) : undefined;
+  const tokenEnd =
+    section?.end === undefined || section.end >= bytes.length ? undefined : section.end + 1 + bytes[section.end]!;
+  const lastPause = version >= 4 && tokenEnd !== undefined ? readPause(bytes, tokenEnd) : undefined;
   return {
     ok: true,
     value: {
@@ -107,6 +148,7 @@ export function decodeUserData(bytes: Buffer | null | undefined): DecodedUserDat
       epoch,
       ...(owned === undefined ? {} : { owned }),
       ...(processToken === undefined ? {} : { processToken }),
+      ...(lastPause === undefined ? {} : { lastPause }),
     },
   };
 }

@@ -88,9 +88,11 @@ describe('owned partitions in userData', () => {
     const decoded = decodeUserData(swapped);
     expect(decoded.ok && decoded.value.instanceId).toBe('pod-a');
     expect(decoded.ok && decoded.value.owned).toBeUndefined();
-    // The owned section's last byte (version 3 appends the process token's length, 0 here, after it).
-    expect(bytes.at(-1)).toBe(0);
-    const cut = decodeUserData(Buffer.concat([bytes.subarray(0, bytes.length - 2), Buffer.from([0])]));
+    // The owned section's last byte: version 3 appends the process token's length (0 here) after
+    // it, and version 4 the 9-byte pause field.
+    const tail = 1 + 9;
+    expect(bytes[bytes.length - tail]).toBe(0);
+    const cut = decodeUserData(Buffer.concat([bytes.subarray(0, bytes.length - tail - 1), Buffer.from([0])]));
     expect(cut.ok && cut.value.owned).toBeUndefined();
   });
 

@@ -1,6 +1,11 @@
 import { AssignerProtocol, type PartitionAssigner } from 'kafkajs';
 import { LoadAwareAssigner } from '@load-aware/assignor';
-import { decodeUserData, encodeUserData, type LoadAwareUserData } from '@load-aware/assignor/internal';
+import {
+  decodeUserData,
+  encodeUserData,
+  USER_DATA_VERSION,
+  type LoadAwareUserData,
+} from '@load-aware/assignor/internal';
 import {
   decodeAssignments,
   fakeCluster,
@@ -52,10 +57,11 @@ describe('record version 3: the per-process token', () => {
   it('is written after the version-2 fields, which stay byte for byte what a version-2 reader reads', () => {
     const bytes = encodeUserData({ instanceId: 'pod-a', capacity: 1, epoch: 0, processToken: '0011223344556677' });
     const v2 = v2Record('pod-a', 1, 0);
-    expect(bytes[2]).toBe(3);
+    expect(bytes[2]).toBe(USER_DATA_VERSION);
     // A version-2 reader reads up to the end of the owned section and ignores what follows.
     expect(bytes.subarray(3, v2.length).equals(v2.subarray(3))).toBe(true);
-    expect(bytes.subarray(v2.length).toString('hex')).toBe('080011223344556677');
+    // Then version 4's pause field: nine zero bytes while no pause is known.
+    expect(bytes.subarray(v2.length).toString('hex')).toBe(`080011223344556677${'00'.repeat(9)}`);
     expect(decodeUserData(bytes)).toEqual({
       ok: true,
       value: { instanceId: 'pod-a', capacity: 1, epoch: 0, processToken: '0011223344556677' },
@@ -89,7 +95,7 @@ describe('record version 3: the per-process token', () => {
     // And writes exactly those bytes again, the token field appended and the version raised.
     const v3 = encodeUserData({ ...(decodeUserData(v2) as { value: LoadAwareUserData }).value, processToken: 'ab' });
     expect(v3.subarray(3, v2.length).equals(v2.subarray(3))).toBe(true);
-    expect(v3.subarray(v2.length).toString('hex')).toBe('01ab');
+    expect(v3.subarray(v2.length).toString('hex')).toBe(`01ab${'00'.repeat(9)}`);
   });
 
   it('is what the assigner sends: one token per process, the same for every consumer in it', () => {

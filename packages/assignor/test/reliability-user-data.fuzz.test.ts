@@ -106,7 +106,12 @@ describe('userData decoder against a reference model (fuzz)', () => {
         } else {
           expect(decoded.ok).toBe(true);
           if (!decoded.ok) return;
-          const { owned, processToken, ...prefix } = decoded.value;
+          const { owned, processToken, lastPause, ...prefix } = decoded.value;
+          // The pause (version 4) is optional; when read, a measured generation and a known cause.
+          if (lastPause !== undefined) {
+            expect(lastPause.generation).toBeGreaterThan(0);
+            expect(Number.isInteger(lastPause.pauseMs) && lastPause.pauseMs >= 0).toBe(true);
+          }
           expect(prefix).toEqual(expected);
           // The process token (version 3) is optional; when read, it is 1-32 bytes of hex.
           if (processToken !== undefined) expect(processToken).toMatch(/^(?:[0-9a-f]{2}){1,32}$/);

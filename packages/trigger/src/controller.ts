@@ -1,6 +1,7 @@
 import {
   bindLogger,
   errorMessageOf,
+  measureRebalancePauses,
   escapeLogText,
   fetchWeights,
   siblingPartitions,
@@ -91,7 +92,7 @@ export function createTriggerController<D extends TriggerDecision = Evaluation>(
   const trigger = (isTrigger(o.trigger) ? o.trigger : createThresholdTrigger(o.trigger)) as Trigger<D>;
   // Cross-group adds two outcomes whatever the trigger: held for the turn, siblings unknown.
   // Static membership adds one: held while a static member is away.
-  const staticMembers = assigner.staticMembership === true;
+  const staticMembers = assigner.staticMembership;
   const extraOutcomes = [
     ...(assigner.crossGroup === undefined ? [] : (['not_due', 'siblings_unavailable'] as const)),
     ...(staticMembers ? (['member_away'] as const) : []),
@@ -131,7 +132,12 @@ export function createTriggerController<D extends TriggerDecision = Evaluation>(
     isLeader = false;
     setRole(false, reason);
   };
+  // Every member runs the controller: it measures what each rebalance costs this member, so the
+  // fires can be priced (an assigner from an older version has no recordPause: nothing measured).
+  const unmeasure =
+    typeof assigner.recordPause === 'function' ? measureRebalancePauses(consumer, assigner) : () => undefined;
   const listeners = [
+    unmeasure,
     consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
       ({ memberId, isLeader, groupId } = payload);
     }),
