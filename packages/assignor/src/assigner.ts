@@ -9,6 +9,7 @@ import { observeOwnAssignment, type OwnAssignment } from './own-assignment.js';
 import { installStaticMembership, type StaticMember } from './static-membership.js';
 import { progressThrough, type PartitionProgress, type ReadProgress } from './group-progress.js';
 import { withTimeout } from './timeout.js';
+import { loadWire, type WireBroker } from './kafkajs-wire.js';
 import type { TopicPartition } from './core/types.js';
 import { createRejoinSwitchboard } from './rejoin.js';
 import { LateTopicMetadata } from './late-metadata.js';
@@ -25,6 +26,9 @@ import {
 
 /** The protocol name members advertise in JoinGroup; all members must share it to use it. */
 export const ASSIGNER_NAME = 'LoadAwareAssigner';
+
+/** Where a consumer's assigner object keeps its background-join closure alive. */
+const BACKGROUND_JOIN = Symbol('load-aware.backgroundJoin');
 
 /** How many member ids the "warn once" memory holds before it starts over. */
 const WARNED_MEMBERS_LIMIT = 10_000;
@@ -95,6 +99,16 @@ export interface LoadAwarePartitionAssigner extends PartitionAssigner {
    * and sent with the consumer's next JoinGroup so the leader and the trigger see the group's cost.
    */
   recordPause(groupId: string, memberId: string, seconds: number): void;
+  /**
+   * Starts a group-wide rebalance of `groupId` without stopping this member first (after
+   * {@link bumpEpoch}): a JoinGroup with the new metadata is sent on behalf of one joined consumer
+   * of this process, while that consumer keeps processing until its next heartbeat tells it of
+   * the rebalance, as every other member learns of it. With {@link requestRejoin} instead the
+   * firing member stops at once and waits at the join barrier for everyone's next heartbeat, the
+   * longest pause of the group. Falls back to `requestRejoin` when no consumer has joined yet.
+   * Returns how many consumers were involved (0 when none is in the group).
+   */
+  startRebalance(groupId: string): number;
 }
 
 /**
@@ -156,6 +170,12 @@ export function LoadAwareAssigner(options: LoadAwareAssignerOptions = {}): LoadA
   const progressReaders = new Map<string, ReadProgress>();
   // Weak: the consumers' own-assignment views, to find the one a measured pause belongs to.
   const ownViews = new Map<string, Array<WeakRef<OwnAssignment>>>();
+  // Per group, each consumer's way to send a JoinGroup on its own behalf (weakly held, as above).
+  const backgroundJoins = new Map<string, Array<WeakRef<() => boolean>>>();
+  const startRebalance = (groupId: string): number => {
+    for (const ref of backgroundJoins.get(groupId) ?? []) if (ref.deref()?.() === true) return 1;
+    return rejoins.request(groupId);
+  };
   const recordPause = (groupId: string, memberId: string, seconds: number): void => {
     const views = (ownViews.get(groupId) ?? []).flatMap((ref) => ref.deref() ?? []);
     const own = views.find((v) => v.memberId() === memberId);
@@ -188,6 +208,7 @@ export function LoadAwareAssigner(options: LoadAwareAssignerOptions = {}): LoadA
     const crossGroup = crossGroupOf(groupId, describe);
     const rejoin = rejoins.install(cluster, groupId);
     // Installed under the own-assignment observer, which then sees the answers to static requests.
+    let staticMember: StaticMember | undefined;
     if (resolved.staticMembership) {
       const member = installStaticMembership(cluster, {
         instanceId: resolved.instanceId,
@@ -202,6 +223,7 @@ export function LoadAwareAssigner(options: LoadAwareAssignerOptions = {}): LoadA
         },
       });
       staticMembers.set(groupId, [...(staticMembers.get(groupId) ?? []), new WeakRef(member)]);
+      staticMember = member;
     }
     const own = observeOwnAssignment(cluster);
     ownViews.set(groupId, [...(ownViews.get(groupId) ?? []).filter((r) => r.deref() !== undefined), new WeakRef(own)]);
@@ -216,11 +238,59 @@ export function LoadAwareAssigner(options: LoadAwareAssignerOptions = {}): LoadA
         rejoins.request(groupId);
       },
     };
+    let lastTopics: string[] | undefined;
+    const joinInBackground = (): boolean => {
+      const request = own.lastJoinRequest();
+      const wire = loadWire();
+      if (request === undefined || lastTopics === undefined || request.memberId === '' || wire === undefined) {
+        return false;
+      }
+      const record = { instanceId: resolved.instanceId, capacity: resolved.capacity, epoch: epochOf(groupId) };
+      const fresh = metadata(lastTopics, record);
+      const groupProtocols = request.groupProtocols.map((p) =>
+        p.name === ASSIGNER_NAME ? { name: p.name, metadata: fresh } : p,
+      );
+      const fields = {
+        ...request,
+        protocolType: request.protocolType ?? 'consumer',
+        groupProtocols,
+        groupInstanceId: staticMember?.groupInstanceId ?? null,
+      };
+      let sent = false;
+      void (async () => {
+        const coordinator = (await cluster.findGroupCoordinator({ groupId })) as unknown as WireBroker;
+        // Its own connection: held at the join barrier on the consumer's, this request would hold
+        // the consumer's heartbeats and commits behind it, and the member would stop at once.
+        const side = wire.sideConnection(coordinator);
+        if (side === undefined) throw new Error('no connection settings to copy');
+        try {
+          const joinRequest = wire.build(coordinator, 'JoinGroup', fields);
+          await side.open();
+          sent = true;
+          await side.send(joinRequest);
+        } finally {
+          await side.close().catch(() => undefined);
+        }
+      })().catch((err: unknown) => {
+        // Once sent, no answer is the normal end: the consumer's own JoinGroup took this one's place
+        // at the barrier. Not sent (no coordinator, no connection), the fire must not be lost.
+        logger.debug({ err, sent }, 'background JoinGroup ended without an answer');
+        if (!sent) rejoins.request(groupId);
+      });
+      return true;
+    };
+    backgroundJoins.set(groupId, [
+      ...(backgroundJoins.get(groupId) ?? []).filter((r) => r.deref() !== undefined),
+      new WeakRef(joinInBackground),
+    ]);
     return {
       name: ASSIGNER_NAME,
       version: 0,
+      // Held here, by the consumer's assigner list, so the weak entry above lives as long as it does.
+      [BACKGROUND_JOIN]: joinInBackground,
       protocol({ topics }) {
         rejoin.joining();
+        lastTopics = topics;
         const record = { instanceId: resolved.instanceId, capacity: resolved.capacity, epoch: epochOf(groupId) };
         return { name: ASSIGNER_NAME, metadata: metadata(topics, record) };
       },
@@ -250,6 +320,7 @@ export function LoadAwareAssigner(options: LoadAwareAssignerOptions = {}): LoadA
       },
     },
     recordPause: { value: recordPause },
+    startRebalance: { value: startRebalance },
     readProgress: {
       value: (groupId: string, partitions: ReadonlyArray<TopicPartition>, timeoutMs: number) => {
         const read = progressReaders.get(groupId);

@@ -1,3 +1,4 @@
+import type { RebalancePause } from './user-data.js';
 import { AssignerProtocol, type GroupDescription, type MemberDescription } from 'kafkajs';
 import type { TopicPartition } from './core/types.js';
 import { decodeMember as decodeSubscription } from './members.js';
@@ -15,6 +16,8 @@ export interface ObservedMember {
   readonly assigned: ReadonlyArray<TopicPartition>;
   /** Its instance's capacity from userData. Default 1. */
   readonly capacity?: number | undefined;
+  /** What its last rebalance cost it (userData version 4), when it reports it. */
+  readonly lastPause?: RebalancePause | undefined;
 }
 
 /** A described group, decoded. */
@@ -65,6 +68,7 @@ function decodeMember(m: MemberDescription): { member: ObservedMember; isLoadAwa
       topics: subscription.topics ?? [],
       assigned: decodeAssignment(m.memberAssignment),
       capacity: subscription.capacity,
+      lastPause: subscription.lastPause,
     },
     isLoadAware: subscription.problem === undefined,
   };

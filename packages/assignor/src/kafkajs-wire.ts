@@ -48,6 +48,21 @@ export interface KafkaWire {
   build(broker: WireBroker, api: GroupApi, fields: object): ProtocolRequest;
   /** Sends a built request through the broker's own send path; resolves to the decoded answer. */
   send(broker: WireBroker, request: ProtocolRequest): Promise<unknown>;
+  /**
+   * Opens a connection of its own to `broker`'s node, with the settings of the broker's own
+   * connections (TLS, SASL, socket factory, timeouts), for one request that may block. A broker
+   * serves one request per connection at a time: a JoinGroup held at the join barrier on the
+   * consumer's connection would hold its heartbeats and offset commits behind it too.
+   */
+  sideConnection(broker: WireBroker): SideConnection | undefined;
+}
+
+/** A connection opened by {@link KafkaWire.sideConnection}. */
+export interface SideConnection {
+  /** Connects (TLS and SASL as the broker's own connections do). */
+  open(): Promise<void>;
+  send(request: ProtocolRequest): Promise<unknown>;
+  close(): Promise<void>;
 }
 
 let cached: KafkaWire | null | undefined;
@@ -65,6 +80,7 @@ function findWire(): KafkaWire | undefined {
     const { requests } = req('./src/protocol/requests') as { requests?: Record<string, unknown> };
     const apiKeys = req('./src/protocol/requests/apiKeys') as Record<string, unknown>;
     const brokerClass = req('./src/broker') as { prototype?: object };
+    const Connection = req('./src/network/connection') as new (options: object) => RawConnection;
     const definitions = new Map<GroupApi, { key: number; definition: RequestDefinition }>();
     for (const api of Object.keys(STATIC_MEMBERSHIP_VERSIONS) as GroupApi[]) {
       const key = apiKeys[api];
@@ -92,6 +108,9 @@ function findWire(): KafkaWire | undefined {
         const { key, definition } = entry(api);
         return broker.lookupRequest(key, definition)(fields);
       },
+      sideConnection(broker) {
+        return openSide(Connection, broker);
+      },
       send(broker, request) {
         const send = (broker as unknown as Record<symbol, unknown>)[sendSymbol];
         if (typeof send !== 'function') return Promise.reject(new Error('KafkaJS broker has no send method'));
@@ -101,4 +120,53 @@ function findWire(): KafkaWire | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The part of a KafkaJS `Connection` a side connection copies and uses. */
+interface RawConnection {
+  readonly host: string;
+  readonly port: number;
+  readonly rack?: string | null;
+  readonly clientId: string;
+  readonly socketFactory: unknown;
+  readonly ssl: unknown;
+  readonly sasl: unknown;
+  readonly requestTimeout: number;
+  readonly connectionTimeout: number;
+  readonly reauthenticationThreshold: number;
+  readonly versions: unknown;
+  readonly supportAuthenticationProtocol: unknown;
+  readonly logger: { namespace(name: string): unknown };
+  connect(): Promise<void>;
+  disconnect(): Promise<void>;
+  send(request: ProtocolRequest): Promise<unknown>;
+  setVersions(versions: unknown): void;
+  setSupportAuthenticationProtocol(supported: unknown): void;
+}
+
+function openSide(Connection: new (options: object) => RawConnection, broker: WireBroker): SideConnection | undefined {
+  const pool = (broker as unknown as { connectionPool?: { pool?: RawConnection[] } }).connectionPool?.pool;
+  const model = pool?.[0];
+  if (model === undefined || typeof model.host !== 'string') return undefined;
+  // No instrumentation emitter: this request is the library's, not one the user's events should count.
+  const side = new Connection({
+    host: model.host,
+    port: model.port,
+    rack: model.rack ?? null,
+    clientId: model.clientId,
+    socketFactory: model.socketFactory,
+    ssl: model.ssl,
+    sasl: model.sasl,
+    requestTimeout: model.requestTimeout,
+    connectionTimeout: model.connectionTimeout,
+    reauthenticationThreshold: model.reauthenticationThreshold,
+    logger: model.logger,
+  });
+  side.setVersions(model.versions);
+  side.setSupportAuthenticationProtocol(model.supportAuthenticationProtocol);
+  return {
+    open: () => side.connect(),
+    send: (request) => side.send(request),
+    close: () => side.disconnect(),
+  };
 }

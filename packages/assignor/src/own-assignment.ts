@@ -36,6 +36,22 @@ export interface OwnAssignment {
   lastPause(): RebalancePause | undefined;
   /** Records that cost; see {@link lastPause}. */
   notePause(pause: RebalancePause): void;
+  /**
+   * The last JoinGroup request KafkaJS sent for this consumer, with the member id the coordinator
+   * gave it: what a JoinGroup sent on the consumer's behalf must repeat (see the assigner's
+   * `startRebalance`). Undefined before the first answer.
+   */
+  lastJoinRequest(): JoinRequestFields | undefined;
+}
+
+/** The fields of a KafkaJS `broker.joinGroup()` request. */
+export interface JoinRequestFields {
+  readonly groupId: string;
+  readonly sessionTimeout: number;
+  readonly rebalanceTimeout: number;
+  readonly memberId: string;
+  readonly protocolType?: string | undefined;
+  readonly groupProtocols: ReadonlyArray<{ name: string; metadata: Buffer }>;
 }
 
 /** Coordinator errors that mean a rebalance is under way or this member is out of it. */
@@ -54,10 +70,12 @@ const nothingKnown: OwnAssignment = Object.freeze({
   lastRebalance: () => undefined,
   lastPause: () => undefined,
   notePause: () => undefined,
+  lastJoinRequest: () => undefined,
 });
 
 interface JoinRequest {
   readonly groupProtocols?: ReadonlyArray<{ name: string; metadata: Buffer }>;
+  readonly [field: string]: unknown;
 }
 
 /**
@@ -77,6 +95,7 @@ export function observeOwnAssignment(cluster: Cluster): OwnAssignment {
   let memberId: string | undefined;
   let lastRebalance: { generation: number; cause: RebalanceCause } | undefined;
   let lastPause: RebalancePause | undefined;
+  let lastJoin: JoinRequestFields | undefined;
   // The coordinator's node at the last SyncGroup, and whether it changed since.
   let syncedNode: unknown;
   let currentNode: unknown;
@@ -97,6 +116,17 @@ export function observeOwnAssignment(cluster: Cluster): OwnAssignment {
     if (Array.isArray(request.groupProtocols)) {
       joined = { protocols: request.groupProtocols, leader: answer.leaderId === answer.memberId };
       rebalanceSignalled = false;
+      const { groupId, sessionTimeout, rebalanceTimeout, protocolType } = request;
+      if (typeof groupId === 'string' && typeof sessionTimeout === 'number' && typeof rebalanceTimeout === 'number') {
+        lastJoin = {
+          groupId,
+          sessionTimeout,
+          rebalanceTimeout,
+          memberId: typeof answer.memberId === 'string' ? answer.memberId : '',
+          protocolType: typeof protocolType === 'string' ? protocolType : undefined,
+          groupProtocols: request.groupProtocols,
+        };
+      }
     }
     return answer;
   };
@@ -158,6 +188,7 @@ export function observeOwnAssignment(cluster: Cluster): OwnAssignment {
     memberId = undefined;
     lastRebalance = undefined;
     lastPause = undefined;
+    lastJoin = undefined;
     return disconnect.call(cluster);
   };
   return {
@@ -169,6 +200,7 @@ export function observeOwnAssignment(cluster: Cluster): OwnAssignment {
     notePause: (pause) => {
       lastPause = pause;
     },
+    lastJoinRequest: () => lastJoin,
     // A leader's JoinGroup rebalances the group whatever it carries, so it may as well be current.
     quietRejoinProtocols: () => (rebalanceSignalled || joined?.leader !== false ? undefined : joined.protocols),
   };

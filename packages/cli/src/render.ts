@@ -69,7 +69,7 @@ export function renderText(command: Command, report: GroupReport, options: Rende
     lines.push('');
     lines.push(
       ...table(
-        ['MEMBER', 'CLIENT', 'HOST', 'INSTANCE', 'PARTS', 'LOAD', 'SHARE', 'LAG', 'PARTITIONS'],
+        ['MEMBER', 'CLIENT', 'HOST', 'INSTANCE', 'PARTS', 'LOAD', 'SHARE', 'LAG', 'LAST PAUSE', 'PARTITIONS'],
         report.members.map((m) => [
           m.memberId,
           m.clientId,
@@ -79,6 +79,9 @@ export function renderText(command: Command, report: GroupReport, options: Rende
           num(m.load),
           pct(m.share),
           lag(m.lag),
+          m.lastPause === undefined
+            ? '-'
+            : `${m.lastPause.seconds.toFixed(2)}s ${m.lastPause.cause} g${String(m.lastPause.generation)}`,
           m.partitions.map((p) => p.slice(p.lastIndexOf(':') + 1)).join(','),
         ]),
       ),

@@ -88,6 +88,8 @@ export interface MemberReport {
   readonly load: number;
   readonly share: number;
   readonly lag: number | undefined;
+  /** What the member's last rebalance cost it, as it reported in its userData; undefined before one. */
+  readonly lastPause: { readonly generation: number; readonly seconds: number; readonly cause: string } | undefined;
 }
 
 /** One partition the proposal moves. */
@@ -219,6 +221,10 @@ export function buildReport(snapshot: GroupSnapshot, options: PlanOptions = {}):
         load,
         share: shareOf(load),
         lag: lagOf(m.assigned),
+        lastPause:
+          m.lastPause === undefined
+            ? undefined
+            : { generation: m.lastPause.generation, seconds: m.lastPause.pauseMs / 1000, cause: m.lastPause.cause },
       };
     })
     .sort((a, b) => a.instanceId.localeCompare(b.instanceId) || a.memberId.localeCompare(b.memberId));

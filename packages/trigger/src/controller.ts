@@ -292,11 +292,17 @@ export function createTriggerController<D extends TriggerDecision = Evaluation>(
       return;
     }
     const epoch = assigner.bumpEpoch(group.groupId);
-    const asked = assigner.requestRejoin(group.groupId);
+    // In the background: this member keeps processing until its heartbeat learns of the rebalance,
+    // like every other member, instead of waiting longest at the barrier (an older assigner has
+    // only requestRejoin).
+    const asked =
+      typeof assigner.startRebalance === 'function'
+        ? assigner.startRebalance(group.groupId)
+        : assigner.requestRejoin(group.groupId);
     metrics.rebalance(group.groupId, false);
     log.info(
       { ...fields, epoch, consumersAsked: asked },
-      `rebalance initiated: epoch bumped to ${String(epoch)} and this member rejoins, so the whole group rebalances`,
+      `rebalance initiated: epoch bumped to ${String(epoch)} and a JoinGroup sent for this member, so the whole group rebalances`,
     );
     if (asked === 0) {
       log.warn(

@@ -35,7 +35,12 @@ const noopMetrics: TriggerMetrics = {
 const claims = new WeakMap<Registry, Map<string, Set<object>>>();
 
 /** What a violated check can come to: the `outcome` values of the violated-checks counter. */
-const VIOLATED_OUTCOMES: ReadonlyArray<TriggerOutcome> = ['awaiting_hysteresis', 'cooldown_suppressed', 'fired'];
+const VIOLATED_OUTCOMES: ReadonlyArray<TriggerOutcome> = [
+  'awaiting_hysteresis',
+  'cooldown_suppressed',
+  'gain_below_cost',
+  'fired',
+];
 
 type GaugeName = (typeof GAUGES)[number][0];
 const GAUGES = [
@@ -51,6 +56,14 @@ const GAUGES = [
   [
     'load_aware_trigger_optimal_max_instance_load',
     'Max instance load (per unit of capacity) balance() would produce now.',
+  ],
+  [
+    'load_aware_trigger_expected_gain',
+    'What the last priced fire would buy: (current - planned busiest instance load) x the horizon (load x seconds).',
+  ],
+  [
+    'load_aware_trigger_expected_cost',
+    "What the last priced fire would cost: the group's paused member-seconds x its load per member (load x seconds).",
   ],
   [
     'load_aware_trigger_member_imbalance_ratio',
@@ -163,6 +176,10 @@ export function createTriggerMetrics(
         g.load_aware_trigger_current_max_instance_load.set({ group }, e.currentMaxLoad);
       if (e.optimalMaxLoad !== undefined)
         g.load_aware_trigger_optimal_max_instance_load.set({ group }, e.optimalMaxLoad);
+      if (e.price !== undefined) {
+        g.load_aware_trigger_expected_gain.set({ group }, e.price.gain);
+        g.load_aware_trigger_expected_cost.set({ group }, e.price.cost);
+      }
     },
     coordinator(group, owner, isCoordinator) {
       let owners = groupClaims.get(group);

@@ -45,6 +45,7 @@ const triggerSchema = z
     defaultWeight: z.number().min(0).max(Number.MAX_SAFE_INTEGER).default(DEFAULT_PARTITION_WEIGHT),
     moveTolerance: z.number().min(0).max(1).default(DEFAULT_MOVE_TOLERANCE),
     maxMovesPerRebalance: z.number().int().min(0).optional(),
+    minGainToCost: z.number().min(0).max(1_000_000).default(2),
     now: clockOption,
     monotonicNow: clockOption,
   })
@@ -92,6 +93,14 @@ export interface ThresholdTriggerOptions {
   /** Churn bound of that `balance()`; keep it the assignor's. Default unbounded. */
   maxMovesPerRebalance?: number | undefined;
   /**
+   * A confirmed imbalance fires only when what the fire buys is at least this many times what it
+   * costs (outcome `gain_below_cost` otherwise; the streak stands). Gain: the excess load removed
+   * (current − planned busiest instance load) over the cooldown (at least 60 s). Cost: the group's
+   * paused member-seconds in its last measured rebalance (1 s per member until one is measured)
+   * times the group's load per member. 0 turns the price off: the plain threshold rule. Default 2.
+   */
+  minGainToCost?: number;
+  /**
    * The wall clock, in ms since the epoch; only for the reported `lastFiredAt`. Default `Date.now`.
    */
   now?: () => number;
@@ -113,6 +122,7 @@ export interface ResolvedThresholdTriggerOptions {
   readonly defaultWeight: number;
   readonly moveTolerance: number;
   readonly maxMovesPerRebalance: number | undefined;
+  readonly minGainToCost: number;
   readonly now: () => number;
   readonly monotonicNow: () => number;
 }

@@ -3,6 +3,7 @@
  * observations in, outcomes out. No timers and no I/O; the only impure inputs are the injected clocks
  * (a monotonic one for every interval, the wall clock only for the reported fire time).
  */
+import { amount, priceOf, priceText } from './fire-price.js';
 import { assignmentFingerprint, instanceCount, memberImbalance, planFromCurrent, resolveWeights } from './load.js';
 import { escapeLogText, validateOptions } from '@load-aware/assignor/internal';
 import type { LoadAwarePartitionAssigner } from '@load-aware/assignor';
@@ -139,6 +140,7 @@ export function createThresholdTrigger(options: ThresholdTriggerOptions = {}): T
     balancedAgain: false,
     shape,
     plan: undefined,
+    price: undefined,
   });
 
   const judge = (observation: Observation): Evaluation => {
@@ -190,6 +192,7 @@ export function createThresholdTrigger(options: ThresholdTriggerOptions = {}): T
       optimalMaxMemberLoad: member?.optimalMaxLoad,
       shape,
       plan,
+      price: undefined,
     };
     const memberText =
       member?.instanceId === undefined ? '' : ` of the members of instance ${escapeLogText(member.instanceId)}`;
@@ -269,6 +272,28 @@ export function createThresholdTrigger(options: ThresholdTriggerOptions = {}): T
       };
     }
 
+    // A member-level fire buys what it takes off the busiest member; an instance-level one, off the
+    // busiest instance.
+    const excess =
+      level === 'member'
+        ? (member?.currentMaxLoad ?? 0) - (member?.optimalMaxLoad ?? 0)
+        : currentMaxLoad - optimalMaxLoad;
+    const price = priceOf(members, plan.totalWeight, excess, cooldownMs);
+    const priced = `expected gain ${amount(price.gain)} vs cost ${amount(price.cost)} (${priceText(price)})`;
+    if (o.minGainToCost > 0 && price.gain < o.minGainToCost * price.cost) {
+      const b = base(now);
+      return {
+        outcome: 'gain_below_cost',
+        reason: `${above}; not worth a rebalance: ${priced}, below ${String(o.minGainToCost)}x`,
+        ...judged,
+        price,
+        level,
+        ...b,
+        cooldownGrowth,
+        balancedAgain: false,
+      };
+    }
+
     lastFiredAtMono = now;
     lastFiredAt = o.now();
     unjudgedFire = { fingerprint };
@@ -277,8 +302,9 @@ export function createThresholdTrigger(options: ThresholdTriggerOptions = {}): T
     violatedChecks = 0;
     return {
       outcome: 'fired',
-      reason: `${above} on ${String(streak)}/${String(o.minViolatedChecks)} checks`,
+      reason: `${above} on ${String(streak)}/${String(o.minViolatedChecks)} checks; ${priced}`,
       ...judged,
+      price,
       level,
       ...base(now),
       violatedChecks: streak,

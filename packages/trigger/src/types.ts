@@ -8,7 +8,8 @@ import type { ObservedMember } from './load.js';
  * bounded. `fired` is the only outcome that rebalances; `not_due` means "not now" (a period that
  * has not elapsed, a time window that is closed, another group's cross-group turn);
  * `siblings_unavailable` means a group of the cross-group set is rebalancing or cannot be read, so
- * the combined load is not known; `member_away` is the controller's own (never a trigger's, so it
+ * the combined load is not known; `gain_below_cost` means the imbalance is confirmed but a rebalance
+ * would cost more than it gains; `member_away` is the controller's own (never a trigger's, so it
  * is not in {@link TRIGGER_OUTCOMES}): a fire held because a static member of the group is away.
  */
 export type TriggerOutcome =
@@ -21,6 +22,7 @@ export type TriggerOutcome =
   | 'weights_unknown'
   | 'not_due'
   | 'siblings_unavailable'
+  | 'gain_below_cost'
   | 'member_away';
 
 /** Every outcome, in a stable order: what the controller accepts from a trigger. */
@@ -34,6 +36,7 @@ export const TRIGGER_OUTCOMES: ReadonlyArray<TriggerOutcome> = [
   'weights_unknown',
   'not_due',
   'siblings_unavailable',
+  'gain_below_cost',
 ];
 
 /**
@@ -157,6 +160,25 @@ export interface Evaluation extends TriggerDecision {
   readonly shape: GroupShape | undefined;
   /** What a rebalance would produce now; undefined when the group was not judged. */
   readonly plan: BalanceResult | undefined;
+  /**
+   * What a fire would buy and cost, in load units × seconds (events, with offset-rate weights);
+   * undefined unless the check got as far as pricing a fire (a confirmed imbalance past the cooldown).
+   */
+  readonly price: FirePrice | undefined;
+}
+
+/** A fire's expected gain against its expected cost; see `minGainToCost`. */
+export interface FirePrice {
+  /** (current − planned busiest load) × the horizon: the excess load a fire removes until the next may come. */
+  readonly gain: number;
+  /** Paused member-seconds × the group's load per member: the work a rebalance's pause holds up. */
+  readonly cost: number;
+  /** The seconds the gain is integrated over: the cooldown, at least 60. */
+  readonly horizonSeconds: number;
+  /** The paused member-seconds the cost assumes. */
+  readonly pausedMemberSeconds: number;
+  /** `measured`: from the members' last reported rebalance; `assumed`: 1 s per member, none reported yet. */
+  readonly pauseSource: 'measured' | 'assumed';
 }
 
 /** The result of {@link PeriodicTrigger.evaluate}. */

@@ -165,7 +165,7 @@ describe('createCompositeTrigger', () => {
     expect([...createCompositeTrigger({ mode: 'any', triggers: [periodic] }).outcomes].sort()).toEqual(
       [...periodic.outcomes].sort(),
     );
-    expect(createCompositeTrigger({ mode: 'any', triggers: [threshold, periodic] }).outcomes).toHaveLength(9);
+    expect(createCompositeTrigger({ mode: 'any', triggers: [threshold, periodic] }).outcomes).toHaveLength(10);
   });
 
   it.each([

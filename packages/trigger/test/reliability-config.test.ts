@@ -29,6 +29,7 @@ const BAD_TRIGGER: Record<string, unknown[]> = {
   defaultWeight: [-1, Number.NaN, Number.POSITIVE_INFINITY, Number.MAX_VALUE, '1'],
   moveTolerance: [-0.1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, '0.05'],
   maxMovesPerRebalance: [-1, 1.5, Number.NaN, '3', {}],
+  minGainToCost: [-1, Number.NaN, Number.POSITIVE_INFINITY, 2e6, '2'],
   now: [Date.now(), {}, 'Date.now', true],
   monotonicNow: [performance.now(), {}, 'performance.now', true],
 };
@@ -38,6 +39,7 @@ const BAD_CONTROLLER: Record<string, unknown[]> = {
   checkTimeoutMs: [49, 600_001, 1.5, Number.NaN, '10000'],
   trigger: [{ threshold: 0.5 }, { treshold: 1.2 }, 1.1, true],
   advise: ['yes', 1, 'false', {}],
+  awayProbeMs: [99, 60_001, 1.5, Number.NaN, '2000'],
   weights: [{}, { getWeight: () => [] }, 'assigner'],
   logger: [console.log, {}, { info() {} }],
   registry: [{}, { registerMetric() {} }, 'default'],
