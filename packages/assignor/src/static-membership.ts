@@ -76,8 +76,8 @@ export function installStaticMembership(cluster: Cluster, context: StaticMembers
   const groupInstanceId = (): string => groupInstanceIdOf(context.instanceId, place.ordinal);
   let lastMemberId: string | undefined;
   let fencedBy: StaticMemberFencedError | undefined;
-  // Referenced by the cluster's wrapped methods below, so it lives exactly as long as the
-  // consumer does: the assigner holds it weakly.
+  // Referenced by the cluster's wrapped methods below (through `fence`, which every group request
+  // can reach), so it lives exactly as long as the consumer does: the assigner holds it weakly.
   const member: StaticMember = {
     get groupInstanceId() {
       return groupInstanceId();
@@ -89,7 +89,7 @@ export function installStaticMembership(cluster: Cluster, context: StaticMembers
 
   const fence = (cause: unknown): StaticMemberFencedError => {
     if (fencedBy === undefined) {
-      fencedBy = new StaticMemberFencedError(context.groupId, groupInstanceId(), { cause });
+      fencedBy = new StaticMemberFencedError(context.groupId, member.groupInstanceId, { cause });
       context.fenced(fencedBy);
     }
     return fencedBy;
