@@ -118,6 +118,12 @@ export interface StepProcessing {
   longest: Record<string, number>;
   /** The restarted instance: its new process's first finished message − its `ready` (s). */
   resume: number | null;
+  /**
+   * The restarted instance's own downtime: its new process's `ready` − its stop request (s).
+   * Static members' partitions wait for it that long (plus the resume); dynamic members' are
+   * handed to the others at the rebalance its leave starts.
+   */
+  downtime: number | null;
   pausedMemberSeconds: number;
   duplicates: number;
 }
@@ -341,9 +347,11 @@ export function stepProcessing(
   };
   const resume =
     fresh?.readyAt == null || fresh.firstProcessedAt === null ? null : fresh.firstProcessedAt - fresh.readyAt;
+  const downtime = fresh?.readyAt == null || restart === undefined ? null : fresh.readyAt - restart.stopAt;
   return {
     longest,
     resume,
+    downtime,
     pausedMemberSeconds: processing.memberPauses.reduce((n, p) => n + pausedSeconds(p), 0),
     duplicates: processing.duplicates.filter((d) => d.t > from && d.t <= to).reduce((n, d) => n + d.count, 0),
   };
@@ -609,9 +617,9 @@ export function processingTable(summary: RollingSummary): string {
   if (summary.steps.every((s) => s.processing === undefined)) return '';
   const header =
     '| step | restart | rebalances | static rejoins | moved | longest without processing, other instances (s) | ' +
-    `restarted: ready → first message (s) | paused member-s (> ${String(PAUSE_THRESHOLD_MS / 1000)} s) | ` +
-    'peak lag | imbalance-s | duplicates |';
-  const rule = '| ---: | --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: |';
+    'restarted: stop → ready (s) | restarted: ready → first message (s) | ' +
+    `paused member-s (> ${String(PAUSE_THRESHOLD_MS / 1000)} s) | peak lag | imbalance-s | duplicates |`;
+  const rule = '| ---: | --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |';
   const rows = [summary.warmUp, ...summary.steps].map((s) =>
     [
       s.index === 0 ? 'warm-up' : String(s.index),
@@ -620,6 +628,7 @@ export function processingTable(summary: RollingSummary): string {
       String(s.staticRejoins),
       s.index === 0 ? '-' : String(s.moved),
       longestCell(s.processing),
+      s.index === 0 ? '-' : seconds(s.processing?.downtime),
       s.index === 0 ? '-' : seconds(s.processing?.resume, 2),
       seconds(s.processing?.pausedMemberSeconds),
       String(Math.round(s.peakLag)),

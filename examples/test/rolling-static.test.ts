@@ -233,6 +233,7 @@ describe('stepProcessing and the static targets', () => {
     expect(Object.keys(p.longest)).toEqual(['b']);
     expect(p.longest['b']).toBeCloseTo(0.8);
     expect(p.resume).toBeCloseTo(1.5);
+    expect(p.downtime).toBeCloseTo(15);
     expect(p.pausedMemberSeconds).toBeCloseTo(1 + 1.5 + 0.8);
     expect(p.duplicates).toBe(7);
   });
@@ -292,7 +293,7 @@ describe('stepProcessing and the static targets', () => {
     expect(s.totals.processing).toMatchObject({ longestAt: 'b, step 1', duplicates: 7 });
     expect(s.totals.processing?.longest).toBeCloseTo(0.8);
     expect(targetChecks(s.totals).map((c) => c.met)).toEqual([true, true, true, true, true]);
-    expect(processingTable(s)).toContain('| 1 | a | 0 | 1 | 0 | b 0.8 | 1.50 | 3.3 | 0 | 0.0 | 7 |');
+    expect(processingTable(s)).toContain('| 1 | a | 0 | 1 | 0 | b 0.8 | 15.0 | 1.50 | 3.3 | 0 | 0.0 | 7 |');
     expect(totalsTable([s.totals])).toContain('| lost / duplicates (run) | 0 / 7 |');
   });
 });
