@@ -5,6 +5,10 @@
  * (the "fast preset"). It reports to the parent as JSON lines (protocol.ts) and stops when its
  * stdin closes, on SIGINT/SIGTERM, or after `lifetimeMs`: it never outlives the demo.
  *
+ * With `staticMembership` (load-aware only) its consumers join as static members; SIGTERM is a
+ * deploy restart (disconnect without LeaveGroup: the new process takes the places back), while a
+ * closed stdin, SIGINT or the lifetime's end mean the process is gone for good and leave.
+ *
  * argv[2] is a JSON InstanceSpec.
  */
 import { performance } from 'node:perf_hooks';
@@ -14,6 +18,7 @@ import { Registry } from 'prom-client';
 import { LoadAwareAssigner, type Logger } from '@load-aware/assignor';
 import { createOffsetRateWeightSource, type OffsetRateWeightSource } from '@load-aware/weights-offset-rate';
 import { createTriggerController, type TriggerController } from '@load-aware/trigger';
+import { ProcessingMonitor } from './processing.js';
 import type { InstanceEvent, InstanceSpec } from './protocol.js';
 import { processMessage } from './work.js';
 
@@ -117,28 +122,44 @@ async function main(): Promise<void> {
     }
     // Capacity = members: each member processes one message at a time, so an instance with three
     // members can take three times the load of one with a single member.
-    loadAware = LoadAwareAssigner({ instanceId, capacity: spec.members, weights, logger, registry });
+    // Static membership: the instance id is the pod's name, the same in every process of the
+    // pod, so the group instance ids (`<instanceId>.<n>`) are too.
+    loadAware = LoadAwareAssigner({
+      instanceId,
+      capacity: spec.members,
+      weights,
+      logger,
+      registry,
+      ...(spec.staticMembership === true ? { staticMembership: true } : {}),
+    });
     assigners = [loadAware, PartitionAssigners.roundRobin];
   } else {
+    if (spec.staticMembership === true) throw new Error('staticMembership needs the load-aware assigner');
     assigners = [timedRoundRobin(instanceId)];
   }
+  const monitor =
+    spec.pauseThresholdMs === undefined ? undefined : new ProcessingMonitor(spec.pauseThresholdMs, spec.members);
 
   let consumed = 0;
   const offsets: Record<string, number> = {};
   const assigned = new Map<Consumer, number[]>();
   const members: Member[] = [];
 
-  const startMember = async (): Promise<void> => {
+  const startMember = async (member: number): Promise<void> => {
     const consumer = kafka.consumer({
       groupId: spec.groupId,
       partitionAssigners: assigners,
       sessionTimeout: spec.sessionTimeoutMs,
-      rebalanceTimeout: spec.sessionTimeoutMs,
+      rebalanceTimeout: spec.rebalanceTimeoutMs ?? spec.sessionTimeoutMs,
       heartbeatInterval: spec.heartbeatIntervalMs,
       maxWaitTimeInMs: 250,
       maxBytesPerPartition: spec.maxBytesPerPartition,
       maxBytes: spec.maxBytesPerPartition * 8,
     });
+    // Read now, in the job that created the consumer: the assigner holds each consumer's static
+    // identity only through a WeakRef that nothing else references, so once the garbage collector
+    // ran, groupInstanceIds() no longer lists it although the consumer still joins with it.
+    const groupInstanceId = loadAware?.groupInstanceIds(spec.groupId).at(-1);
     let joined: { isLeader: boolean; partitions: number[]; at: number } | undefined;
     let generation = -1;
     consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
@@ -156,6 +177,7 @@ async function main(): Promise<void> {
         memberId: payload.memberId,
         generationId: generation,
         isLeader: joined.isLeader,
+        ...(groupInstanceId === undefined ? {} : { groupInstanceId }),
         joinedAt: joined.at,
         partitions: joined.partitions,
         at: Date.now(),
@@ -185,44 +207,62 @@ async function main(): Promise<void> {
     await consumer.run({
       eachMessage: async ({ partition, message }) => {
         await processMessage(message.value, spec.workMs, spec.cpuMs);
+        monitor?.processed(member, partition, Number(message.offset), Date.now());
         consumed++;
         offsets[String(partition)] = Number(message.offset) + 1;
       },
     });
   };
 
-  const stats = setInterval(() => {
+  /** `last`: the process is stopping, so pauses still going are its own downtime, not reported. */
+  const emitStats = (last = false): void => {
+    const at = Date.now();
     emit({
       event: 'stats',
       instanceId,
       consumed,
       offsets: { ...offsets },
       assigned: [...assigned.values()].flat().sort((a, b) => a - b),
-      at: Date.now(),
+      ...(monitor === undefined ? {} : { processing: monitor.report(at, !last) }),
+      at,
     });
     consumed = 0;
+  };
+  const stats = setInterval(() => {
+    emitStats();
   }, spec.statsIntervalMs);
 
   let stopping = false;
-  const stop = async (): Promise<void> => {
+  /**
+   * `leave`: the process is gone for good, so static members leave the group (a scale-down)
+   * instead of holding their places for `sessionTimeout`. Dynamic members always leave (KafkaJS).
+   */
+  const stop = async (leave: boolean): Promise<void> => {
     if (stopping) return;
     stopping = true;
+    if (leave) loadAware?.leaveOnDisconnect();
     clearInterval(stats);
     await Promise.allSettled(members.flatMap((m) => (m.trigger === undefined ? [] : [m.trigger.stop()])));
     await Promise.allSettled(members.map((m) => m.consumer.disconnect()));
+    // What was processed since the last line (and while disconnecting), or the parent would
+    // count it as lost; only with processing reports, so the demo's lines stay as they were.
+    if (monitor !== undefined) emitStats(true);
     await weights?.stop();
     process.exit(0);
   };
-  setTimeout(() => void stop(), spec.lifetimeMs).unref();
-  process.stdin.on('end', () => void stop());
-  process.stdin.on('error', () => void stop());
+  setTimeout(() => void stop(true), spec.lifetimeMs).unref();
+  process.stdin.on('end', () => void stop(true));
+  process.stdin.on('error', () => void stop(true));
   process.stdin.resume();
-  process.on('SIGTERM', () => void stop());
+  // What a rolling deploy sends a pod: it comes back, so static members keep their places.
+  process.on('SIGTERM', () => void stop(false));
   // Ctrl-C reaches the whole process group; stop cleanly rather than die mid-commit.
-  process.on('SIGINT', () => void stop());
+  process.on('SIGINT', () => void stop(true));
 
-  await Promise.all(Array.from({ length: spec.members }, startMember));
-  emit({ event: 'ready', instanceId, at: Date.now() });
+  await Promise.all(Array.from({ length: spec.members }, (_, member) => startMember(member)));
+  const readyAt = Date.now();
+  monitor?.ready(readyAt);
+  emit({ event: 'ready', instanceId, at: readyAt });
 }
 
 main().catch((err: unknown) => {

@@ -15,8 +15,13 @@ export interface InstanceHandle {
   readonly exited: boolean;
   /** The last lines it wrote to stderr (for error messages). */
   stderr(): string;
-  /** Closes its stdin (it disconnects and exits) and waits; SIGKILL after `graceMs`. */
-  stop(graceMs?: number): Promise<void>;
+  /**
+   * Asks it to stop and waits; SIGKILL after `graceMs`. `how`: `'stdin'` (default) closes its
+   * stdin, the process is gone for good; `'SIGTERM'` is what a rolling deploy sends a pod that
+   * comes back (instance-main.ts: static members then keep their places). Dynamic members
+   * disconnect and leave either way.
+   */
+  stop(graceMs?: number, how?: 'stdin' | 'SIGTERM'): Promise<void>;
 }
 
 /**
@@ -65,9 +70,10 @@ export function startInstance(spec: InstanceSpec, onEvent: (event: InstanceEvent
       return exited;
     },
     stderr: () => stderr,
-    async stop(graceMs = 20_000) {
+    async stop(graceMs = 20_000, how = 'stdin') {
       if (exited) return;
-      child.stdin.end();
+      if (how === 'SIGTERM') child.kill('SIGTERM');
+      else child.stdin.end();
       const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
       await exit;
       clearTimeout(timer);

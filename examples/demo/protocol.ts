@@ -43,6 +43,46 @@ export interface InstanceSpec {
    * a process that never led has no rates when it first leads.
    */
   trackAllPartitions: boolean;
+  /**
+   * load-aware only: join as static members (KIP-345) with group instance ids derived from
+   * `instanceId`, so a restarted process takes its members' places back within
+   * `sessionTimeoutMs` without a rebalance. SIGTERM is then a deploy restart (disconnect, no
+   * LeaveGroup); a closed stdin or the lifetime's end leaves the group (the process is gone for
+   * good). Absent: dynamic members, as KafkaJS joins.
+   */
+  staticMembership?: boolean;
+  /** JoinGroup's rebalance timeout; absent: `sessionTimeoutMs` (the demo's wiring). */
+  rebalanceTimeoutMs?: number;
+  /**
+   * When set, `stats` lines also say where processing paused for longer than this (per member
+   * and for the whole process), when the process processed its first message, and which offsets
+   * it processed (for lost and duplicate counts). Absent: the demo's plain stats lines.
+   */
+  pauseThresholdMs?: number;
+}
+
+/** A stretch without a processed message, in wall-clock ms. */
+export interface ProcessingPause {
+  /** The last message before it, or the moment the process was ready. */
+  from: number;
+  /** The next message; for an open pause, the time of the stats line that reported it. */
+  to: number;
+  /** Still going when reported: a later line may report it again with a later `to`. */
+  open?: true;
+}
+
+/** What a `stats` line adds with {@link InstanceSpec.pauseThresholdMs}. */
+export interface ProcessingReport {
+  /** Pauses longer than the threshold, per member (index in creation order). */
+  memberPauses: Array<ProcessingPause & { member: number }>;
+  /** Pauses longer than the threshold with no member of the process processing anything. */
+  instancePauses: ProcessingPause[];
+  /** Longest stretch without a message of the process that ended since the previous line (ms), any length. */
+  longestGapMs: number;
+  /** When this process processed its first message (wall clock ms); absent before that. */
+  firstProcessedAt?: number;
+  /** Partition → offset ranges `[from, to)` processed since the previous line, in order. */
+  processed: Record<string, Array<[number, number]>>;
 }
 
 /** A line an instance process prints. `at` is the wall clock in ms. */
@@ -55,6 +95,8 @@ export type InstanceEvent =
       memberId: string;
       generationId: number;
       isLeader: boolean;
+      /** The member's group instance id when it joined as a static member. */
+      groupInstanceId?: string;
       joinedAt: number;
       partitions: number[];
       at: number;
@@ -68,6 +110,8 @@ export type InstanceEvent =
       offsets: Record<string, number>;
       /** Partitions the members of this process hold now. */
       assigned: number[];
+      /** With {@link InstanceSpec.pauseThresholdMs} only. */
+      processing?: ProcessingReport;
       at: number;
     }
   | {

@@ -37,7 +37,22 @@ export interface GenerationRecord {
   leaderInstance: string | undefined;
   /** Member id of the leader (a restarted process has new member ids). */
   leaderMemberId: string | undefined;
-  members: Array<{ memberId: string; instanceId: string; partitions: number[] }>;
+  /**
+   * `groupInstanceId`: static members only (KIP-345). A static member that comes back within its
+   * session replaces its old member id in the same generation (no rebalance), so its entry here
+   * is replaced too rather than added.
+   */
+  members: Array<{ memberId: string; instanceId: string; partitions: number[]; groupInstanceId?: string }>;
+}
+
+/** A static member that took its place back in the current generation, without a rebalance. */
+export interface StaticRejoinRecord {
+  t: number;
+  instanceId: string;
+  groupInstanceId: string;
+  generationId: number;
+  /** The partitions it got back were the ones its previous member id held. */
+  samePartitions: boolean;
 }
 
 /** One assignment a leader computed. */
@@ -75,6 +90,8 @@ export interface PhaseRecord {
   /** Times the load-aware trigger initiated a rebalance. */
   triggers: number[];
   warnings: Array<{ t: number; instanceId: string; message: string }>;
+  /** Static members that rejoined without a rebalance (the rolling-restart benchmark's static run). */
+  staticRejoins?: StaticRejoinRecord[];
   /** The CLI's `plan` at the end of the phase: busiest ÷ ideal then, and in the proposal. */
   cli?: { ratio: number; proposedRatio: number; moves: number };
 }

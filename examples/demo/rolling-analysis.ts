@@ -27,8 +27,28 @@
  *   no one or by two instances (mid-rebalance) have no ratio; their cost shows in the lag.
  * - imbalance-seconds: Σ max(0, ratio − 1) × Δt over the samples of a window that have a ratio,
  *   Δt being the time since the previous sample (at most {@link MAX_SAMPLE_GAP_SECONDS}).
+ * - owner: a member is its group instance id when it has one (static membership: a restarted
+ *   process's member is the same owner), else its member id.
+ * - static rejoins: static members that took their place back in the current generation (the
+ *   broker swapped their member id without a rebalance).
+ * - pause (with the processing reports, {@link ProcessingRecord}): a stretch longer than
+ *   {@link PAUSE_THRESHOLD_MS} without a finished message, of one member or of a whole process;
+ *   a member that has not processed yet is pausing from its process's `ready` line on.
+ * - longest stretch without processing (of an instance not restarted in the step): the longest
+ *   stretch between two messages its process finished, or pause, within the step window.
+ * - resume (of the restarted instance): its new process's first finished message − its `ready`.
+ * - paused member-seconds: Σ over members of the time of their pauses inside the step window,
+ *   leaving out the restarted instance's own downtime (from its stop request to its new
+ *   process's `ready`): the pod is gone then, its members are not paused but absent.
+ * - duplicates / lost: offsets processed more than once / never processed, over the run once
+ *   the producer stopped and the group drained (bounded); duplicates are dated by the stats
+ *   line that reported them.
  */
 import type { AssignmentRecord, GenerationRecord, PhaseRecord, Sample } from './record.js';
+import type { DeliveryRecord, PauseRecord, ProcessingRecord } from './rolling-processing.js';
+
+/** A stretch without a finished message longer than this is a pause (per member, or per process). */
+export const PAUSE_THRESHOLD_MS = 500;
 
 /** A longer gap between samples (a skipped admin request) counts as this long. */
 export const MAX_SAMPLE_GAP_SECONDS = 5;
@@ -51,7 +71,12 @@ export interface StepRecord {
   /** The step ended: the group was Stable and settled, or the wait gave up. */
   settledAt: number;
   settled: boolean;
+  /** Which process of the instance the new one is (1 after its first restart); see {@link ProcessingRecord}. */
+  process?: number;
 }
+
+/** How the members join: dynamic (KafkaJS's own) or static (KIP-345, the assigner's `staticMembership`). */
+export type Membership = 'dynamic' | 'static';
 
 /** What one assigner's run recorded. */
 export interface RollingRun {
@@ -60,6 +85,10 @@ export interface RollingRun {
   warmedAt: number;
   warmSettled: boolean;
   steps: StepRecord[];
+  /** Absent in records written before static membership: dynamic. */
+  membership?: Membership;
+  /** The instances' processing reports (pauses, first messages, lost and duplicates). */
+  processing?: ProcessingRecord;
 }
 
 /** How the membership changed in one rebalance. */
@@ -78,6 +107,25 @@ export interface Transition {
 export interface Leader {
   instanceId: string;
   memberId: string;
+}
+
+/** What the processing reports say about one step. */
+export interface StepProcessing {
+  /**
+   * Instance → longest stretch (s) without a finished message within the step, for every
+   * instance but the restarted one; 0 when it never paused.
+   */
+  longest: Record<string, number>;
+  /** The restarted instance: its new process's first finished message − its `ready` (s). */
+  resume: number | null;
+  /**
+   * The restarted instance's own downtime: its new process's `ready` − its stop request (s).
+   * Static members' partitions wait for it that long (plus the resume); dynamic members' are
+   * handed to the others at the rebalance its leave starts.
+   */
+  downtime: number | null;
+  pausedMemberSeconds: number;
+  duplicates: number;
 }
 
 /** The numbers of one step (or of the warm-up, index 0). */
@@ -111,11 +159,32 @@ export interface StepSummary {
   imbalanceSeconds: number;
   durationSeconds: number;
   settled: boolean;
+  /** Static members that took their place back in the window without a rebalance. */
+  staticRejoins: number;
+  /** Absent without processing reports. */
+  processing?: StepProcessing;
+}
+
+/** Processing totals over the restarts. */
+export interface ProcessingTotals {
+  /** Longest stretch without processing of an instance that was not restarting (s), and where. */
+  longest: number;
+  longestAt: string | undefined;
+  /** Longest resume of a restarted instance (s); null when some step has none. */
+  resume: number | null;
+  pausedMemberSeconds: number;
+  /** Duplicates reported during the restarts; the run's are in `delivery`. */
+  duplicates: number;
+  delivery: DeliveryRecord | undefined;
 }
 
 /** The totals of one assigner's restarts (the warm-up excluded). */
 export interface RollingTotals {
   assigner: string;
+  /** Column label: the assigner, with "(static)" for static membership. */
+  label: string;
+  membership: Membership;
+  staticRejoins: number;
   restarts: number;
   settledSteps: number;
   /** Generations that started during the restarts. */
@@ -133,6 +202,7 @@ export interface RollingTotals {
   meanRatioAfter: number | null;
   /** From the first stop to the end of the last step. */
   restartSeconds: number;
+  processing?: ProcessingTotals;
 }
 
 /** Everything reported for one assigner. */
@@ -143,13 +213,18 @@ export interface RollingSummary {
   totals: RollingTotals;
 }
 
-/** Partition → owning member, or undefined when some partition is held twice or not at all. */
+/** Who owns a member's partitions: its group instance id when static, else its member id. */
+function ownerOf(m: GenerationRecord['members'][number]): string {
+  return m.groupInstanceId ?? m.memberId;
+}
+
+/** Partition → owner (see the module comment), or undefined when some partition is held twice or not at all. */
 export function ownersOf(g: GenerationRecord, partitions: number): Map<number, string> | undefined {
   const owners = new Map<number, string>();
   for (const m of g.members) {
     for (const p of m.partitions) {
       if (owners.has(p) || p < 0 || p >= partitions) return undefined;
-      owners.set(p, m.memberId);
+      owners.set(p, ownerOf(m));
     }
   }
   return owners.size === partitions ? owners : undefined;
@@ -157,7 +232,7 @@ export function ownersOf(g: GenerationRecord, partitions: number): Map<number, s
 
 function counts(g: GenerationRecord): Map<string, number> {
   const out = new Map<string, number>();
-  for (const m of g.members) out.set(m.memberId, (out.get(m.memberId) ?? 0) + m.partitions.length);
+  for (const m of g.members) out.set(ownerOf(m), (out.get(ownerOf(m)) ?? 0) + m.partitions.length);
   return out;
 }
 
@@ -224,11 +299,66 @@ function leaderOf(g: GenerationRecord | undefined): Leader | undefined {
     : { instanceId: g.leaderInstance, memberId: g.leaderMemberId };
 }
 
+/** A step's window: from < t ≤ to, and the restart in it. */
+export interface StepWindow {
+  index: number;
+  /** The instance restarted in the window; undefined for the warm-up. */
+  instanceId: string | undefined;
+  from: number;
+  to: number;
+  settled: boolean;
+  /** When its stop was requested, and the number of its new process. */
+  restart?: { stopAt: number; process: number };
+}
+
+/** Seconds of `[a, b]` inside `[from, to]`. */
+function clip(a: number, b: number, from: number, to: number): number {
+  return Math.max(0, Math.min(b, to) - Math.max(a, from));
+}
+
+/** The processing numbers of one window (see the module comment). */
+export function stepProcessing(
+  processing: ProcessingRecord,
+  instances: readonly string[],
+  window: StepWindow,
+): StepProcessing {
+  const { from, to, instanceId: restarted, restart } = window;
+  const fresh =
+    restart === undefined
+      ? undefined
+      : processing.processes.find((p) => p.instanceId === restarted && p.process === restart.process);
+  // The restarted pod's own downtime: from its stop request until its new process is ready.
+  const downFrom = restart?.stopAt ?? Infinity;
+  const downTo = fresh?.readyAt ?? to;
+  const longest: Record<string, number> = {};
+  for (const id of instances) {
+    if (id === restarted) continue;
+    const pauses = processing.instancePauses
+      .filter((p) => p.instanceId === id)
+      .map((p) => clip(p.from, p.to, from, to));
+    const gaps = processing.gaps.filter((g) => g.instanceId === id && g.t > from && g.t <= to).map((g) => g.seconds);
+    longest[id] = Math.max(0, ...pauses, ...gaps);
+  }
+  const pausedSeconds = (p: PauseRecord): number => {
+    const inside = clip(p.from, p.to, from, to);
+    return p.instanceId === restarted
+      ? inside - clip(p.from, p.to, Math.max(from, downFrom), Math.min(to, downTo))
+      : inside;
+  };
+  const resume =
+    fresh?.readyAt == null || fresh.firstProcessedAt === null ? null : fresh.firstProcessedAt - fresh.readyAt;
+  const downtime = fresh?.readyAt == null || restart === undefined ? null : fresh.readyAt - restart.stopAt;
+  return {
+    longest,
+    resume,
+    downtime,
+    pausedMemberSeconds: processing.memberPauses.reduce((n, p) => n + pausedSeconds(p), 0),
+    duplicates: processing.duplicates.filter((d) => d.t > from && d.t <= to).reduce((n, d) => n + d.count, 0),
+  };
+}
+
 /** The numbers of the window from < t ≤ to; `instanceId` is the instance restarted in it. */
-export function summarizeWindow(
-  record: PhaseRecord,
-  window: { index: number; instanceId: string | undefined; from: number; to: number; settled: boolean },
-): StepSummary {
+export function summarizeWindow(record: PhaseRecord, window: StepWindow, processing?: ProcessingRecord): StepSummary {
   const { from, to, instanceId } = window;
   const generations = [...record.generations].sort((a, b) => a.generationId - b.generationId);
   const isComplete = (g: GenerationRecord): boolean => ownersOf(g, record.partitions) !== undefined;
@@ -274,42 +404,60 @@ export function summarizeWindow(
     imbalanceSeconds: imbalanceSeconds(record, from, to),
     durationSeconds: to - from,
     settled: window.settled,
+    staticRejoins: (record.staticRejoins ?? []).filter((r) => r.t > from && r.t <= to).length,
+    ...(processing === undefined
+      ? {}
+      : {
+          processing: stepProcessing(
+            processing,
+            record.instances.map((i) => i.instanceId),
+            window,
+          ),
+        }),
   };
 }
 
 /** The warm-up (index 0), every step, and the totals of one assigner's run. */
 export function summarizeRolling(run: RollingRun): RollingSummary {
   const { record } = run;
-  const warmUp = summarizeWindow(record, {
-    index: 0,
-    instanceId: undefined,
-    from: 0,
-    to: run.warmedAt,
-    settled: run.warmSettled,
-  });
+  const { processing } = run;
+  const warmUp = summarizeWindow(
+    record,
+    { index: 0, instanceId: undefined, from: 0, to: run.warmedAt, settled: run.warmSettled },
+    processing,
+  );
   // The warm-up has no previous leader: "changed" means nothing there.
   warmUp.leaderChanged = false;
   const steps = run.steps.map((step, i) =>
-    summarizeWindow(record, {
-      index: step.index,
-      instanceId: step.instanceId,
-      // Each step starts where the previous one ended, so nothing falls between two steps.
-      from: i === 0 ? run.warmedAt : run.steps[i - 1]!.settledAt,
-      to: step.settledAt,
-      settled: step.settled,
-    }),
+    summarizeWindow(
+      record,
+      {
+        index: step.index,
+        instanceId: step.instanceId,
+        // Each step starts where the previous one ended, so nothing falls between two steps.
+        from: i === 0 ? run.warmedAt : run.steps[i - 1]!.settledAt,
+        to: step.settledAt,
+        settled: step.settled,
+        ...(step.process === undefined ? {} : { restart: { stopAt: step.stopAt, process: step.process } }),
+      },
+      processing,
+    ),
   );
   const sum = (pick: (s: StepSummary) => number): number => steps.reduce((n, s) => n + pick(s), 0);
   const assignments = steps.flatMap((s) => s.assignments);
   const ratios = steps.map((s) => s.ratioAfter).filter((r): r is number => r !== null);
   const first = run.steps[0];
   const last = run.steps.at(-1);
+  const membership = run.membership ?? 'dynamic';
   return {
     assigner: record.assigner,
     warmUp,
     steps,
     totals: {
       assigner: record.assigner,
+      label: membership === 'static' ? `${record.assigner} (static)` : record.assigner,
+      membership,
+      staticRejoins: sum((s) => s.staticRejoins),
       restarts: steps.length,
       settledSteps: steps.filter((s) => s.settled).length,
       rebalances: sum((s) => s.generations.length),
@@ -324,7 +472,30 @@ export function summarizeRolling(run: RollingRun): RollingSummary {
       peakLag: Math.max(0, ...steps.map((s) => s.peakLag)),
       meanRatioAfter: mean(ratios),
       restartSeconds: first === undefined || last === undefined ? 0 : last.settledAt - run.warmedAt,
+      ...(processing === undefined ? {} : { processing: processingTotals(steps, processing) }),
     },
+  };
+}
+
+function processingTotals(steps: readonly StepSummary[], processing: ProcessingRecord): ProcessingTotals {
+  let longest = 0;
+  let longestAt: string | undefined;
+  for (const s of steps) {
+    for (const [id, seconds] of Object.entries(s.processing?.longest ?? {})) {
+      if (seconds > longest) {
+        longest = seconds;
+        longestAt = `${short(id)}, step ${String(s.index)}`;
+      }
+    }
+  }
+  const resumes = steps.map((s) => s.processing?.resume ?? null);
+  return {
+    longest,
+    longestAt,
+    resume: resumes.length === 0 || resumes.includes(null) ? null : Math.max(...(resumes as number[])),
+    pausedMemberSeconds: steps.reduce((n, s) => n + (s.processing?.pausedMemberSeconds ?? 0), 0),
+    duplicates: steps.reduce((n, s) => n + (s.processing?.duplicates ?? 0), 0),
+    delivery: processing.delivery,
   };
 }
 
@@ -427,6 +598,47 @@ export function stepTable(summary: RollingSummary, partitions: number): string {
   return [header, rule, ...rows.map((r) => `| ${r} |`)].join('\n');
 }
 
+function seconds(value: number | null | undefined, digits = 1): string {
+  return value === null || value === undefined ? '-' : value.toFixed(digits);
+}
+
+function longestCell(p: StepProcessing | undefined): string {
+  if (p === undefined) return '-';
+  return Object.entries(p.longest)
+    .map(([id, s]) => `${short(id)} ${s.toFixed(1)}`)
+    .join(', ');
+}
+
+/**
+ * The processing table of one run, warm-up first: rebalances and the time members spent without
+ * processing. Empty string without processing reports (records written before them).
+ */
+export function processingTable(summary: RollingSummary): string {
+  if (summary.steps.every((s) => s.processing === undefined)) return '';
+  const header =
+    '| step | restart | rebalances | static rejoins | moved | longest without processing, other instances (s) | ' +
+    'restarted: stop → ready (s) | restarted: ready → first message (s) | ' +
+    `paused member-s (> ${String(PAUSE_THRESHOLD_MS / 1000)} s) | peak lag | imbalance-s | duplicates |`;
+  const rule = '| ---: | --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |';
+  const rows = [summary.warmUp, ...summary.steps].map((s) =>
+    [
+      s.index === 0 ? 'warm-up' : String(s.index),
+      s.index === 0 ? '-' : short(s.instanceId),
+      String(s.generations.length),
+      String(s.staticRejoins),
+      s.index === 0 ? '-' : String(s.moved),
+      longestCell(s.processing),
+      s.index === 0 ? '-' : seconds(s.processing?.downtime),
+      s.index === 0 ? '-' : seconds(s.processing?.resume, 2),
+      seconds(s.processing?.pausedMemberSeconds),
+      String(Math.round(s.peakLag)),
+      s.imbalanceSeconds.toFixed(1),
+      String(s.processing?.duplicates ?? '-'),
+    ].join(' | '),
+  );
+  return [header, rule, ...rows.map((r) => `| ${r} |`)].join('\n');
+}
+
 interface TotalsMetric {
   name: string;
   value: (t: RollingTotals) => string;
@@ -454,12 +666,95 @@ const TOTALS: TotalsMetric[] = [
   { name: 'peak lag (messages)', value: (t) => String(Math.round(t.peakLag)) },
   { name: 'mean busiest ÷ ideal after a step', value: (t) => fixed(t.meanRatioAfter, 2) },
   { name: 'restart sequence duration (s)', value: (t) => t.restartSeconds.toFixed(0) },
+  { name: 'static rejoins (no rebalance)', value: (t) => String(t.staticRejoins) },
+  {
+    name: 'longest without processing, instance not restarting (s)',
+    value: (t) =>
+      t.processing === undefined ? '-' : `${t.processing.longest.toFixed(1)} (${t.processing.longestAt ?? '-'})`,
+  },
+  {
+    name: 'longest restarted instance: ready → first message (s)',
+    value: (t) => seconds(t.processing?.resume, 2),
+  },
+  {
+    name: `paused member-seconds (pauses > ${String(PAUSE_THRESHOLD_MS / 1000)} s, own downtime excluded)`,
+    value: (t) => seconds(t.processing?.pausedMemberSeconds),
+  },
+  {
+    name: 'messages produced / processed (run, after the drain)',
+    value: (t) => {
+      const d = t.processing?.delivery;
+      return d === undefined ? '-' : `${String(d.produced)} / ${String(d.processed)}`;
+    },
+  },
+  {
+    name: 'lost / duplicates (run)',
+    value: (t) => {
+      const d = t.processing?.delivery;
+      if (d === undefined) return '-';
+      return `${String(d.lost)}${d.drained ? '' : ' (not drained)'} / ${String(d.duplicates)}`;
+    },
+  },
 ];
 
 /** The totals of every assigner side by side. */
 export function totalsTable(totals: readonly RollingTotals[]): string {
-  const header = `| metric | ${totals.map((t) => t.assigner).join(' | ')} |`;
+  const header = `| metric | ${totals.map((t) => t.label).join(' | ')} |`;
   const rule = `| --- | ${totals.map(() => '---:').join(' | ')} |`;
   const rows = TOTALS.map((m) => `| ${m.name} | ${totals.map((t) => m.value(t)).join(' | ')} |`);
+  return [header, rule, ...rows].join('\n');
+}
+
+/** One target of a rolling restart with static membership, and whether a run met it. */
+export interface TargetCheck {
+  target: string;
+  value: string;
+  met: boolean | undefined;
+}
+
+/** Longest stretch without processing an instance that is not restarting may have (s). */
+export const TARGET_LONGEST_SECONDS = 2;
+/** Longest wait of a restarted instance, from ready to its first processed message (s). */
+export const TARGET_RESUME_SECONDS = 5;
+
+/**
+ * The targets a rolling restart with static membership should meet: no rebalance and no moved
+ * partition during the roll, instances that are not restarting never more than
+ * {@link TARGET_LONGEST_SECONDS} without processing, a restarted one processing within
+ * {@link TARGET_RESUME_SECONDS} of being ready, nothing lost. `met` is undefined when the run
+ * has no processing reports for it.
+ */
+export function targetChecks(t: RollingTotals): TargetCheck[] {
+  const p = t.processing;
+  const delivery = p?.delivery;
+  return [
+    { target: 'rebalances during the roll = 0', value: String(t.rebalances), met: t.rebalances === 0 },
+    { target: 'partitions moved = 0', value: String(t.moved), met: t.moved === 0 },
+    {
+      target: `instances not restarting: longest without processing ≤ ${String(TARGET_LONGEST_SECONDS)} s`,
+      value: p === undefined ? '-' : `${p.longest.toFixed(2)} s (${p.longestAt ?? '-'})`,
+      met: p === undefined ? undefined : p.longest <= TARGET_LONGEST_SECONDS,
+    },
+    {
+      target: `restarted instance: first message ≤ ${String(TARGET_RESUME_SECONDS)} s after ready`,
+      value: p?.resume == null ? '-' : `${p.resume.toFixed(2)} s (worst step)`,
+      met: p?.resume == null ? undefined : p.resume <= TARGET_RESUME_SECONDS,
+    },
+    {
+      target: 'messages lost = 0',
+      value: delivery === undefined ? '-' : `${String(delivery.lost)}${delivery.drained ? '' : ' (not drained)'}`,
+      met: delivery === undefined ? undefined : delivery.drained && delivery.lost === 0,
+    },
+  ];
+}
+
+/** {@link targetChecks} of every run side by side. */
+export function targetsTable(totals: readonly RollingTotals[]): string {
+  const checks = totals.map(targetChecks);
+  const header = `| target | ${totals.map((t) => t.label).join(' | ')} |`;
+  const rule = `| --- | ${totals.map(() => '---').join(' | ')} |`;
+  const verdict = (c: TargetCheck): string =>
+    `${c.value}: ${c.met === undefined ? 'not measured' : c.met ? 'met' : 'not met'}`;
+  const rows = checks[0]?.map((c, i) => `| ${c.target} | ${checks.map((cs) => verdict(cs[i]!)).join(' | ')} |`) ?? [];
   return [header, rule, ...rows].join('\n');
 }

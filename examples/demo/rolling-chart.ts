@@ -104,7 +104,7 @@ export function renderRollingChart(runs: readonly RollingRun[], summaries: reado
       yMax: lagTicks.at(-1)!,
     };
     out.push(
-      `<text x="${String(x + panelWidth / 2)}" y="${String(MARGIN.top - 30)}" text-anchor="middle" font-size="15" font-weight="bold">${esc(TITLES[run.record.assigner] ?? run.record.assigner)}</text>`,
+      `<text x="${String(x + panelWidth / 2)}" y="${String(MARGIN.top - 30)}" text-anchor="middle" font-size="15" font-weight="bold">${esc((TITLES[run.record.assigner] ?? run.record.assigner) + (run.membership === 'static' ? ', static members' : ''))}</text>`,
       `<text x="${String(x + panelWidth / 2)}" y="${String(MARGIN.top - 14)}" text-anchor="middle" fill="#444">${esc(subtitle(summaries[c]))}</text>`,
     );
     out.push(...axes(ratio, ratioTicks, 'busiest ÷ ideal'), ...markers(ratio, run, true));

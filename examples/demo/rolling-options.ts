@@ -5,6 +5,15 @@
  */
 import { FAST_PRESET } from './options.js';
 import type { AssignerKind, FastPreset } from './protocol.js';
+import type { Membership } from './rolling-analysis.js';
+
+/** KafkaJS's consumer session timeout the dynamic run has always used. */
+export const DYNAMIC_SESSION_TIMEOUT_SECONDS = 10;
+/**
+ * Static members' session timeout: it has to outlast a pod's restart (its stop, the restart
+ * delay and the new process's start), or the broker expires the absent members and rebalances.
+ */
+export const STATIC_SESSION_TIMEOUT_SECONDS = 45;
 
 /** What one run is made of. */
 export interface RollingOptions {
@@ -26,6 +35,14 @@ export interface RollingOptions {
   preset: FastPreset;
   /** load-aware: the demo's pre-tracking of every partition (default false: the README's wiring). */
   trackAllPartitions: boolean;
+  /**
+   * `static`: load-aware's consumers join as static members (KIP-345), each pod with the same
+   * instance id in every process, and a restart is a deploy restart (SIGTERM: no LeaveGroup).
+   * Round-robin cannot (KafkaJS has no static membership of its own).
+   */
+  membership: Membership;
+  /** Consumer session timeout (the rebalance timeout stays 10 s either way). */
+  sessionTimeoutSeconds: number;
 }
 
 /**
@@ -51,6 +68,10 @@ load-aware. Prints per-step and total tables; writes bench.md, result.json and c
   --assigners a,b            round-robin and/or load-aware, in this order (default both)
   --track-all                load-aware: sample every partition from process start and wait up to
                              5 s for rates before joining (the demo's wiring; default: README's)
+  --static-membership        load-aware only (the default assigners become load-aware): static
+                             members (KIP-345), a stable instance id per pod, restarts by SIGTERM
+                             without LeaveGroup, session timeout 45 s
+  --session-timeout SECONDS  consumer session timeout (default 10, 45 with --static-membership)
   --help                     this text
 `;
 
@@ -84,7 +105,11 @@ export function parseRollingArgs(argv: readonly string[], now = new Date()): Rol
     cpuMs: 0.05,
     preset: { ...FAST_PRESET },
     trackAllPartitions: false,
+    membership: 'dynamic',
+    sessionTimeoutSeconds: DYNAMIC_SESSION_TIMEOUT_SECONDS,
   };
+  let assignersGiven = false;
+  let sessionTimeoutGiven = false;
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i]!;
     const value = (): string => {
@@ -126,14 +151,38 @@ export function parseRollingArgs(argv: readonly string[], now = new Date()): Rol
           throw new RollingUsageError(`--assigners ${raw}: expected round-robin and/or load-aware`);
         }
         o.assigners = names as AssignerKind[];
+        assignersGiven = true;
         break;
       }
       case '--track-all':
         o.trackAllPartitions = true;
         break;
+      case '--static-membership':
+        o.membership = 'static';
+        break;
+      case '--session-timeout': {
+        const raw = value();
+        const seconds = Number(raw);
+        // The broker's default group.min/max.session.timeout.ms: 6 s .. 30 min.
+        if (!Number.isFinite(seconds) || seconds < 6 || seconds > 1800) {
+          throw new RollingUsageError(`--session-timeout ${raw}: expected seconds in 6..1800`);
+        }
+        o.sessionTimeoutSeconds = seconds;
+        sessionTimeoutGiven = true;
+        break;
+      }
       default:
         throw new RollingUsageError(`unknown flag ${flag}\n\n${ROLLING_USAGE}`);
     }
+  }
+  if (o.membership === 'static') {
+    if (!assignersGiven) o.assigners = ['load-aware'];
+    if (o.assigners.includes('round-robin')) {
+      throw new RollingUsageError(
+        '--static-membership: round-robin has no static membership; use --assigners load-aware',
+      );
+    }
+    if (!sessionTimeoutGiven) o.sessionTimeoutSeconds = STATIC_SESSION_TIMEOUT_SECONDS;
   }
   return o;
 }

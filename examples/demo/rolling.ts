@@ -3,9 +3,11 @@
  * harness: a fresh topic with the demo's skewed traffic, the instance processes of
  * instance-main.ts, the parent's PhaseTracker fed by their JSON lines and by end offsets read
  * every second. After a warm-up it restarts every instance in turn, as a rolling deploy does:
- * graceful stop (disconnect, LeaveGroup), a pod restart delay, a new process with the same
- * instance id, then a bounded wait until the group is Stable and settled. Every wait has a
- * deadline; the instances, the producer and the topic are always cleaned up.
+ * graceful stop (dynamic members: disconnect, LeaveGroup; static members: SIGTERM, disconnect
+ * without LeaveGroup), a pod restart delay, a new process with the same instance id, then a
+ * bounded wait until the group is Stable and settled. Then the producer stops and the group
+ * drains (bounded), so lost and duplicate messages are counted over everything produced. Every
+ * wait has a deadline; the instances, the producer and the topic are always cleaned up.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Partitioners, type Admin, type Kafka } from 'kafkajs';
@@ -15,7 +17,8 @@ import { instanceIds, instanceSpec, SAMPLE_MS, withTimeout, type PhaseObserver }
 import { runSteadyProducer } from './producer.js';
 import type { AssignerKind, InstanceEvent } from './protocol.js';
 import { settleQuietMs, type RollingOptions } from './rolling-options.js';
-import { isSettled, sampleRatio, type RollingRun, type StepRecord } from './rolling-analysis.js';
+import { isSettled, PAUSE_THRESHOLD_MS, sampleRatio, type RollingRun, type StepRecord } from './rolling-analysis.js';
+import { ProcessingCollector } from './rolling-processing.js';
 import { emptyPhaseRecord, type PhaseRecord } from './record.js';
 import { PhaseTracker } from './tracker.js';
 
@@ -37,6 +40,10 @@ const SETTLE_LIMIT_MS = 90_000;
 const STOP_GRACE_MS = 20_000;
 /** Safety net: no instance process or producer outlives this. */
 const PHASE_LIMIT_MS = 20 * 60_000;
+/** JoinGroup's rebalance timeout, the same for dynamic and static members (what the demo always used). */
+const REBALANCE_TIMEOUT_MS = 10_000;
+/** Longest wait, once the producer stopped, for every produced message to be processed. */
+const DRAIN_LIMIT_MS = 60_000;
 
 /** The clients and settings a run uses. */
 export interface RollingContext {
@@ -48,6 +55,8 @@ export interface RollingContext {
   rates: readonly number[];
   signal: AbortSignal;
   log: (line: string) => void;
+  /** Called once every first process is ready (the group formed); its failure is only logged. */
+  onGroupFormed?: () => Promise<void>;
 }
 
 /** Thrown when the run was aborted (Ctrl-C); everything it started is stopped first. */
@@ -114,6 +123,12 @@ export async function runRolling(assigner: AssignerKind, ctx: RollingContext): P
   const handles = new Map<string, InstanceHandle>();
   const stopping = new Set<InstanceHandle>();
   const producer = ctx.kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
+  // Its own switch: the producer stops before the drain, the sampling after it.
+  const producerAbort = new AbortController();
+  abort.signal.addEventListener('abort', () => {
+    producerAbort.abort();
+  });
+  const isStatic = options.membership === 'static';
   let sampling: Promise<void> = Promise.resolve();
   try {
     await producer.connect();
@@ -132,10 +147,15 @@ export async function runRolling(assigner: AssignerKind, ctx: RollingContext): P
       eventsPerSecond: options.eventsPerSecond,
     });
     const tracker = new PhaseTracker(record, t0, Infinity, SAMPLE_MS, progress(record, log));
+    const processing = new ProcessingCollector(PAUSE_THRESHOLD_MS, since);
     let lastActivityAt = t0;
-    const onEvent = (event: InstanceEvent): void => {
+    const onEvent = (event: InstanceEvent, process: number): void => {
       if (event.event === 'generation' || event.event === 'trigger') {
         lastActivityAt = Math.max(lastActivityAt, event.at);
+      }
+      if (event.event === 'ready') processing.ready(event.instanceId, process, event.at);
+      if (event.event === 'stats' && event.processing !== undefined) {
+        processing.report(event.instanceId, process, event.at, event.processing);
       }
       if (event.event === 'assignment' && event.defaulted !== undefined) {
         log(
@@ -146,17 +166,30 @@ export async function runRolling(assigner: AssignerKind, ctx: RollingContext): P
       tracker.onEvent(event);
     };
 
-    const start = (instanceId: string, members: number): InstanceHandle => {
-      const spec = instanceSpec(
-        assigner,
-        { brokers: ctx.brokers, options, groupId, topic },
-        { instanceId, members },
-        PHASE_LIMIT_MS + 60_000,
-        options.trackAllPartitions,
-      );
-      const handle = startInstance(spec, onEvent);
+    /** Processes started per instance: the next one's number. */
+    const started = new Map<string, number>();
+    const start = (instanceId: string, members: number): { handle: InstanceHandle; process: number } => {
+      const spec = {
+        ...instanceSpec(
+          assigner,
+          { brokers: ctx.brokers, options, groupId, topic },
+          { instanceId, members },
+          PHASE_LIMIT_MS + 60_000,
+          options.trackAllPartitions,
+        ),
+        sessionTimeoutMs: options.sessionTimeoutSeconds * 1000,
+        rebalanceTimeoutMs: REBALANCE_TIMEOUT_MS,
+        pauseThresholdMs: PAUSE_THRESHOLD_MS,
+        // Same instance id in every process of a pod: the group instance ids are derived from it.
+        ...(isStatic ? { staticMembership: true } : {}),
+      };
+      const process = started.get(instanceId) ?? 0;
+      started.set(instanceId, process + 1);
+      const handle = startInstance(spec, (event) => {
+        onEvent(event, process);
+      });
       handles.set(instanceId, handle);
-      return handle;
+      return { handle, process };
     };
     const checkInstances = (): void => {
       for (const h of handles.values()) {
@@ -189,7 +222,7 @@ export async function runRolling(assigner: AssignerKind, ctx: RollingContext): P
       moveAt: Infinity,
       endAt: t0 + PHASE_LIMIT_MS,
       tickMs: 100,
-      signal: abort.signal,
+      signal: producerAbort.signal,
     });
     producing.catch(() => undefined);
 
@@ -261,6 +294,9 @@ export async function runRolling(assigner: AssignerKind, ctx: RollingContext): P
         throw new Error(`instance ${h.spec.instanceId} not ready within ${String(READY_LIMIT_MS / 1000)} s`);
       }
     }
+    await ctx.onGroupFormed?.().catch((err: unknown) => {
+      log(`${assigner}: ${err instanceof Error ? err.message : String(err)}`);
+    });
     const warmSettled = await waitSettled(t0 + WARM_UP_LIMIT_MS, t0 + WARM_UP_MIN_MS);
     if (aborted()) throw new RollingInterruptedError('interrupted');
     const warmedAt = since(Date.now());
@@ -273,19 +309,22 @@ export async function runRolling(assigner: AssignerKind, ctx: RollingContext): P
     for (const [index, { instanceId, members }] of layout.entries()) {
       const stopAt = Date.now();
       lastActivityAt = Math.max(lastActivityAt, stopAt);
-      log(`${assigner}: step ${String(index + 1)}: stopping ${instanceId} (graceful: disconnect, LeaveGroup)`);
+      log(
+        `${assigner}: step ${String(index + 1)}: stopping ${instanceId} ` +
+          (isStatic ? '(deploy restart: SIGTERM, disconnect, no LeaveGroup)' : '(graceful: disconnect, LeaveGroup)'),
+      );
       const old = handles.get(instanceId)!;
       stopping.add(old);
       // Its members are leaving: from now on it holds nothing and is out of the ideal.
       tracker.setRunning(instanceId, false, stopAt);
-      await old.stop(STOP_GRACE_MS);
+      await old.stop(STOP_GRACE_MS, isStatic ? 'SIGTERM' : 'stdin');
       const stoppedAt = Date.now();
       await sleep(options.restartDelaySeconds * 1000, undefined, { signal: abort.signal }).catch(() => undefined);
       if (aborted()) break;
       const startAt = Date.now();
       lastActivityAt = Math.max(lastActivityAt, startAt);
       log(`${assigner}: step ${String(index + 1)}: starting a new ${instanceId} process`);
-      const fresh = start(instanceId, members);
+      const { handle: fresh, process } = start(instanceId, members);
       const ready = await awaitReady(fresh);
       const readyAt = ready ? Date.now() : null;
       // It counts towards the ideal once its members are in the group (ready means joined).
@@ -303,6 +342,7 @@ export async function runRolling(assigner: AssignerKind, ctx: RollingContext): P
         readyAt: readyAt === null ? null : since(readyAt),
         settledAt: since(settledAt),
         settled,
+        process,
       });
       log(
         `${assigner}: step ${String(index + 1)} ${settled ? 'settled' : 'NOT settled (time limit)'} after ` +
@@ -310,10 +350,39 @@ export async function runRolling(assigner: AssignerKind, ctx: RollingContext): P
       );
     }
     if (aborted()) throw new RollingInterruptedError('interrupted');
+    // The drain: no more messages, so whatever was produced gets processed (or counts as lost).
+    producerAbort.abort();
+    const steadyMessages = await producing;
+    const drainFrom = Date.now();
+    let ends: Array<{ partition: number; offset: string }> = [];
+    let drained = false;
+    while (!drained && Date.now() - drainFrom < DRAIN_LIMIT_MS && !aborted()) {
+      checkInstances();
+      try {
+        ends = await withTimeout(admin.fetchTopicOffsets(topic), ADMIN_TIMEOUT_MS, 'fetchTopicOffsets');
+        drained = ends.length === options.partitions && processing.unprocessed(ends) === 0;
+      } catch {
+        // Asked again next time round.
+      }
+      if (!drained) await sleep(1000);
+    }
+    if (aborted()) throw new RollingInterruptedError('interrupted');
+    const drainSeconds = (Date.now() - drainFrom) / 1000;
+    log(
+      `${assigner}: producer stopped; ${drained ? 'drained' : 'NOT drained (time limit)'} after ` +
+        `${drainSeconds.toFixed(0)} s, ${String(processing.unprocessed(ends))} unprocessed`,
+    );
     abort.abort();
     await sampling;
     record.durationSeconds = since(Date.now());
-    return { record: tracker.finish(await producing), warmedAt, warmSettled, steps };
+    return {
+      record: tracker.finish(steadyMessages),
+      warmedAt,
+      warmSettled,
+      steps,
+      membership: options.membership,
+      processing: processing.finish({ ends, drained, drainSeconds }),
+    };
   } finally {
     abort.abort();
     signal.removeEventListener('abort', onOuterAbort);

@@ -105,7 +105,36 @@ export class PhaseTracker {
           g.leaderInstance = event.instanceId;
           g.leaderMemberId = event.memberId;
         }
-        g.members.push({ memberId: event.memberId, instanceId: event.instanceId, partitions: event.partitions });
+        const { groupInstanceId } = event;
+        const entry = {
+          memberId: event.memberId,
+          instanceId: event.instanceId,
+          partitions: event.partitions,
+          ...(groupInstanceId === undefined ? {} : { groupInstanceId }),
+        };
+        // A static member back within its session: the broker swapped its member id in this
+        // generation, and hands it the old id's assignment (and leadership, if it led).
+        const replaced =
+          groupInstanceId === undefined
+            ? -1
+            : g.members.findIndex((m) => m.groupInstanceId === groupInstanceId && m.memberId !== event.memberId);
+        if (replaced < 0) {
+          g.members.push(entry);
+          break;
+        }
+        const old = g.members[replaced]!;
+        g.members[replaced] = entry;
+        if (g.leaderMemberId === old.memberId) g.leaderMemberId = event.memberId;
+        (record.staticRejoins ??= []).push({
+          t,
+          instanceId: event.instanceId,
+          groupInstanceId: groupInstanceId!,
+          generationId: event.generationId,
+          samePartitions: old.partitions.join(',') === event.partitions.join(','),
+        });
+        observer.note(
+          `${record.assigner}: ${groupInstanceId!} rejoined generation ${String(event.generationId)} as a static member`,
+        );
         break;
       }
       case 'assignment': {
