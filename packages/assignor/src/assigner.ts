@@ -13,6 +13,7 @@ import { loadWire, type WireBroker } from './kafkajs-wire.js';
 import type { TopicPartition } from './core/types.js';
 import { createRejoinSwitchboard } from './rejoin.js';
 import { LateTopicMetadata } from './late-metadata.js';
+import { topicPartitionsThrough, type ReadTopicPartitions, type TopicPartitionsReading } from './topic-partitions.js';
 import { decodeUserData, encodeUserData } from './user-data.js';
 import type { WeightSource } from './weight-source.js';
 import {
@@ -109,6 +110,19 @@ export interface LoadAwarePartitionAssigner extends PartitionAssigner {
    * Returns how many consumers were involved (0 when none is in the group).
    */
   startRebalance(groupId: string): number;
+  /**
+   * Reads the partition lists of `topics` fresh from the broker, through the connections of this
+   * process's consumer of `groupId` and without touching its metadata cache (used by the trigger
+   * to see partitions no member holds, e.g. partitions added since the last rebalance: KafkaJS's
+   * own metadata is up to `metadataMaxAge` old). Never creates a topic. Topics the broker does not
+   * list come back in `unlisted`; rejects after `timeoutMs` or when no broker answers. Undefined
+   * when no consumer of `groupId` uses this assigner.
+   */
+  readTopicPartitions(
+    groupId: string,
+    topics: ReadonlyArray<string>,
+    timeoutMs: number,
+  ): Promise<TopicPartitionsReading> | undefined;
 }
 
 /**
@@ -168,6 +182,7 @@ export function LoadAwareAssigner(options: LoadAwareAssignerOptions = {}): LoadA
   const siblingCache = new SiblingCache();
   const describers = new Map<string, DescribeGroup>();
   const progressReaders = new Map<string, ReadProgress>();
+  const topicReaders = new Map<string, ReadTopicPartitions>();
   // Weak: the consumers' own-assignment views, to find the one a measured pause belongs to.
   const ownViews = new Map<string, Array<WeakRef<OwnAssignment>>>();
   // Per group, each consumer's way to send a JoinGroup on its own behalf (weakly held, as above).
@@ -205,6 +220,8 @@ export function LoadAwareAssigner(options: LoadAwareAssignerOptions = {}): LoadA
     if (typeof cluster.findGroupCoordinator === 'function' && typeof cluster.fetchTopicsOffset === 'function') {
       progressReaders.set(groupId, progressThrough(cluster, groupId));
     }
+    if (typeof cluster.findGroupCoordinator === 'function')
+      topicReaders.set(groupId, topicPartitionsThrough(cluster, groupId));
     const crossGroup = crossGroupOf(groupId, describe);
     const rejoin = rejoins.install(cluster, groupId);
     // Installed under the own-assignment observer, which then sees the answers to static requests.
@@ -327,6 +344,19 @@ export function LoadAwareAssigner(options: LoadAwareAssignerOptions = {}): LoadA
         return (
           read &&
           withTimeout(read(partitions), timeoutMs, () => new Error(`progress not read within ${String(timeoutMs)} ms`))
+        );
+      },
+    },
+    readTopicPartitions: {
+      value: (groupId: string, topics: ReadonlyArray<string>, timeoutMs: number) => {
+        const read = topicReaders.get(groupId);
+        return (
+          read &&
+          withTimeout(
+            read(topics),
+            timeoutMs,
+            () => new Error(`topic metadata not read within ${String(timeoutMs)} ms`),
+          )
         );
       },
     },

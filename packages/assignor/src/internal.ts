@@ -23,6 +23,12 @@ export {
   describeThrough,
   type DescribeGroup,
 } from './sibling-groups.js';
+export {
+  topicPartitionsThrough,
+  type ListedTopic,
+  type ReadTopicPartitions,
+  type TopicPartitionsReading,
+} from './topic-partitions.js';
 export { isLogger, noopLogger, bindLogger } from './logger.js';
 export { escapeLogText, findUnsafeLogChar } from './log-text.js';
 export { isWeightSource, fetchWeights } from './weight-source.js';

@@ -13,7 +13,7 @@ function clusterWithCoordinator(): Cluster {
     findGroupCoordinator: () => Promise.reject(new Error('not used')),
     connect: () => Promise.resolve(),
     disconnect: () => Promise.resolve(),
-  }) as unknown as Cluster;
+  });
 }
 
 describe('static membership bookkeeping', () => {

@@ -11,6 +11,7 @@ export {
   fakeCluster,
   silentKafkaLogger,
   partitionMetadata,
+  metadataAnswer,
   member,
   memberWithUserData,
   decodeAssignments,

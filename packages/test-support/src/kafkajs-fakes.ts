@@ -1,5 +1,6 @@
 import {
   AssignerProtocol,
+  type BrokerMetadata,
   type Cluster,
   type GroupMember,
   type GroupMemberAssignment,
@@ -60,6 +61,32 @@ export function partitionMetadata(count: number): PartitionMetadata[] {
     isr: [1],
     offlineReplicas: [],
   }));
+}
+
+/**
+ * What KafkaJS's `broker.metadata(topics)` answers for these topic sizes. Like KafkaJS, it rejects
+ * the whole request when one asked topic is unknown (`UNKNOWN_TOPIC_OR_PARTITION`).
+ */
+export function metadataAnswer(
+  partitionsPerTopic: Readonly<Record<string, number>>,
+  topics: ReadonlyArray<string>,
+): Promise<BrokerMetadata> {
+  const unknown = topics.find((t) => partitionsPerTopic[t] === undefined);
+  if (unknown !== undefined) {
+    return Promise.reject(
+      Object.assign(new Error(`This server does not host this topic-partition: ${unknown}`), {
+        type: 'UNKNOWN_TOPIC_OR_PARTITION',
+      }),
+    );
+  }
+  return Promise.resolve({
+    brokers: [{ nodeId: 1, host: '127.0.0.1', port: 9092 }],
+    topicMetadata: topics.map((topic) => ({
+      topicErrorCode: 0,
+      topic,
+      partitionMetadata: partitionMetadata(partitionsPerTopic[topic]!),
+    })),
+  });
 }
 
 /** A KafkaJS logger that drops everything. */

@@ -20,16 +20,25 @@ import { createTriggerMetrics, type CheckOutcome } from './metrics.js';
 import { heldPartitions, siblingLoad, withWeights } from './load.js';
 import { seconds } from './text.js';
 import { observeGroup, type ObservedGroup } from './observe.js';
-import { resolveControllerOptions, type TriggerControllerDeps, type TriggerControllerOptions } from './options.js';
+import {
+  MAX_UNHELD_RETRY_MS,
+  resolveControllerOptions,
+  type TriggerControllerDeps,
+  type TriggerControllerOptions,
+} from './options.js';
 import { createThresholdTrigger } from './threshold-trigger.js';
+import { createUnheldCheck } from './unheld-check.js';
 import { isTrigger, type Trigger } from './trigger.js';
 import { TRIGGER_OUTCOMES, type Evaluation, type SiblingLoad, type TriggerDecision } from './types.js';
 
 /** What one check did. `D` is the decision of the controller's trigger. */
 export interface CheckResult<D extends TriggerDecision = Evaluation> {
-  /** `skipped`: this consumer is not in the group, or this member is not the coordinator. */
+  /**
+   * `skipped`: this consumer is not in the group, or this member is not the coordinator;
+   * `unheld_partitions`: subscribed partitions no member held forced a rebalance, without the trigger.
+   */
   readonly outcome: CheckOutcome | 'skipped';
-  /** The trigger's decision; undefined when the check was skipped or failed. */
+  /** The trigger's decision; undefined when the check was skipped, failed or forced a rebalance for unheld partitions. */
   readonly evaluation: D | undefined;
 }
 
@@ -107,6 +116,8 @@ export function createTriggerController<D extends TriggerDecision = Evaluation>(
 
   let memberId: string | undefined;
   let isLeader = false;
+  /** This consumer's completed joins: each rebalance it takes part in adds one. */
+  let joins = 0;
   let groupId: string | undefined;
   let coordinator = false;
   let elected: string | undefined;
@@ -115,6 +126,15 @@ export function createTriggerController<D extends TriggerDecision = Evaluation>(
   let timer: NodeJS.Timeout | undefined;
   // Read through a function: `stopped` changes under a pending await, which narrowing cannot see.
   const isStopped = (): boolean => stopped;
+  // Subscribed partitions no member holds force a rebalance at once (backing off if it did not help).
+  const unheld = createUnheldCheck({
+    assigner,
+    metrics,
+    advise: o.advise,
+    retryMs: o.unheldRetryMs,
+    maxRetryMs: MAX_UNHELD_RETRY_MS,
+    rebalances: () => joins,
+  });
 
   const setRole = (next: boolean, reason: string): void => {
     if (next === coordinator || groupId === undefined) return;
@@ -140,6 +160,7 @@ export function createTriggerController<D extends TriggerDecision = Evaluation>(
     unmeasure,
     consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
       ({ memberId, isLeader, groupId } = payload);
+      joins++;
     }),
     // Heartbeats carry the member id too, so a controller attached after run() learns it.
     consumer.on(consumer.events.HEARTBEAT, ({ payload }) => {
@@ -184,6 +205,14 @@ export function createTriggerController<D extends TriggerDecision = Evaluation>(
     let siblings: SiblingLoad | undefined;
     if (group.state === 'Stable') {
       const budgetMs = (): number => Math.max(1, o.checkTimeoutMs - (performance.now() - started));
+      // Partitions nobody consumes come first, and are not judged as load: a forced rebalance
+      // fixes them whatever the trigger would say, and the trigger is not consulted meanwhile.
+      const log = loggerOf(group.groupId);
+      if (await unheld.check({ group, memberId: self, isLeader, logger: log, budgetMs, live })) {
+        metrics.evaluation(group.groupId, 'unheld_partitions', undefined, (performance.now() - started) / 1000);
+        return { outcome: 'unheld_partitions', evaluation: undefined };
+      }
+      if (!live()) return skipped;
       // Read exactly as the leader reads them, through this consumer's connections.
       // (An assigner from an older version has no readSiblings: cross-group is off for it.)
       const readings =

@@ -17,6 +17,15 @@ export {
   type PlanOptions as CurrentPlanOptions,
 } from './load.js';
 export { likelyCauses, type CheckContext } from './check-log.js';
+export {
+  createUnheldGuard,
+  partitionsText,
+  subscribedTopics,
+  unheldPartitions,
+  type UnheldGuard,
+  type UnheldGuardOptions,
+  type UnheldVerdict,
+} from './unheld-partitions.js';
 export { checkedDecision, thresholdEvaluations, isThresholdEvaluation } from './decision.js';
 export { isTrigger } from './trigger.js';
 export { resolvePeriodicOptions, type ResolvedPeriodicTriggerOptions } from './trigger-options.js';

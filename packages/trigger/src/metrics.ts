@@ -2,8 +2,15 @@ import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { getOrCreateMetric } from '@load-aware/assignor/internal';
 import { TRIGGER_LEVELS, TRIGGER_OUTCOMES, type Evaluation, type TriggerOutcome } from './types.js';
 
-/** An evaluation outcome, plus `error` for checks that could not evaluate at all. */
-export type CheckOutcome = TriggerOutcome | 'error';
+/**
+ * An evaluation outcome, plus the controller's own: `error` for checks that could not evaluate at
+ * all, `unheld_partitions` for checks that forced a rebalance (in advise mode: would have) because
+ * subscribed partitions were held by no member; the trigger was not consulted on those.
+ */
+export type CheckOutcome = TriggerOutcome | 'error' | 'unheld_partitions';
+
+/** The outcomes only the controller gives, whatever its trigger: each gets a zero series too. */
+const CONTROLLER_OUTCOMES: ReadonlyArray<CheckOutcome> = ['error', 'unheld_partitions'];
 
 /** What the controller records. Label `group` only (plus the bounded `outcome`). */
 export interface TriggerMetrics {
@@ -18,6 +25,8 @@ export interface TriggerMetrics {
   rebalance(group: string, advised: boolean): void;
   /** Counts a failure of the weight source seen by a check. */
   samplerError(group: string): void;
+  /** Publishes how many subscribed partitions no member held at the coordinator's last check. */
+  unheld(group: string, partitions: number): void;
 }
 
 const noopMetrics: TriggerMetrics = {
@@ -25,6 +34,7 @@ const noopMetrics: TriggerMetrics = {
   coordinator: () => undefined,
   rebalance: () => undefined,
   samplerError: () => undefined,
+  unheld: () => undefined,
 };
 
 /**
@@ -84,6 +94,10 @@ const GAUGES = [
     'Effective cooldown between two fires (grows after fires that did not help).',
   ],
   ['load_aware_trigger_last_fired_timestamp_seconds', 'Unix time of the last fire.'],
+  [
+    'load_aware_trigger_unheld_partitions',
+    'Partitions of subscribed topics that no member held at the last check (0 when all are held).',
+  ],
 ] as const;
 
 /**
@@ -186,7 +200,7 @@ export function createTriggerMetrics(
       if (owners === undefined) groupClaims.set(group, (owners = new Set()));
       if (isCoordinator && !owners.has(owner)) {
         // Zero series for every outcome, so rate() works from the first evaluation on.
-        for (const outcome of [...outcomes, 'error']) evaluations.inc({ group, outcome }, 0);
+        for (const outcome of [...outcomes, ...CONTROLLER_OUTCOMES]) evaluations.inc({ group, outcome }, 0);
         rebalances.inc({ group }, 0);
         for (const level of TRIGGER_LEVELS) {
           for (const outcome of VIOLATED_OUTCOMES) violations.inc({ group, level, outcome }, 0);
@@ -207,6 +221,9 @@ export function createTriggerMetrics(
     },
     samplerError(group) {
       samplerErrors.inc({ group });
+    },
+    unheld(group, partitions) {
+      g.load_aware_trigger_unheld_partitions.set({ group }, partitions);
     },
   };
 }

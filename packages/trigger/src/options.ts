@@ -24,6 +24,12 @@ export const clockOption = z
   .custom<() => number>((v) => typeof v === 'function', { message: 'expected a function returning ms' })
   .optional();
 
+/** The default of {@link TriggerControllerOptions.unheldRetryMs}. */
+export const DEFAULT_UNHELD_RETRY_MS = 60_000;
+
+/** The most the wait between forced rebalances for unheld partitions grows to, unless `unheldRetryMs` is longer. */
+export const MAX_UNHELD_RETRY_MS = 30 * 60_000;
+
 /** The default member-level threshold; see {@link MemberLevelOptions.threshold}. */
 export const DEFAULT_MEMBER_THRESHOLD = 1.25;
 
@@ -179,6 +185,7 @@ const controllerSchema = z
     trigger: controllerTriggerOption.optional(),
     advise: z.boolean().default(false),
     awayProbeMs: z.number().int().min(100).max(60_000).default(2000),
+    unheldRetryMs: z.number().int().min(1000).max(WEEK_MS).default(DEFAULT_UNHELD_RETRY_MS),
     weights: z
       .custom<WeightSource>(isWeightSource, {
         message: 'expected a WeightSource: an object with getWeights(partitions)',
@@ -220,6 +227,13 @@ export interface TriggerControllerOptions<D extends TriggerDecision = Evaluation
    * process is away, and a rebalance would wait for it. Default 2000.
    */
   awayProbeMs?: number;
+  /**
+   * Subscribed partitions that no member holds (added to a topic since the last rebalance) make
+   * the coordinator force a rebalance at once, with no threshold, hysteresis or cooldown. When a
+   * forced rebalance left them unheld, the next one waits this long (ms, at least 1000), then
+   * twice as long after each further attempt, up to 30 min. Default 60000.
+   */
+  unheldRetryMs?: number;
   /** Where weights come from. Default: the assigner's own source, so both judge alike. */
   weights?: WeightSource;
   /** Any pino-compatible logger. Default: silent. */
@@ -236,6 +250,7 @@ export interface ResolvedTriggerControllerOptions {
   readonly trigger: Trigger | ResolvedThresholdTriggerOptions;
   readonly advise: boolean;
   readonly awayProbeMs: number;
+  readonly unheldRetryMs: number;
   readonly weights: WeightSource;
   readonly logger: Logger;
   readonly registry: Registry | undefined;
@@ -312,6 +327,7 @@ export function resolveControllerOptions(
       trigger,
       advise: o.advise,
       awayProbeMs: o.awayProbeMs,
+      unheldRetryMs: o.unheldRetryMs,
       weights: o.weights ?? d.assigner.weights,
       logger: o.logger ?? noopLogger,
       registry: o.registry,

@@ -5,7 +5,7 @@ import { turnOf } from '@load-aware/assignor/internal';
 import { createTriggerController, type TriggerController } from '@load-aware/trigger';
 import type { Observation, SiblingLoad } from '@load-aware/trigger/internal';
 import { description, fakeConsumer, observation, setup } from './fakes';
-import { recordingLogger } from '@load-aware/test-support';
+import { metadataAnswer, recordingLogger } from '@load-aware/test-support';
 
 /**
  * Cross-group judging: the trigger weighs the combined load (the sibling groups' load on each
@@ -101,7 +101,11 @@ describe('createTriggerController with a cross-group assigner', () => {
     });
     const cluster = {
       refreshMetadataIfNecessary: () => Promise.resolve(),
-      findGroupCoordinator: () => Promise.resolve({ describeGroups: async () => ({ groups: [await sibling()] }) }),
+      findGroupCoordinator: () =>
+        Promise.resolve({
+          describeGroups: async () => ({ groups: [await sibling()] }),
+          metadata: (topics: string[]) => metadataAnswer({ t: 4 }, topics),
+        }),
     } as unknown as Cluster;
     assigner({ cluster, groupId: 'g', logger: undefined as never }).protocol({ topics: ['t'] });
     const group = description('g', [

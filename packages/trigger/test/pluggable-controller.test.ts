@@ -80,7 +80,7 @@ describe('createTriggerController with a pluggable trigger', () => {
       values: [],
     };
     expect(values.map((v) => v.labels['outcome']).sort()).toEqual(
-      ['error', 'fired', 'group_not_stable', 'no_members', 'not_due'].sort(),
+      ['error', 'fired', 'group_not_stable', 'no_members', 'not_due', 'unheld_partitions'].sort(),
     );
   });
 
