@@ -119,4 +119,27 @@ describe('partitions added to a subscribed topic', () => {
     );
     await waitForStableGroup(s.admin, s.groupId, 3, AFTER);
   });
+
+  it('wait for the leader’s own metadata refresh without the trigger (metadataMaxAge, here 10 s)', async () => {
+    const maxAgeMs = 10_000;
+    const s = (scenario = await createUnheldScenario(BEFORE));
+    await s.start(['aged-a', 'aged-b'], { trigger: false, checkIntervalMs: CHECK_MS, metadataMaxAgeMs: maxAgeMs });
+    await waitForStableGroup(s.admin, s.groupId, 2, BEFORE);
+    await consuming(s, BEFORE);
+    const listedAt = await s.addPartitions(AFTER);
+    await eventually(
+      () => s.firstConsumed(ADDED, listedAt).size === ADDED.length,
+      'the added partitions consumed',
+      maxAgeMs + 30_000,
+    );
+    const first = s.firstConsumed(ADDED, listedAt);
+    const latencies = ADDED.map((p) => first.get(p)! - listedAt);
+    process.stdout.write(
+      `unheld int (Kafka ${process.env['KAFKA_VERSION_RUNNING'] ?? '?'}, no trigger, metadataMaxAge ` +
+        `${String(maxAgeMs)} ms): first consumed after ${latencies.map(String).join(', ')} ms\n`,
+    );
+    // Within one refresh period and one rebalance: the leader's refresh finds them and it rejoins.
+    expect(Math.max(...latencies)).toBeLessThanOrEqual(maxAgeMs + 10_000);
+    await waitForStableGroup(s.admin, s.groupId, 2, AFTER);
+  });
 });

@@ -23,7 +23,10 @@ export interface UnheldScenario {
   readonly groupId: string;
   readonly instances: UnheldInstance[];
   /** Starts one process per client id, each after the previous one joined (the first leads). */
-  start(clientIds: ReadonlyArray<string>, options: { trigger: boolean; checkIntervalMs: number }): Promise<void>;
+  start(
+    clientIds: ReadonlyArray<string>,
+    options: { trigger: boolean; checkIntervalMs: number; metadataMaxAgeMs?: number },
+  ): Promise<void>;
   /**
    * Grows the topic to `count` partitions and polls the broker's metadata every 50 ms until it
    * lists them all with a leader; returns when the poll that first listed them started (ms epoch).
@@ -87,6 +90,7 @@ export async function createUnheldScenario(partitions: number): Promise<UnheldSc
           clientId,
           trigger: options.trigger,
           checkIntervalMs: options.checkIntervalMs,
+          ...(options.metadataMaxAgeMs === undefined ? {} : { metadataMaxAgeMs: options.metadataMaxAgeMs }),
           lifetimeMs: 170_000,
         };
         const child = startFixtureProcess<UnheldInstanceEvent>({ fixture: 'unheld-instance', spec, name: clientId });

@@ -36,10 +36,14 @@ export function unheldPartitions(
   return out;
 }
 
+/** How many ranges of one topic {@link partitionsText} names before it says how many more. */
+const MAX_RANGES = 20;
+
 /**
  * Partitions as short text for a log line: `orders[4-7], payments[0, 2]`, at most `maxTopics`
- * topics (then `… and N more topics`), so a topic with thousands of new partitions stays one line.
- * `partitions` are sorted by topic, then number, as {@link unheldPartitions} returns them.
+ * topics (then `… and N more topics`) and 20 ranges per topic (then `… +N`), so thousands of
+ * unheld partitions stay one short line. `partitions` are sorted by topic, then number, as
+ * {@link unheldPartitions} returns them.
  */
 export function partitionsText(partitions: ReadonlyArray<TopicPartition>, maxTopics = 10): string {
   const byTopic = new Map<string, number[]>();
@@ -49,16 +53,17 @@ export function partitionsText(partitions: ReadonlyArray<TopicPartition>, maxTop
   return more > 0 ? `${texts.join(', ')} and ${String(more)} more topics` : texts.join(', ');
 }
 
-/** Ascending numbers as ranges: `0, 2, 4-7`. */
+/** Ascending numbers as ranges: `0, 2, 4-7`; past {@link MAX_RANGES}, `… +N` counts the rest. */
 function rangesText(numbers: ReadonlyArray<number>): string {
   const ranges: string[] = [];
-  for (let i = 0; i < numbers.length;) {
+  let i = 0;
+  while (i < numbers.length && ranges.length < MAX_RANGES) {
     let j = i;
     while (j + 1 < numbers.length && numbers[j + 1] === numbers[j]! + 1) j++;
     ranges.push(j === i ? String(numbers[i]) : `${String(numbers[i])}-${String(numbers[j])}`);
     i = j + 1;
   }
-  return ranges.join(', ');
+  return i < numbers.length ? `${ranges.join(', ')}, … +${String(numbers.length - i)}` : ranges.join(', ');
 }
 
 /** What to do about the unheld partitions one check saw. */

@@ -74,6 +74,11 @@ describe('partitionsText', () => {
     expect(partitionsText([...ps, { topic: 'payments', partition: 9 }])).toBe('orders[0, 2, 4-7], payments[9]');
   });
 
+  it('names at most 20 ranges of a topic, counting the rest', () => {
+    const scattered = Array.from({ length: 30 }, (_, i) => ({ topic: 'orders', partition: 2 * i }));
+    expect(partitionsText(scattered)).toMatch(/^orders\[0, 2, 4, .*, 38, … \+10\]$/);
+  });
+
   it('stays one line for many topics', () => {
     const ps = Array.from({ length: 25 }, (_, i) => ({ topic: `t${String(i).padStart(2, '0')}`, partition: 0 }));
     expect(partitionsText(ps, 2)).toBe('t00[0], t01[0] and 23 more topics');
