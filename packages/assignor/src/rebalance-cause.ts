@@ -4,14 +4,17 @@
  * assignment's userData, so each member can label the pause the rebalance cost it.
  */
 
-/** The causes, in the order the leader checks them (the first that applies wins). */
+/**
+ * The causes. Their index is the code the leader sends (never reorder; append). The leader checks
+ * them in the order of the list below {@link RebalanceCause}: the first that applies wins.
+ */
 export const REBALANCE_CAUSES = ['start', 'fire', 'metadata', 'join', 'leave', 'coordinator_move', 'unknown'] as const;
 
 /**
- * Why a group rebalanced:
+ * Why a group rebalanced, in the order the leader checks:
  * - `start`: the group formed (no previous assignment known, no member reports owning anything);
- * - `fire`: a member's rebalance epoch went up (a proactive fire, or late metadata asking for one);
  * - `metadata`: the subscribed topics or their partition counts changed;
+ * - `fire`: a member's rebalance epoch went up (a proactive fire);
  * - `join`: a member id the previous generation did not have;
  * - `leave`: a member id of the previous generation is missing;
  * - `coordinator_move`: none of the above, and the member saw its group coordinator change just
@@ -43,11 +46,13 @@ export function classifyRebalance(
   current: CurrentGeneration,
 ): RebalanceCause {
   if (previous === undefined) return current.ownersReported ? 'unknown' : 'start';
+  // Metadata first: added partitions make the trigger (or the leader's late metadata) bump an
+  // epoch too, and what changed is the partitions.
+  if (!sameCounts(previous.partitionCounts, current.partitionCounts)) return 'metadata';
   for (const m of current.members) {
     const before = previous.epochs.get(m.memberId);
     if (before !== undefined && before !== m.epoch) return 'fire';
   }
-  if (!sameCounts(previous.partitionCounts, current.partitionCounts)) return 'metadata';
   if (current.members.some((m) => !previous.memberIds.has(m.memberId))) return 'join';
   const now = new Set(current.members.map((m) => m.memberId));
   if ([...previous.memberIds].some((id) => !now.has(id))) return 'leave';

@@ -66,6 +66,15 @@ describe('classifyRebalance', () => {
     expect(classifyRebalance(previous, { members, partitionCounts, ownersReported: true })).toBe(cause);
   });
 
+  it('calls partitions added under a forced fire a metadata change', () => {
+    const members = [
+      { memberId: 'a', epoch: 1 },
+      { memberId: 'b', epoch: 3 },
+    ];
+    const partitionCounts = new Map([['t', 8]]);
+    expect(classifyRebalance(previous, { members, partitionCounts, ownersReported: true })).toBe('metadata');
+  });
+
   it('puts a fire before a join that happens in the same rebalance', () => {
     const members = [
       { memberId: 'a', epoch: 1 },
