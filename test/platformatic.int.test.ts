@@ -150,6 +150,49 @@ describeOnSupportedNode(`@load-aware/platformatic on a real broker${reason}`, ()
     expect(busiestToFair(after, weights, instanceOfClient)).toBeLessThanOrEqual(1.1);
   });
 
+  it("weighs by offset rate through platformatic's Admin: the first assignment has no defaulted weight and is within 1.1x of a fair share", async () => {
+    const partitions = 8;
+    const topic = await createTopic(partitions);
+    const rates = Array.from({ length: partitions }, (_, p) => Math.max(1, Math.round(40 / (p + 1))));
+    const producer = kafka.producer();
+    await producer.connect();
+    // Messages per round proportional to each partition's rate: the log's time index then holds
+    // the skew before any consumer starts, so the first leader weighs from it (instant rates).
+    const produce = runInBackground(async (stopped) => {
+      const counts = new Map<string, number>();
+      const deadline = Date.now() + 120_000;
+      while (!stopped() && Date.now() < deadline) {
+        const messages = rates.flatMap((n, partition) => Array.from({ length: n }, () => ({ partition, value: 'x' })));
+        await producer.send({ topic, messages });
+        rates.forEach((n, p) => counts.set(`${topic}:${String(p)}`, (counts.get(`${topic}:${String(p)}`) ?? 0) + n));
+        await sleep(100);
+      }
+      return counts;
+    });
+    try {
+      await sleep(6000);
+      const groupId = uniqueName('group-offset-rate');
+      const instances = ['rate-a', 'rate-b'].map((instanceId) =>
+        startPlatformatic({ groupId, topic, instanceId, members: 1, weights: 'offset-rate' }),
+      );
+      for (const i of instances) await ready(i);
+      const group = await waitForStableGroup(admin(), groupId, 2, partitions, 90_000);
+      expectEveryPartitionOnce(group, topic, partitions);
+      const summaries = instances
+        .flatMap((i) => i.events)
+        .flatMap((e) => (e.event === 'log' && e.msg.startsWith('load-aware assignment:') ? [e] : []));
+      expect(summaries.length).toBeGreaterThan(0);
+      expect(summaries.map((s) => s.fields['defaulted'])).toEqual(summaries.map(() => 0));
+      const weights = Object.fromEntries(rates.map((n, p) => [`${topic}:${String(p)}`, n]));
+      const ratio = busiestToFair(group, weights, instanceOfClient);
+      process.stdout.write(`platformatic offset-rate weights: busiest / fair share ${ratio.toFixed(3)}\n`);
+      expect(ratio).toBeLessThanOrEqual(1.1);
+    } finally {
+      await produce.stop();
+      await producer.disconnect();
+    }
+  });
+
   it('falls back to round-robin over each subscription when the weight source is dead, and the group consumes', async () => {
     const partitions = 6;
     const topic = await createTopic(partitions);
