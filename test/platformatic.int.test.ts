@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Kafka, logLevel } from 'kafkajs';
 import { kafkaBrokersFromEnv, uniqueName } from './support';
+import { platformaticNode } from './support/platformatic-node';
 import { runInBackground } from './support/background-loop';
 import { startFixtureProcess, type FixtureProcess } from './support/fixture-process';
 import { waitForStableGroup, type ObservedGroup } from './support/group';
@@ -21,12 +22,8 @@ import type {
  * file in the Node 24 integration pass and skips it, visibly, on Node 20).
  */
 
-const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
-const supported = (major === 22 && minor >= 22) || (major === 24 && minor >= 6) || major > 24;
+const { supported, reason } = platformaticNode();
 const describeOnSupportedNode = supported ? describe : describe.skip;
-const reason = supported
-  ? ''
-  : ` (skipped: @platformatic/kafka needs Node >= 22.22 or >= 24.6, this is ${process.versions.node})`;
 
 const brokers = supported ? kafkaBrokersFromEnv() : [];
 const kafka = new Kafka({

@@ -10,6 +10,7 @@ export {
   assignerOptionsSchema,
   resolveParsedOptions,
   isRegistry,
+  type LoadAwareAssignerOptions,
   type ResolvedLoadAwareAssignerOptions,
 } from './options.js';
 export { validateOptions } from './validate.js';

@@ -3,11 +3,9 @@ import {
   assignerOptionsSchema,
   resolveParsedOptions,
   validateOptions,
+  type LoadAwareAssignerOptions,
   type ResolvedLoadAwareAssignerOptions,
-  type Logger,
-  type WeightSource,
 } from '@load-aware/assignor/portable';
-import type { Registry } from 'prom-client';
 
 /** Default of `weightsRefreshMs`. */
 export const DEFAULT_WEIGHTS_REFRESH_MS = 30_000;
@@ -27,39 +25,24 @@ const schema = assignerOptionsSchema
     maxWeightsAgeMs: z.number().int().min(1000).max(86_400_000).default(DEFAULT_MAX_WEIGHTS_AGE_MS),
   });
 
-/** Options of {@link createLoadAwareAssigner}. */
-export interface PlatformaticAssignerOptions {
-  /** Where partition weights come from. Default: every partition weighs 1 (balance by count). */
-  weights?: WeightSource;
-  /**
-   * This process's instance id: 1–255 UTF-8 bytes, no control, line-separator or bidi-formatting
-   * characters. Default: one random id per process, shared by all its consumers.
-   */
-  instanceId?: string;
-  /**
-   * This instance's relative capacity (e.g. cores); load is balanced per unit of capacity. 0.001
-   * to 1e6; the leader bounds each instance's capacity to within 1000x of the group's median.
-   * Default 1.
-   */
-  capacity?: number;
-  /** Any pino-compatible logger. Default: silent. */
-  logger?: Logger;
-  /** A prom-client registry to register the assignor's metrics on. Default: no metrics. */
-  registry?: Registry;
-  /**
-   * How long a weight refresh may take, at each join and in the background; a refresh that takes
-   * longer leaves the previous snapshot in place. Default 5000.
-   */
-  weightsTimeoutMs?: number;
-  /** Weight given to partitions the source does not know (counted as defaulted). Default 1. */
-  defaultWeight?: number;
-  /**
-   * How much better a new placement must be before partitions leave their current owner, as a
-   * fraction of the max instance load (0–1). Default 0.05.
-   */
-  moveTolerance?: number;
-  /** Most partitions that may leave a still-present owner in one rebalance. Default: unbounded. */
-  maxMovesPerRebalance?: number;
+/**
+ * Options of {@link createLoadAwareAssigner}: those of the KafkaJS `LoadAwareAssigner` that mean
+ * the same here (documented there, and validated by the same rules), plus the keys below.
+ * `weightsTimeoutMs` bounds each weight refresh (at a join and in the background); a refresh that
+ * takes longer leaves the previous snapshot in place.
+ */
+export interface PlatformaticAssignerOptions extends Pick<
+  LoadAwareAssignerOptions,
+  | 'weights'
+  | 'instanceId'
+  | 'capacity'
+  | 'logger'
+  | 'registry'
+  | 'weightsTimeoutMs'
+  | 'defaultWeight'
+  | 'moveTolerance'
+  | 'maxMovesPerRebalance'
+> {
   /**
    * `'eager'` (default): the `LoadAwareAssigner` protocol, the one KafkaJS members with
    * `@load-aware/assignor` speak, so both clients can share a group. `'cooperative'`: offers

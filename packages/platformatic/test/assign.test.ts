@@ -143,19 +143,16 @@ describe('the synchronous platformatic assignment', () => {
       generationId,
       ownedPartitions: partitions.length === 0 ? [] : [{ topic: 'orders', partitions }],
     });
+    /** m1 holds every partition; m2 just joined. */
+    const ownerAndJoiner = () =>
+      group(
+        subscription('m1', 'pod-a', { version: 3, native: native([0, 1, 2, 3, 4, 5]) }),
+        subscription('m2', 'pod-b', { version: 3 }),
+      );
 
     it('revokes a moving partition in the first round and gives it to its new owner in the follow-up round', async () => {
       const h = await harness({ cooperative: true });
-      // m1 holds everything; m2 just joined.
-      const round1 = assignSync(
-        h.ctx,
-        group(
-          subscription('m1', 'pod-a', { version: 3, native: native([0, 1, 2, 3, 4, 5]) }),
-          subscription('m2', 'pod-b', { version: 3 }),
-        ),
-        leaderTopics,
-        metadata,
-      );
+      const round1 = assignSync(h.ctx, ownerAndJoiner(), leaderTopics, metadata);
       const m1 = labelsOf(round1.find((a) => a.memberId === 'm1')!);
       expect(labelsOf(round1.find((a) => a.memberId === 'm2')!)).toEqual([]);
       const moving = h.promises.map((t) => `${t.topic}:${String(t.partition)}`).sort();
@@ -248,15 +245,7 @@ describe('the synchronous platformatic assignment', () => {
 
     it('keeps the contract in the round-robin fallback too', async () => {
       const h = await harness({ cooperative: true, refresh: false });
-      const out = assignSync(
-        h.ctx,
-        group(
-          subscription('m1', 'pod-a', { version: 3, native: native([0, 1, 2, 3, 4, 5]) }),
-          subscription('m2', 'pod-b', { version: 3 }),
-        ),
-        leaderTopics,
-        metadata,
-      );
+      const out = assignSync(h.ctx, ownerAndJoiner(), leaderTopics, metadata);
       expect(labelsOf(out.find((a) => a.memberId === 'm2')!)).toEqual([]);
       expect(h.promises.length).toBe(3);
     });
