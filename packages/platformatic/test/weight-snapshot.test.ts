@@ -78,26 +78,30 @@ describe('weight snapshot', () => {
   });
 
   it('refreshes in the background every refreshMs until closed', async () => {
-    let calls = 0;
-    const source: WeightSource = {
-      getWeights: () => {
-        calls++;
-        return Promise.resolve([]);
-      },
-    };
-    const snapshot = createWeightSnapshot({
-      source,
-      timeoutMs: 200,
-      refreshMs: 20,
-      maxAgeMs: 10_000,
-      logger: recordingLogger(),
-    });
-    await snapshot.refresh('g', partitions, 'join');
-    await new Promise((r) => setTimeout(r, 110));
-    snapshot.close();
-    const seen = calls;
-    expect(seen).toBeGreaterThanOrEqual(3);
-    await new Promise((r) => setTimeout(r, 60));
-    expect(calls).toBe(seen);
+    jest.useFakeTimers();
+    try {
+      let calls = 0;
+      const source: WeightSource = {
+        getWeights: () => {
+          calls++;
+          return Promise.resolve([]);
+        },
+      };
+      const snapshot = createWeightSnapshot({
+        source,
+        timeoutMs: 200,
+        refreshMs: 20,
+        maxAgeMs: 10_000,
+        logger: recordingLogger(),
+      });
+      await snapshot.refresh('g', partitions, 'join');
+      await jest.advanceTimersByTimeAsync(100);
+      expect(calls).toBe(6); // the join's refresh, then one every 20 ms
+      snapshot.close();
+      await jest.advanceTimersByTimeAsync(100);
+      expect(calls).toBe(6);
+    } finally {
+      jest.useRealTimers();
+    }
   });
 });
