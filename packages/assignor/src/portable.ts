@@ -44,6 +44,7 @@ export { encodeUserData, decodeUserData, USER_DATA_VERSION, type LoadAwareUserDa
 export { samePartitions, type OwnedPartitions } from './owned-partitions.js';
 export { LoadAwareError, ConfigError, WeightsTimeoutError, WeightsFailedError, isLoadAwareError } from './errors.js';
 export { ERROR_CODES, type LoadAwareErrorCode } from './error-codes.js';
+export { encodeAssignmentNote, decodeAssignmentNote, type RebalanceCause } from './rebalance-cause.js';
 export {
   balance,
   roundRobin,

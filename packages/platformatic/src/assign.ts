@@ -8,6 +8,8 @@ import {
   currentOwners,
   escapeLogText,
   type BalanceMember,
+  type DecodedMember,
+  type RebalanceCause,
   type PlacementContext,
   type TopicPartition,
 } from '@load-aware/assignor/portable';
@@ -35,6 +37,11 @@ export interface SyncAssignContext extends PlacementContext {
   readonly cooperativeOffered: boolean;
   /** Last round's cooperative promises for this group, and where to keep this round's. */
   readonly promises: { recall(): Transfer[]; keep(transfers: Transfer[]): void };
+  /**
+   * Hands the rebalance's cause to the members: platformatic sends one assignment userData to
+   * every member, and the cause is the same for all of them.
+   */
+  readonly noteCause: (cause: RebalanceCause) => void;
 }
 
 /**
@@ -58,9 +65,12 @@ export function assignSync(
   let partitions: TopicPartition[] = [];
   let cooperative = false;
   let owners: ReturnType<typeof currentOwners> | undefined;
+  let decoded: DecodedMember[] = [];
   let assignments: Map<string, TopicPartition[]>;
+  let cause: RebalanceCause;
   try {
     const group = decodeGroup(subscriptions, ctx.cooperativeOffered);
+    decoded = group.members;
     cooperative = group.cooperative;
     warnAboutForeignMembers(ctx, group.foreign, cooperative);
     members = prepareMembers(ctx, group.members, [...leaderTopics]);
@@ -69,23 +79,26 @@ export function assignSync(
     if (cooperative) owners = withPromises(owners, ctx.promises.recall(), members);
     const reading = ctx.snapshot.read(partitions);
     logWeights(ctx, reading, partitions.length);
-    assignments = placeMembers(ctx, {
+    const placement = placeMembers(ctx, {
       decoded: group.members,
       members,
       partitions,
       weights: reading.weights,
       owners,
       elapsedMs,
-    }).result.assignments;
+    });
+    assignments = placement.result.assignments;
+    cause = placement.cause;
   } catch (err) {
     warnFallback(ctx, err);
-    assignments = fallbackAssignments(ctx, members, partitions, memberIds, elapsedMs);
+    ({ assignments, cause } = fallbackAssignments(ctx, members, partitions, memberIds, elapsedMs, decoded));
   }
   // The fallback keeps the contract too: under cooperative-sticky, a round-robin that moved a
   // partition directly would have it held by two members at once.
   if (cooperative && owners !== undefined) assignments = handOutCooperatively(ctx, assignments, owners.previous);
   else ctx.promises.keep([]);
-  rememberAssignment(ctx, assignments, members);
+  rememberAssignment(ctx, assignments, members, decoded, partitions);
+  ctx.noteCause(cause);
   return toPlatformatic(assignments, memberIds);
 }
 

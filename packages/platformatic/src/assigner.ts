@@ -4,6 +4,7 @@ import {
   ConfigError,
   createAssignmentMemory,
   createAssignorMetrics,
+  encodeAssignmentNote,
   encodeUserData,
   processToken,
   type TopicPartition,
@@ -155,6 +156,9 @@ export function createLoadAwareAssigner(options: PlatformaticAssignerOptions = {
       snapshot,
       platformaticMetrics,
       cooperativeOffered: resolved.mode === 'cooperative',
+      noteCause: (cause) => {
+        membership.noteForMembers(encodeAssignmentNote(cause));
+      },
       promises: {
         recall: () => promises.get(groupId) ?? [],
         keep: (transfers) => {
@@ -182,8 +186,9 @@ export function createLoadAwareAssigner(options: PlatformaticAssignerOptions = {
       };
     },
     attach(consumer) {
-      const membership = findMembership(consumer, byCallback);
-      if (membership === undefined) {
+      const found = findMembership(consumer, byCallback);
+      const membership = found?.membership;
+      if (found === undefined || membership === undefined) {
         throw new ConfigError(
           "attach(consumer): the consumer was not created with this assigner's groupOptions() " +
             '(spread assigner.groupOptions() into new Consumer({ ... }))',
@@ -196,7 +201,7 @@ export function createLoadAwareAssigner(options: PlatformaticAssignerOptions = {
         );
       }
       if (current === undefined) {
-        membership.attach(consumer);
+        membership.attach(consumer, found.options);
         attached.push(new WeakRef(membership));
       }
       return consumer;
@@ -224,18 +229,22 @@ export function createLoadAwareAssigner(options: PlatformaticAssignerOptions = {
 }
 
 /**
- * The membership whose options `consumer` was created with. Platformatic keeps a client's options
- * under a symbol of its own; looking for our own callback among the consumer's symbol-keyed
- * objects finds them without depending on that symbol's name.
+ * The membership whose options `consumer` was created with, and that options object. Platformatic
+ * keeps a client's options under a symbol of its own; looking for our own callback among the
+ * consumer's symbol-keyed objects finds them without depending on that symbol's name. The object
+ * is where platformatic reads `assignmentUserData` when the leader encodes the assignments.
  */
-function findMembership(consumer: object, byCallback: WeakMap<object, Membership>): Membership | undefined {
+function findMembership(
+  consumer: object,
+  byCallback: WeakMap<object, Membership>,
+): { membership: Membership; options: { assignmentUserData?: unknown } } | undefined {
   for (const key of Object.getOwnPropertySymbols(consumer)) {
     const value = (consumer as Record<symbol, unknown>)[key];
     if (typeof value !== 'object' || value === null) continue;
     const callback = (value as { protocolsMetadata?: unknown }).protocolsMetadata;
     if (typeof callback === 'function') {
-      const found = byCallback.get(callback);
-      if (found !== undefined) return found;
+      const membership = byCallback.get(callback);
+      if (membership !== undefined) return { membership, options: value };
     }
   }
   return undefined;

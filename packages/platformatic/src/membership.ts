@@ -36,14 +36,25 @@ export interface Membership {
   owned(): OwnedPartitions | undefined;
   /** The generation of the consumer's latest JoinGroup answer. */
   generation(): number | undefined;
-  /** Ties this membership to `consumer` and starts following its join and leave events. */
-  attach(consumer: AttachableConsumer): void;
+  /**
+   * Ties this membership to `consumer` and starts following its join and leave events. `options`
+   * is the consumer's own options object (where platformatic reads `assignmentUserData` from).
+   */
+  attach(consumer: AttachableConsumer, options: { assignmentUserData?: unknown }): void;
+  /**
+   * Sets the assignment userData this consumer sends, as leader, to every member, unless the user
+   * configured one: the rebalance's cause, the same for every member.
+   */
+  noteForMembers(note: Buffer): void;
 }
 
 /** A membership not attached to any consumer yet. */
 export function createMembership(): Membership {
   let consumer: AttachableConsumer | undefined;
   let owned: OwnedPartitions | undefined;
+  let options: { assignmentUserData?: unknown } | undefined;
+  // The user's own assignmentUserData is theirs: only a note this membership wrote is replaced.
+  let ours: Buffer | undefined;
 
   // Keeps the generation of the last *change*, so the record stays byte-identical across joins
   // that changed nothing: the broker rebalances a Stable group when a follower's metadata changes.
@@ -61,8 +72,14 @@ export function createMembership(): Membership {
     consumer: () => consumer,
     owned: () => owned,
     generation: () => (consumer === undefined || consumer.memberId === null ? undefined : consumer.generationId),
-    attach(target) {
+    noteForMembers(note) {
+      if (options === undefined || (options.assignmentUserData !== undefined && options.assignmentUserData !== ours))
+        return;
+      options.assignmentUserData = ours = note;
+    },
+    attach(target, targetOptions) {
       consumer = target;
+      options = targetOptions;
       if (target.memberId !== null && target.assignments !== null) received(target.generationId, target.assignments);
       target.on('consumer:group:join', ({ generationId, assignments }) => {
         if (generationId !== undefined && assignments !== undefined) received(generationId, assignments);

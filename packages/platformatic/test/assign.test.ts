@@ -21,6 +21,7 @@ interface Harness {
   logger: RecordingLogger;
   registry: Registry;
   promises: Transfer[];
+  causes: string[];
 }
 
 async function harness(
@@ -38,7 +39,7 @@ async function harness(
   });
   const all = Array.from({ length: 6 }, (_, partition) => ({ topic: 'orders', partition }));
   if (options.refresh !== false) await snapshot.refresh('orders-group', all, 'join');
-  const h: Harness = { logger, registry, promises: [], ctx: undefined as never };
+  const h: Harness = { logger, registry, promises: [], causes: [], ctx: undefined as never };
   const warned = new Set<string>();
   h.ctx = {
     groupId: 'orders-group',
@@ -50,6 +51,9 @@ async function harness(
     snapshot,
     platformaticMetrics: createPlatformaticMetrics(registry),
     cooperativeOffered: options.cooperative ?? false,
+    noteCause: (cause) => {
+      h.causes.push(cause);
+    },
     promises: {
       recall: () => h.promises,
       keep: (t) => {
@@ -89,6 +93,9 @@ describe('the synchronous platformatic assignment', () => {
     ).toBe(true);
     expect(await metricValue(h.registry, 'load_aware_assignments_total', { result: 'load_aware' })).toBe(1);
     expect(await metricValue(h.registry, 'load_aware_defaulted_weights', { group: 'orders-group' })).toBe(0);
+    // The cause goes to the members (platformatic sends one assignment userData to all).
+    expect(h.causes).toEqual(['start']);
+    expect(h.logger.messages('info').some((m) => m.startsWith('rebalance cause: start'))).toBe(true);
   });
 
   it("falls back to round-robin over each member's subscription when no weights were read, as the KafkaJS assigner does on a dead source", async () => {

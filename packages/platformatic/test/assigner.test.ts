@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { Registry } from 'prom-client';
-import { ASSIGNER_NAME, ConfigError, decodeUserData } from '@load-aware/assignor/portable';
+import { ASSIGNER_NAME, ConfigError, decodeAssignmentNote, decodeUserData } from '@load-aware/assignor/portable';
 import { COOPERATIVE_PROTOCOL, createLoadAwareAssigner, type LoadAwareGroupOptions } from '@load-aware/platformatic';
 import { errorThrownBy, recordingLogger } from '@load-aware/test-support';
 import { labelsOf, staticWeights, subscription, topicsMetadata } from './fakes';
@@ -13,7 +13,7 @@ class FakeConsumer extends EventEmitter {
   generationId = 0;
   assignments: Array<{ topic: string; partitions: number[] }> | null = null;
   joins = 0;
-  [kOptions]: Partial<LoadAwareGroupOptions>;
+  [kOptions]: Partial<LoadAwareGroupOptions> & { assignmentUserData?: Buffer };
   constructor(
     readonly groupId: string,
     options: Partial<LoadAwareGroupOptions>,
@@ -86,7 +86,7 @@ describe('createLoadAwareAssigner', () => {
       weights: staticWeights({ 'orders:0': 9, 'orders:1': 1, 'orders:2': 1, 'orders:3': 1 }),
     });
     const options = assigner.groupOptions();
-    assigner.attach(new FakeConsumer('orders-group', options));
+    const consumer = assigner.attach(new FakeConsumer('orders-group', options));
     await joinRecord(options);
     const out = options.partitionAssigner(
       'm1',
@@ -98,11 +98,31 @@ describe('createLoadAwareAssigner', () => {
       metadata as never,
     );
     expect(out.map((a) => labelsOf(a as never).length).sort()).toEqual([1, 3]);
+    // Written where platformatic reads the assignment userData it sends to every member.
+    expect(decodeAssignmentNote(consumer[kOptions].assignmentUserData as Buffer)).toBe('start');
     expect(logger.records.find((r) => r.message.startsWith('weights: snapshot'))?.fields).toMatchObject({
       component: 'assignor',
       groupId: 'orders-group',
       weighed: 4,
     });
+    assigner.close();
+  });
+
+  it('leaves an assignment userData the user configured alone', () => {
+    const assigner = createLoadAwareAssigner({ weights: staticWeights({}) });
+    const options = assigner.groupOptions();
+    const mine = Buffer.from('mine');
+    const consumer = assigner.attach(new FakeConsumer('g', { ...options, assignmentUserData: mine } as never));
+    options.partitionAssigner(
+      'm1',
+      new Map([
+        ['m1', subscription('m1', 'a')],
+        ['m2', subscription('m2', 'b')],
+      ]) as never,
+      new Set(['orders']),
+      metadata as never,
+    );
+    expect(consumer[kOptions].assignmentUserData).toBe(mine);
     assigner.close();
   });
 
