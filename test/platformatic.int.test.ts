@@ -304,6 +304,8 @@ describeOnSupportedNode(`@load-aware/platformatic on a real broker${reason}`, ()
       for (const i of instances) await ready(i);
       const producer = kafka.producer();
       await producer.connect();
+      // When each send completed: a keeper's gap is its own only while messages kept coming.
+      const sent: number[] = [];
       const produce = runInBackground(async (stopped) => {
         const deadline = Date.now() + 120_000;
         while (!stopped() && Date.now() < deadline) {
@@ -311,9 +313,15 @@ describeOnSupportedNode(`@load-aware/platformatic on a real broker${reason}`, ()
             topic,
             messages: Array.from({ length: partitions }, (_, partition) => ({ partition, value: 'x' })),
           });
+          sent.push(Date.now());
           await sleep(20);
         }
       });
+      /** The longest time inside [from, to] with no send completing: a stall of the producer or broker. */
+      const producerPauseIn = ([from, to]: [number, number]): number => {
+        const inside = [from, ...sent.filter((t) => t > from && t < to), to];
+        return Math.max(...inside.slice(1).map((t, i) => t - inside[i]!));
+      };
       try {
         const before = await waitForStableGroup(admin(), groupId, 3, partitions, 90_000);
         expect(before.protocol).toBe(mode === 'cooperative' ? 'cooperative-sticky' : 'LoadAwareAssigner');
@@ -356,6 +364,10 @@ describeOnSupportedNode(`@load-aware/platformatic on a real broker${reason}`, ()
         ).length;
         const keepers = windows.filter((w) => !lost(w.memberId));
         const worstKeeperGap = Math.max(...keepers.map((w) => w.maxGapMs));
+        // What of each keeper's gap the rebalance caused: the gap less the longest stall of the
+        // producer inside it (one send interval kept), since a stalled broker or producer on a loaded
+        // machine starves every member alike, the ones that lost nothing included.
+        const worstKeeperOwnGap = Math.max(...keepers.map((w) => w.maxGapMs - producerPauseIn(w.gapAt) + 20));
         // Held by two at once: an old owner processed a partition after its new owner started on it.
         let overlaps = 0;
         for (let p = 0; p < partitions; p++) {
@@ -368,13 +380,14 @@ describeOnSupportedNode(`@load-aware/platformatic on a real broker${reason}`, ()
           for (let k = 1; k < spans.length; k++) if (spans[k]![0] < spans[k - 1]![1]) overlaps++;
         }
         process.stdout.write(
-          `platformatic ${mode} rebalance: moved ${String(moved)}, keepers ${String(keepers.length)}, worst keeper gap ${String(worstKeeperGap)} ms, ` +
+          `platformatic ${mode} rebalance: moved ${String(moved)}, keepers ${String(keepers.length)}, worst keeper gap ${String(worstKeeperGap)} ms ` +
+            `(${String(worstKeeperOwnGap)} ms without the producer's stalls), ` +
             `gaps ${JSON.stringify(windows.map((w) => [w.memberId.slice(0, 12), w.maxGapMs, lost(w.memberId)]))}, overlaps ${String(overlaps)}\n`,
         );
         expect(moved).toBeGreaterThan(0);
         if (mode === 'cooperative') {
           expect(keepers.length).toBeGreaterThan(0);
-          expect(worstKeeperGap).toBeLessThanOrEqual(500);
+          expect(worstKeeperOwnGap).toBeLessThanOrEqual(500);
           expect(overlaps).toBe(0);
         }
       } finally {
