@@ -6,91 +6,16 @@
  * tarballs are installable and self-sufficient: nothing missing from `files`, no dependency
  * missing from `dependencies`, no devDependency needed at runtime, types that resolve.
  */
-import { spawn } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { kafkaBrokersFromEnv, uniqueName } from './support';
+import { readManifest, runOk, runPackedConsumer, timed, writeStrictTsconfig } from './support/npm-project';
 
 const ROOT = join(__dirname, '..');
 const MESSAGES = 30;
 const NPM_TIMEOUT_MS = 300_000;
-
-interface RunResult {
-  readonly code: number | null;
-  readonly output: string;
-}
-
-/**
- * The environment for npm and the packed consumer: this process's, minus what `pnpm exec` adds
- * (`npm_config_user_agent`, `pnpm_config_*`), which would make npm believe pnpm runs it. A
- * configured registry or cache is kept.
- */
-function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    const lower = key.toLowerCase();
-    const dropped =
-      lower.startsWith('pnpm_') || (lower.startsWith('npm_') && !/^npm_config_(registry|cache)$/.test(lower));
-    if (!dropped) env[key] = value;
-  }
-  return { ...env, ...extra };
-}
-
-/** Runs a command in its own process group and kills the whole group when `timeoutMs` passes. */
-function run(
-  command: string,
-  args: readonly string[],
-  cwd: string,
-  timeoutMs: number,
-  env = cleanEnv(),
-): Promise<RunResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    let timedOut = false;
-    const killer = setTimeout(() => {
-      timedOut = true;
-      if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-    }, timeoutMs);
-    child.on('error', (err) => {
-      clearTimeout(killer);
-      reject(err);
-    });
-    child.on('close', (code) => {
-      clearTimeout(killer);
-      if (timedOut) output += `\n[killed after ${String(timeoutMs)} ms]`;
-      resolve({ code, output });
-    });
-  });
-}
-
-/** `run`, failing with the command's output unless it exits 0. */
-async function runOk(command: string, args: readonly string[], cwd: string, timeoutMs: number): Promise<string> {
-  const { code, output } = await run(command, args, cwd, timeoutMs);
-  if (code !== 0) throw new Error(`${command} ${args.join(' ')} (in ${cwd}) exited ${String(code)}:\n${output}`);
-  return output;
-}
-
-/** Milliseconds `action` took, and its result. */
-async function timed<T>(action: () => Promise<T>): Promise<[T, number]> {
-  const start = Date.now();
-  const result = await action();
-  return [result, Date.now() - start];
-}
-
-interface Manifest {
-  name: string;
-  private?: boolean;
-  devDependencies?: Record<string, string>;
-}
-
-async function readManifest(path: string): Promise<Manifest> {
-  return JSON.parse(await readFile(path, 'utf8')) as Manifest;
-}
 
 describe('packed tarballs', () => {
   const brokers = kafkaBrokersFromEnv();
@@ -171,28 +96,8 @@ describe('packed tarballs', () => {
 
     // 3. The README's usage, compiled in strict mode against the installed packages' types.
     await copyFile(join(ROOT, 'test', 'fixtures', 'packed-consumer.ts'), join(app, 'src', 'consumer.ts'));
-    await writeFile(
-      join(app, 'tsconfig.json'),
-      `${JSON.stringify(
-        {
-          compilerOptions: {
-            target: 'ES2022',
-            module: 'NodeNext',
-            moduleResolution: 'NodeNext',
-            types: ['node'],
-            strict: true,
-            noEmitOnError: true,
-            // Our .d.ts files are checked too: an import of something not shipped fails here.
-            skipLibCheck: false,
-            rootDir: 'src',
-            outDir: 'dist',
-          },
-          include: ['src'],
-        },
-        null,
-        2,
-      )}\n`,
-    );
+    // Our .d.ts files are checked too: an import of something not shipped fails here.
+    await writeStrictTsconfig(app, false);
     const [, tscMs] = await timed(() =>
       runOk(process.execPath, [join(app, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', app], app, 180_000),
     );
@@ -219,31 +124,13 @@ describe('packed tarballs', () => {
     } finally {
       await producer.disconnect();
     }
-    const [{ code, output }, runMs] = await timed(() =>
-      run(
-        process.execPath,
-        [join(app, 'dist', 'consumer.js')],
-        app,
-        90_000,
-        cleanEnv({
-          BROKERS: brokers.join(','),
-          TOPIC: topic,
-          GROUP_ID: groupId,
-          EXPECTED: String(MESSAGES),
-          DEADLINE_MS: '45000',
-        }),
-      ),
-    );
-    const resultLine = output.split('\n').find((l) => l.startsWith('RESULT '));
-    if (code !== 0 || resultLine === undefined) {
-      throw new Error(`packed consumer exited ${String(code)}:\n${output}`);
-    }
-    const result = JSON.parse(resultLine.slice('RESULT '.length)) as {
-      consumed: number;
-      protocol: string;
-      node: string;
-      metrics: string;
-    };
+    const { result, output, runMs } = await runPackedConsumer(app, {
+      BROKERS: brokers.join(','),
+      TOPIC: topic,
+      GROUP_ID: groupId,
+      EXPECTED: String(MESSAGES),
+      DEADLINE_MS: '45000',
+    });
     expect(result.consumed).toBeGreaterThanOrEqual(MESSAGES);
     expect(result.node).toBe(process.version);
     // The group ran the load-aware protocol, and this member (the only one, so the leader)

@@ -1,5 +1,6 @@
 import { AssignerProtocol, type PartitionAssigner } from 'kafkajs';
 import { assignGroup } from './assign.js';
+import { ASSIGNER_NAME } from './protocol-name.js';
 import { createAssignmentMemory } from './assignment-memory.js';
 import { processToken } from './instance-id.js';
 import { bindLogger } from './logger.js';
@@ -25,8 +26,7 @@ import {
   type SiblingReading,
 } from './sibling-groups.js';
 
-/** The protocol name members advertise in JoinGroup; all members must share it to use it. */
-export const ASSIGNER_NAME = 'LoadAwareAssigner';
+export { ASSIGNER_NAME };
 
 /** Where a consumer's assigner object keeps its background-join closure alive. */
 const BACKGROUND_JOIN = Symbol('load-aware.backgroundJoin');

@@ -11,7 +11,8 @@ export { LoadAwareAssigner, ASSIGNER_NAME, type LoadAwarePartitionAssigner } fro
 export type { LoadAwareAssignerOptions, CrossGroupOptions } from './options.js';
 export type { SiblingReading, SiblingStatus, CrossGroupSettings } from './sibling-groups.js';
 export { createUniformWeightSource, type WeightSource, type PartitionWeight } from './weight-source.js';
-export { kafkaJsLogCreator, type Logger, type LogFn } from './logger.js';
+export { type Logger, type LogFn } from './logger.js';
+export { kafkaJsLogCreator } from './kafkajs-log.js';
 export { processInstanceId } from './instance-id.js';
 export { measureRebalancePauses, type PauseSink } from './pause-meter.js';
 export type { RebalanceCause } from './rebalance-cause.js';

@@ -1,32 +1,11 @@
 import { AssignerProtocol, type GroupMember } from 'kafkajs';
-import type { OwnedPartitions } from './owned-partitions.js';
-import { decodeUserData, type RebalancePause } from './user-data.js';
+import { memberFromRecord, type DecodedMember } from './member-record.js';
 
-/** A group member's subscription as the leader reads it from JoinGroup metadata. */
-export interface DecodedMember {
-  readonly memberId: string;
-  /** Subscribed topics, or undefined when the metadata itself could not be read. */
-  readonly topics: ReadonlyArray<string> | undefined;
-  readonly instanceId: string;
-  readonly capacity: number;
-  readonly epoch: number;
-  /** The partitions the member reports owning (userData version 2), when it reports them. */
-  readonly owned: OwnedPartitions | undefined;
-  /** The sending process's token (userData version 3), when it sends one. */
-  readonly processToken: string | undefined;
-  /** What the member's last rebalance cost it (userData version 4), when it reports it. */
-  readonly lastPause: RebalancePause | undefined;
-  /** Why the member's load-aware userData was not usable; undefined when it was. */
-  readonly problem: string | undefined;
-}
-
-/** Prefix of the synthetic instance id given to a member without usable userData. */
-export const OWN_INSTANCE_PREFIX = 'member:';
+export { OWN_INSTANCE_PREFIX, type DecodedMember } from './member-record.js';
 
 /**
- * Reads one member's metadata. Never throws: a member whose userData is absent or unreadable
- * (an older version, another assigner's data, garbage) becomes an instance of its own, which keeps
- * mixed-version groups working during a rolling upgrade.
+ * Reads one KafkaJS member's metadata (see {@link memberFromRecord}). Never throws: metadata that
+ * cannot be read leaves the topics undefined and makes the member an instance of its own.
  */
 export function decodeMember(member: GroupMember): DecodedMember {
   let topics: ReadonlyArray<string> | undefined;
@@ -41,31 +20,5 @@ export function decodeMember(member: GroupMember): DecodedMember {
   } catch {
     // Leaves topics undefined; the caller decides what an unreadable subscription means.
   }
-  const decoded = decodeUserData(userData);
-  if (decoded.ok) {
-    const { instanceId, capacity, epoch, owned, processToken, lastPause } = decoded.value;
-    return {
-      memberId: member.memberId,
-      topics,
-      instanceId,
-      capacity,
-      epoch,
-      owned,
-      processToken,
-      lastPause,
-      problem: undefined,
-    };
-  }
-  const problem = topics === undefined ? 'unreadable subscription metadata' : decoded.reason;
-  return {
-    memberId: member.memberId,
-    topics,
-    instanceId: `${OWN_INSTANCE_PREFIX}${member.memberId}`,
-    capacity: 1,
-    epoch: 0,
-    owned: undefined,
-    processToken: undefined,
-    lastPause: undefined,
-    problem,
-  };
+  return memberFromRecord(member.memberId, topics, userData);
 }

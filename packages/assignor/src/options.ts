@@ -24,7 +24,12 @@ export const DEFAULT_MAX_STALE_MS = 120_000;
 /** Default of `crossGroup.turnMs`. */
 export const DEFAULT_TURN_MS = 60_000;
 
-const schema = z.strictObject({
+/**
+ * The option schema of {@link LoadAwareAssigner}, before the cross-field checks. Exported (through
+ * `./portable`) so that adapters for other clients derive theirs from it (`omit`, `extend`) and
+ * validate the shared keys with the very same rules and messages.
+ */
+export const assignerOptionsSchema = z.strictObject({
   weights: z
     .custom<WeightSource>(isWeightSource, { message: 'expected a WeightSource: an object with getWeights(partitions)' })
     .optional(),
@@ -70,7 +75,7 @@ const schema = z.strictObject({
 });
 
 /** Static membership needs an id that survives restarts: a random per-process one cannot. */
-const checkedSchema = schema.superRefine((o, ctx) => {
+const checkedSchema = assignerOptionsSchema.superRefine((o, ctx) => {
   if (o.staticMembership && o.instanceId === undefined) {
     ctx.addIssue({
       code: 'custom',
@@ -183,7 +188,18 @@ export interface ResolvedLoadAwareAssignerOptions {
 
 /** Validates options once, at construction; throws {@link ConfigError} naming every bad key. */
 export function resolveOptions(options: unknown): ResolvedLoadAwareAssignerOptions {
-  const o = validateOptions(checkedSchema, options, 'LoadAwareAssigner');
+  return resolveParsedOptions(validateOptions(checkedSchema, options, 'LoadAwareAssigner'));
+}
+
+/**
+ * Fills in the defaults that depend on the process (uniform weights, the process instance id, the
+ * silent logger) and freezes the result. Takes what {@link assignerOptionsSchema} (or a schema
+ * derived from it) parsed; keys such a schema left out take their off value.
+ */
+export function resolveParsedOptions(
+  o: Omit<z.output<typeof assignerOptionsSchema>, 'crossGroup' | 'staticMembership' | 'leaveOnDisconnect'> &
+    Partial<Pick<z.output<typeof assignerOptionsSchema>, 'crossGroup' | 'staticMembership' | 'leaveOnDisconnect'>>,
+): ResolvedLoadAwareAssignerOptions {
   return Object.freeze({
     weights: o.weights ?? createUniformWeightSource(),
     instanceId: o.instanceId ?? processInstanceId,
@@ -202,7 +218,7 @@ export function resolveOptions(options: unknown): ResolvedLoadAwareAssignerOptio
             maxStaleMs: o.crossGroup.maxStaleMs,
             turnMs: o.crossGroup.turnMs,
           }),
-    staticMembership: o.staticMembership,
-    leaveOnDisconnect: o.leaveOnDisconnect,
+    staticMembership: o.staticMembership ?? false,
+    leaveOnDisconnect: o.leaveOnDisconnect ?? false,
   });
 }

@@ -1,6 +1,6 @@
 import { AssignerProtocol, type Cluster } from 'kafkajs';
 import type { TopicPartition } from './core/types.js';
-import type { OwnedPartitions } from './owned-partitions.js';
+import { samePartitions, type OwnedPartitions } from './owned-partitions.js';
 import { decodeAssignmentNote, type RebalanceCause } from './rebalance-cause.js';
 import type { RebalancePause } from './user-data.js';
 
@@ -235,10 +235,4 @@ function decodeOwn(answer: unknown): TopicPartition[] | undefined {
   } catch {
     return undefined;
   }
-}
-
-function samePartitions(a: ReadonlyArray<TopicPartition>, b: ReadonlyArray<TopicPartition>): boolean {
-  if (a.length !== b.length) return false;
-  const keys = new Set(a.map((p) => `${p.topic}\u0000${String(p.partition)}`));
-  return b.every((p) => keys.has(`${p.topic}\u0000${String(p.partition)}`));
 }

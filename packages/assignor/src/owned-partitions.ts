@@ -103,6 +103,13 @@ export function scanOwnedSection(
   return { owned: { generation, partitions }, end: reader.position };
 }
 
+/** True when `a` and `b` list the same partitions, in any order (each list without duplicates). */
+export function samePartitions(a: ReadonlyArray<TopicPartition>, b: ReadonlyArray<TopicPartition>): boolean {
+  if (a.length !== b.length) return false;
+  const keys = new Set(a.map((p) => `${p.topic}\u0000${String(p.partition)}`));
+  return b.every((p) => keys.has(`${p.topic}\u0000${String(p.partition)}`));
+}
+
 /** Topic → its distinct partitions ascending, topics in code-unit order (so encoding is canonical). */
 function groupSorted(partitions: ReadonlyArray<TopicPartition>): Map<string, number[]> {
   const byTopic = new Map<string, Set<number>>();

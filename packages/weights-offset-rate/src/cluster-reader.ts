@@ -254,12 +254,13 @@ export function createClusterReader(cluster: InternalCluster, logger: Logger): O
 type PartitionReadErrorCode = ConstructorParameters<typeof PartitionReadError>[0];
 
 /** A partition's offset from one ListOffsets answer, with the found record's timestamp if any. */
-interface Found extends TopicPartition {
+export interface Found extends TopicPartition {
   readonly offset: string;
   readonly timestamp: string | undefined;
 }
 
-interface Failed extends TopicPartition {
+/** A partition one ListOffsets answer has no offset for, and why. */
+export interface Failed extends TopicPartition {
   readonly error: unknown;
 }
 
@@ -290,8 +291,11 @@ function resultsOf(topics: ReadonlyMap<string, number[]>, response: ListOffsetsR
   );
 }
 
-/** Joins one broker's three answers per partition; any failed part fails the partition. */
-function combine(
+/**
+ * Joins one broker's three answers per partition; any failed part fails the partition. Shared with
+ * the platformatic admin reader, whose answers take the same shape.
+ */
+export function combine(
   windowStart: ReadonlyArray<Found | Failed>,
   latest: ReadonlyArray<Found | Failed>,
   future: ReadonlyArray<Found | Failed>,

@@ -3,6 +3,7 @@ import { createAdminReader } from './admin-reader.js';
 import { createClusterReader } from './cluster-reader.js';
 import type { EndOffsetsReader, OwnedEndOffsetsReader } from './end-offsets-reader.js';
 import { createInternalCluster } from './kafkajs-internals.js';
+import { createPlatformaticAdminReader } from './platformatic-admin-reader.js';
 import type { ResolvedClient } from './options.js';
 import type { TimeIndexReader } from './time-index.js';
 
@@ -26,7 +27,8 @@ export type SourceReader = (
  * Picks the reader for the configured client. A `Kafka` gets a private cluster (one ListOffsets
  * per leader broker for all topics) or, if this KafkaJS hides it differently, an admin of its
  * own; both are closed by `stop()`. An admin or a reader from the caller is used as is and never
- * closed by the source (an admin's in-flight requests are still awaited).
+ * closed by the source (an admin's in-flight requests are still awaited); a platformatic admin
+ * reads the time index too.
  */
 export function createSourceReader(client: ResolvedClient, logger: Logger): SourceReader {
   switch (client.kind) {
@@ -44,6 +46,10 @@ export function createSourceReader(client: ResolvedClient, logger: Logger): Sour
     }
     case 'admin':
       return { owned: true, reader: createAdminReader(client.admin, false, logger), timeIndex: undefined };
+    case 'platformatic-admin': {
+      const reader = createPlatformaticAdminReader(client.admin, logger);
+      return { owned: true, reader, timeIndex: reader };
+    }
     case 'reader':
       return { owned: false, reader: client.reader, kind: 'custom', timeIndex: undefined };
   }

@@ -14,6 +14,7 @@ export type { OffsetRateWeightSourceOptions, OffsetRateClient } from './options.
 // The two seams the options accept: your own end-offset reader and a clock (tests, simulations).
 export type { EndOffsetsReader } from './end-offsets-reader.js';
 export type { Clock } from './clock.js';
+export type { PlatformaticAdmin } from './platformatic-admin-reader.js';
 export {
   OffsetRateErrorCodes,
   SampleTimeoutError,

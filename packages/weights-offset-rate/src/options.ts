@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { isClock, systemClock, type Clock } from './clock.js';
 import { isEndOffsetsReader, type EndOffsetsReader } from './end-offsets-reader.js';
 import type { UnmeasuredWeight } from './weight-answer.js';
+import { isPlatformaticAdmin, type PlatformaticAdmin } from './platformatic-admin-reader.js';
 
 /** Sample intervals are kept within 1–30 s: faster hammers brokers, slower reacts too late. */
 export const MIN_SAMPLE_INTERVAL_MS = 1000;
@@ -23,20 +24,24 @@ export const MIN_DEFAULT_UNTRACK_AFTER_MS = 600_000;
 /** Upper end of `untrackAfterMs` (7 days). */
 export const MAX_UNTRACK_AFTER_MS = 7 * 24 * 3_600_000;
 
-/** Where end offsets come from: a KafkaJS `Kafka`, a KafkaJS `Admin`, or your own reader. */
-export type OffsetRateClient = Kafka | Admin | EndOffsetsReader;
+/**
+ * Where end offsets come from: a KafkaJS `Kafka`, a KafkaJS `Admin`, a @platformatic/kafka
+ * `Admin`, or your own reader.
+ */
+export type OffsetRateClient = Kafka | Admin | PlatformaticAdmin | EndOffsetsReader;
 
 /** The client, told apart once so the rest of the code never guesses. */
 export type ResolvedClient =
   | { readonly kind: 'kafka'; readonly kafka: Kafka }
   | { readonly kind: 'admin'; readonly admin: Admin }
+  | { readonly kind: 'platformatic-admin'; readonly admin: PlatformaticAdmin }
   | { readonly kind: 'reader'; readonly reader: EndOffsetsReader };
 
 const schema = z
   .strictObject({
     kafka: z.custom<OffsetRateClient>((value) => classify(value) !== undefined, {
       message:
-        'expected a KafkaJS Kafka instance (new Kafka(...)), a KafkaJS Admin (kafka.admin()) or an EndOffsetsReader',
+        'expected a KafkaJS Kafka instance (new Kafka(...)), a KafkaJS Admin (kafka.admin()), a @platformatic/kafka Admin or an EndOffsetsReader',
     }),
     rateIntervalMs: z.number().int().min(2000).max(3_600_000).default(60_000),
     sampleIntervalMs: z.number().int().min(MIN_SAMPLE_INTERVAL_MS).max(MAX_SAMPLE_INTERVAL_MS).optional(),
@@ -67,7 +72,9 @@ export interface OffsetRateWeightSourceOptions {
    * settings apply): the source then opens its own connections, sends one ListOffsets per leader
    * broker per sample for all topics together, and closes everything in `stop()`. An `Admin`
    * works too (never disconnected by the source) but costs two requests per broker per topic.
-   * Any {@link EndOffsetsReader} works as well, e.g. to sample through another client.
+   * A @platformatic/kafka `Admin` works as well (one ListOffsets per leader broker, instant rates
+   * included; never closed by the source). Any {@link EndOffsetsReader} works too, e.g. to sample
+   * through another client.
    */
   kafka: OffsetRateClient;
   /** Weights are offset growth per second over this window (the newest sample and the oldest within it). Default 60000. */
@@ -167,8 +174,8 @@ export function resolveOptions(options: unknown): ResolvedOffsetRateWeightSource
 }
 
 /**
- * Tells the three kinds of client apart by shape: an admin has `fetchTopicOffsets`, a `Kafka` has
- * `admin()` and `consumer()`, a reader `read()`. Not `instanceof Kafka`: an app may resolve another
+ * Tells the kinds of client apart by shape: a KafkaJS admin has `fetchTopicOffsets`, a platformatic
+ * admin `listOffsets` and `listTopics`, a `Kafka` has `admin()` and `consumer()`, a reader `read()`. Not `instanceof Kafka`: an app may resolve another
  * copy of kafkajs than this package does, and an `Admin` is a plain object anyway.
  */
 function classify(value: unknown): ResolvedClient | undefined {
@@ -177,6 +184,7 @@ function classify(value: unknown): ResolvedClient | undefined {
   if (typeof v['fetchTopicOffsets'] === 'function' && typeof v['disconnect'] === 'function') {
     return { kind: 'admin', admin: value as Admin };
   }
+  if (isPlatformaticAdmin(value)) return { kind: 'platformatic-admin', admin: value };
   if (typeof v['admin'] === 'function' && typeof v['consumer'] === 'function') {
     return { kind: 'kafka', kafka: value as Kafka };
   }

@@ -1,0 +1,258 @@
+import type { GroupPartitionsAssigner, GroupProtocolsMetadataCallback } from '@platformatic/kafka';
+import {
+  bindLogger,
+  ConfigError,
+  createAssignmentMemory,
+  createAssignorMetrics,
+  encodeAssignmentNote,
+  encodeUserData,
+  processToken,
+  type TopicPartition,
+  type WeightSource,
+} from '@load-aware/assignor/portable';
+import { assignSync, type SyncAssignContext, type TopicsMetadata } from './assign.js';
+import type { Transfer } from './cooperative.js';
+import { createMembership, type AttachableConsumer, type Membership } from './membership.js';
+import { createPlatformaticMetrics } from './metrics.js';
+import { resolvePlatformaticOptions, type PlatformaticAssignerOptions } from './options.js';
+import { protocolsFor, type ProtocolEntry } from './protocol.js';
+import type { MemberSubscription } from './subscriptions.js';
+import { createWeightSnapshot } from './weight-snapshot.js';
+
+/** How many member ids and keys the "warn once" memory holds before it starts over. */
+const WARNED_LIMIT = 10_000;
+
+/** The group options one consumer is created with: spread them into `new Consumer({ ... })`. */
+export interface LoadAwareGroupOptions {
+  readonly protocols: ProtocolEntry[];
+  readonly protocolsMetadata: GroupProtocolsMetadataCallback;
+  readonly partitionAssigner: GroupPartitionsAssigner;
+}
+
+/** The load-aware assigner for @platformatic/kafka consumers of one process. */
+export interface PlatformaticLoadAwareAssigner {
+  /** The instance id every consumer using this assigner advertises. */
+  readonly instanceId: string;
+  /** `'eager'` or `'cooperative'`, as configured. */
+  readonly mode: 'eager' | 'cooperative';
+  /** The weight source assignments read (through the snapshot). */
+  readonly weights: WeightSource;
+  /**
+   * The group options of one consumer: its protocols, the `protocolsMetadata` step that refreshes
+   * the weights and writes the load-aware record, and the synchronous `partitionAssigner`. Call it
+   * once per consumer and pass the consumer to {@link attach} right after creating it.
+   */
+  groupOptions(): LoadAwareGroupOptions;
+  /**
+   * Ties a consumer created with {@link groupOptions} to this assigner, so that its JoinGroups
+   * report its group, epoch and owned partitions. Returns the consumer. Throws a `ConfigError`
+   * when the consumer was not created with options from this assigner's `groupOptions()`, or
+   * when they already serve another consumer.
+   */
+  attach<C extends AttachableConsumer>(consumer: C): C;
+  /** The rebalance epoch this process's members of `groupId` advertise. */
+  epochOf(groupId: string): number;
+  /**
+   * Forces a rebalance of `groupId`: advances the epoch (so the record changes) and makes one
+   * joined consumer of that group rejoin through platformatic's own `joinGroup()`; the broker
+   * then rebalances the whole group, whichever member leads. Returns how many consumers were
+   * asked (0 when none of this process is in the group).
+   */
+  requestRebalance(groupId: string): number;
+  /** Stops the background weight refresh. Idempotent; call it when the consumers are closed. */
+  close(): void;
+}
+
+/**
+ * Creates the load-aware assigner for @platformatic/kafka consumers: the same placement, userData
+ * record, options, metrics and logs as `LoadAwareAssigner` for KafkaJS, so members of both
+ * clients form one load-aware group. One per process, shared by its consumers.
+ *
+ * Options are validated here, once: a bad key throws a `ConfigError` naming it.
+ *
+ * @example
+ * ```ts
+ * import { Consumer } from '@platformatic/kafka';
+ * import { createLoadAwareAssigner } from '@load-aware/platformatic';
+ *
+ * const assigner = createLoadAwareAssigner({ weights: mySource });
+ * const consumer = assigner.attach(
+ *   new Consumer({ groupId: 'orders', clientId: 'orders-1', bootstrapBrokers: ['localhost:9092'], ...assigner.groupOptions() }),
+ * );
+ * const stream = await consumer.consume({ topics: ['orders'] });
+ * // on shutdown: await consumer.close(); assigner.close();
+ * ```
+ */
+export function createLoadAwareAssigner(options: PlatformaticAssignerOptions = {}): PlatformaticLoadAwareAssigner {
+  const resolved = resolvePlatformaticOptions(options);
+  const placement = resolved.placement;
+  const metrics = createAssignorMetrics(placement.registry);
+  const platformaticMetrics = createPlatformaticMetrics(placement.registry);
+  // Shared by every consumer of this assigner, so leadership moving between them keeps it.
+  const memory = createAssignmentMemory();
+  const snapshot = createWeightSnapshot({
+    source: placement.weights,
+    timeoutMs: placement.weightsTimeoutMs,
+    refreshMs: resolved.weightsRefreshMs,
+    maxAgeMs: resolved.maxWeightsAgeMs,
+    logger: bindLogger(placement.logger, { component: 'assignor' }),
+  });
+  const epochs = new Map<string, number>();
+  const epochOf = (groupId: string): number => epochs.get(groupId) ?? 0;
+  const promises = new Map<string, Transfer[]>();
+  const warned = new Set<string>();
+  const warnOnce = (key: string): boolean => {
+    if (warned.has(key)) return false;
+    if (warned.size >= WARNED_LIMIT) warned.clear();
+    warned.add(key);
+    return true;
+  };
+  // By the protocolsMetadata function each membership's options carry: how attach() finds it.
+  const byCallback = new WeakMap<object, Membership>();
+  // Weak: a dropped consumer must not be kept alive by its assigner.
+  const attached: Array<WeakRef<Membership>> = [];
+  const unattachedLogger = bindLogger(placement.logger, { component: 'assignor' });
+
+  const joinMetadata = async (membership: Membership, topics: ReadonlyArray<string>, metadata: TopicsMetadata) => {
+    const consumer = membership.consumer();
+    if (consumer === undefined) {
+      if (warnOnce('unattached')) {
+        unattachedLogger.warn(
+          {},
+          'a consumer joins with load-aware group options but was never passed to assigner.attach(consumer): it reports ' +
+            'no owned partitions and no epoch, so stickiness across leader changes and requestRebalance() do not reach it',
+        );
+      }
+    } else {
+      // Before the JoinGroup that may make this member leader: its assignment reads these weights.
+      await snapshot.refresh(consumer.groupId, partitionsOf(topics, metadata), 'join');
+    }
+    const groupId = consumer?.groupId;
+    return encodeUserData({
+      instanceId: placement.instanceId,
+      capacity: placement.capacity,
+      epoch: groupId === undefined ? 0 : epochOf(groupId),
+      owned: membership.owned(),
+      processToken,
+    });
+  };
+
+  const assign = (
+    membership: Membership,
+    subscriptions: ReadonlyMap<string, MemberSubscription>,
+    topics: ReadonlySet<string>,
+    metadata: TopicsMetadata,
+  ) => {
+    const groupId = membership.consumer()?.groupId ?? '';
+    const ctx: SyncAssignContext = {
+      groupId,
+      options: placement,
+      // Bound per call: the group is only known once the consumer is attached.
+      logger: bindLogger(placement.logger, { component: 'assignor', groupId }),
+      metrics,
+      warnOnce,
+      memory,
+      own: membership,
+      snapshot,
+      platformaticMetrics,
+      cooperativeOffered: resolved.mode === 'cooperative',
+      noteCause: (cause) => {
+        membership.noteForMembers(encodeAssignmentNote(cause));
+      },
+      promises: {
+        recall: () => promises.get(groupId) ?? [],
+        keep: (transfers) => {
+          if (transfers.length === 0) promises.delete(groupId);
+          else promises.set(groupId, transfers);
+        },
+      },
+    };
+    return assignSync(ctx, subscriptions, topics, metadata);
+  };
+
+  return {
+    instanceId: placement.instanceId,
+    mode: resolved.mode,
+    weights: placement.weights,
+    groupOptions() {
+      const membership = createMembership();
+      const protocolsMetadata: GroupProtocolsMetadataCallback = (_protocols, topics, metadata) =>
+        joinMetadata(membership, topics, metadata);
+      byCallback.set(protocolsMetadata, membership);
+      return {
+        protocols: protocolsFor(resolved.mode),
+        protocolsMetadata,
+        partitionAssigner: (_current, members, topics, metadata) => assign(membership, members, topics, metadata),
+      };
+    },
+    attach(consumer) {
+      const found = findMembership(consumer, byCallback);
+      const membership = found?.membership;
+      if (found === undefined || membership === undefined) {
+        throw new ConfigError(
+          "attach(consumer): the consumer was not created with this assigner's groupOptions() " +
+            '(spread assigner.groupOptions() into new Consumer({ ... }))',
+        );
+      }
+      const current = membership.consumer();
+      if (current !== undefined && current !== consumer) {
+        throw new ConfigError(
+          'attach(consumer): these groupOptions() already serve another consumer; call groupOptions() once per consumer',
+        );
+      }
+      if (current === undefined) {
+        membership.attach(consumer, found.options);
+        attached.push(new WeakRef(membership));
+      }
+      return consumer;
+    },
+    epochOf,
+    requestRebalance(groupId) {
+      const consumer = attached
+        .map((ref) => ref.deref()?.consumer())
+        .find((c) => c !== undefined && c.groupId === groupId && c.memberId !== null && c.isActive());
+      if (consumer === undefined) return 0;
+      epochs.set(groupId, (epochOf(groupId) + 1) % 0x1_0000_0000);
+      // One JoinGroup with changed metadata rebalances the group; the others follow the broker.
+      consumer.joinGroup().catch((err: unknown) => {
+        bindLogger(placement.logger, { component: 'assignor', groupId }).warn(
+          { err },
+          'rejoin for a forced rebalance failed; the consumer retries on its own',
+        );
+      });
+      return 1;
+    },
+    close() {
+      snapshot.close();
+    },
+  };
+}
+
+/**
+ * The membership whose options `consumer` was created with, and that options object. Platformatic
+ * keeps a client's options under a symbol of its own; looking for our own callback among the
+ * consumer's symbol-keyed objects finds them without depending on that symbol's name. The object
+ * is where platformatic reads `assignmentUserData` when the leader encodes the assignments.
+ */
+function findMembership(
+  consumer: object,
+  byCallback: WeakMap<object, Membership>,
+): { membership: Membership; options: { assignmentUserData?: unknown } } | undefined {
+  for (const key of Object.getOwnPropertySymbols(consumer)) {
+    const value = (consumer as Record<symbol, unknown>)[key];
+    if (typeof value !== 'object' || value === null) continue;
+    const callback = (value as { protocolsMetadata?: unknown }).protocolsMetadata;
+    if (typeof callback === 'function') {
+      const membership = byCallback.get(callback);
+      if (membership !== undefined) return { membership, options: value };
+    }
+  }
+  return undefined;
+}
+
+/** Every partition of `topics` in the metadata platformatic loaded before the join. */
+function partitionsOf(topics: ReadonlyArray<string>, metadata: TopicsMetadata): TopicPartition[] {
+  return topics.flatMap((topic) =>
+    Array.from({ length: metadata.topics.get(topic)?.partitionsCount ?? 0 }, (_, partition) => ({ topic, partition })),
+  );
+}

@@ -1,0 +1,12 @@
+/**
+ * @packageDocumentation
+ * The load-aware partition assigner for @platformatic/kafka consumers: the placement, userData
+ * record, options, metrics and logs of `@load-aware/assignor`, so platformatic and KafkaJS
+ * members form one load-aware group, plus an incremental (cooperative) mode.
+ */
+export { createLoadAwareAssigner, type PlatformaticLoadAwareAssigner, type LoadAwareGroupOptions } from './assigner.js';
+export type { PlatformaticAssignerOptions } from './options.js';
+export type { AttachableConsumer } from './membership.js';
+export type { ProtocolEntry } from './protocol.js';
+export { COOPERATIVE_PROTOCOL } from './protocol.js';
+export { ConfigError, isLoadAwareError, type WeightSource, type PartitionWeight } from '@load-aware/assignor/portable';

@@ -1,0 +1,179 @@
+import { EventEmitter } from 'node:events';
+import { Registry } from 'prom-client';
+import { ASSIGNER_NAME, ConfigError, decodeAssignmentNote, decodeUserData } from '@load-aware/assignor/portable';
+import { COOPERATIVE_PROTOCOL, createLoadAwareAssigner, type LoadAwareGroupOptions } from '@load-aware/platformatic';
+import { errorThrownBy, recordingLogger } from '@load-aware/test-support';
+import { labelsOf, staticWeights, subscription, topicsMetadata } from './fakes';
+
+/** Stands in for platformatic's client, which keeps its options under a symbol of its own. */
+const kOptions = Symbol('fake.options');
+
+class FakeConsumer extends EventEmitter {
+  memberId: string | null = null;
+  generationId = 0;
+  assignments: Array<{ topic: string; partitions: number[] }> | null = null;
+  joins = 0;
+  [kOptions]: Partial<LoadAwareGroupOptions> & { assignmentUserData?: Buffer };
+  constructor(
+    readonly groupId: string,
+    options: Partial<LoadAwareGroupOptions>,
+  ) {
+    super();
+    this[kOptions] = { ...options };
+  }
+  joinGroup(): Promise<string> {
+    this.joins++;
+    return Promise.resolve(this.memberId ?? '');
+  }
+  isActive(): boolean {
+    return this.memberId !== null;
+  }
+  /** What platformatic does after a SyncGroup. */
+  joined(memberId: string, generationId: number, partitions: number[]): void {
+    this.memberId = memberId;
+    this.generationId = generationId;
+    this.assignments = [{ topic: 'orders', partitions }];
+    this.emit('consumer:group:join', { groupId: this.groupId, memberId, generationId, assignments: this.assignments });
+  }
+}
+
+const metadata = topicsMetadata({ orders: 4 });
+
+/** Runs the consumer's protocolsMetadata step as platformatic does before a JoinGroup. */
+async function joinRecord(options: LoadAwareGroupOptions) {
+  const bytes = await options.protocolsMetadata(options.protocols, ['orders'], metadata as never, () => undefined);
+  const decoded = decodeUserData(bytes);
+  if (!decoded.ok) throw new Error(decoded.reason);
+  return decoded.value;
+}
+
+describe('createLoadAwareAssigner', () => {
+  it('offers LoadAwareAssigner (version 0, as KafkaJS members do) in eager mode, cooperative-sticky v3 first in cooperative mode', () => {
+    expect(createLoadAwareAssigner().groupOptions().protocols).toEqual([{ name: ASSIGNER_NAME, version: 0 }]);
+    expect(createLoadAwareAssigner({ mode: 'cooperative' }).groupOptions().protocols).toEqual([
+      { name: COOPERATIVE_PROTOCOL, version: 3 },
+      { name: ASSIGNER_NAME, version: 0 },
+    ]);
+  });
+
+  it("reports the consumer's instance, epoch and owned partitions in the record, byte-identical while nothing changed", async () => {
+    const assigner = createLoadAwareAssigner({ instanceId: 'pod-a', capacity: 2, weights: staticWeights({}) });
+    const options = assigner.groupOptions();
+    const consumer = assigner.attach(new FakeConsumer('orders-group', options));
+    expect((await joinRecord(options)).owned).toBeUndefined();
+    consumer.joined('m1', 3, [0, 2]);
+    const record = await joinRecord(options);
+    expect(record).toMatchObject({ instanceId: 'pod-a', capacity: 2, epoch: 0 });
+    expect(record.owned).toEqual({
+      generation: 3,
+      partitions: [0, 2].map((partition) => ({ topic: 'orders', partition })),
+    });
+    // Same set again in a later generation: the record keeps the generation of the change.
+    consumer.joined('m1', 4, [2, 0]);
+    const again = await options.protocolsMetadata(options.protocols, ['orders'], metadata as never, () => undefined);
+    consumer.joined('m1', 5, [0, 2]);
+    expect(await options.protocolsMetadata(options.protocols, ['orders'], metadata as never, () => undefined)).toEqual(
+      again,
+    );
+    assigner.close();
+  });
+
+  it('refreshes the weights at the join, so the leader reads them in its synchronous assignment', async () => {
+    const logger = recordingLogger();
+    const assigner = createLoadAwareAssigner({
+      instanceId: 'pod-a',
+      logger,
+      weights: staticWeights({ 'orders:0': 9, 'orders:1': 1, 'orders:2': 1, 'orders:3': 1 }),
+    });
+    const options = assigner.groupOptions();
+    const consumer = assigner.attach(new FakeConsumer('orders-group', options));
+    await joinRecord(options);
+    const out = options.partitionAssigner(
+      'm1',
+      new Map([
+        ['m1', subscription('m1', 'pod-a')],
+        ['m2', subscription('m2', 'pod-b')],
+      ]) as never,
+      new Set(['orders']),
+      metadata as never,
+    );
+    expect(out.map((a) => labelsOf(a as never).length).sort()).toEqual([1, 3]);
+    // Written where platformatic reads the assignment userData it sends to every member.
+    expect(decodeAssignmentNote(consumer[kOptions].assignmentUserData as Buffer)).toBe('start');
+    expect(logger.records.find((r) => r.message.startsWith('weights: snapshot'))?.fields).toMatchObject({
+      component: 'assignor',
+      groupId: 'orders-group',
+      weighed: 4,
+    });
+    assigner.close();
+  });
+
+  it('leaves an assignment userData the user configured alone', () => {
+    const assigner = createLoadAwareAssigner({ weights: staticWeights({}) });
+    const options = assigner.groupOptions();
+    const mine = Buffer.from('mine');
+    const consumer = assigner.attach(new FakeConsumer('g', { ...options, assignmentUserData: mine } as never));
+    options.partitionAssigner(
+      'm1',
+      new Map([
+        ['m1', subscription('m1', 'a')],
+        ['m2', subscription('m2', 'b')],
+      ]) as never,
+      new Set(['orders']),
+      metadata as never,
+    );
+    expect(consumer[kOptions].assignmentUserData).toBe(mine);
+    assigner.close();
+  });
+
+  it('refuses to attach a consumer created without its groupOptions(), or a second consumer to the same options', () => {
+    const assigner = createLoadAwareAssigner();
+    expect(errorThrownBy(() => assigner.attach(new FakeConsumer('g', {})), ConfigError).code).toBe('LOAD_AWARE_CONFIG');
+    const options = assigner.groupOptions();
+    assigner.attach(new FakeConsumer('g', options));
+    expect(errorThrownBy(() => assigner.attach(new FakeConsumer('g', options)), ConfigError).message).toContain(
+      'once per consumer',
+    );
+  });
+
+  it('forces a rebalance through one joined consumer of the group, with a new epoch in its next record', async () => {
+    const assigner = createLoadAwareAssigner({ weights: staticWeights({}) });
+    const a = assigner.groupOptions();
+    const b = assigner.groupOptions();
+    const first = assigner.attach(new FakeConsumer('orders-group', a));
+    const second = assigner.attach(new FakeConsumer('orders-group', b));
+    expect(assigner.requestRebalance('orders-group')).toBe(0); // nobody joined yet
+    first.joined('m1', 1, [0]);
+    second.joined('m2', 1, [1]);
+    expect(assigner.requestRebalance('orders-group')).toBe(1);
+    expect(first.joins + second.joins).toBe(1);
+    expect(assigner.epochOf('orders-group')).toBe(1);
+    expect((await joinRecord(b)).epoch).toBe(1);
+    expect(assigner.requestRebalance('payments')).toBe(0);
+    assigner.close();
+  });
+
+  it('warns once when a consumer joins with its options but was never attached', async () => {
+    const logger = recordingLogger();
+    const assigner = createLoadAwareAssigner({ logger });
+    const options = assigner.groupOptions();
+    await joinRecord(options);
+    await joinRecord(options);
+    expect(logger.messages('warn').filter((m) => m.includes('never passed to assigner.attach'))).toHaveLength(1);
+  });
+
+  it("shares one registry with the KafkaJS assigner's metric names, a second assigner reusing them", () => {
+    const registry = new Registry();
+    createLoadAwareAssigner({ registry });
+    createLoadAwareAssigner({ registry });
+    const names = registry.getMetricsAsArray().map((m) => m.name);
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'load_aware_assignments_total',
+        'load_aware_max_instance_load_ratio',
+        'load_aware_weights_age_seconds',
+        'load_aware_cooperative_foreign_members_total',
+      ]),
+    );
+  });
+});

@@ -1,0 +1,42 @@
+import { ConfigError } from '@load-aware/assignor/portable';
+import { createLoadAwareAssigner } from '@load-aware/platformatic';
+import { DEFAULT_MAX_WEIGHTS_AGE_MS, resolvePlatformaticOptions } from '@load-aware/platformatic/internal';
+import { errorThrownBy } from '@load-aware/test-support';
+
+describe('options of createLoadAwareAssigner', () => {
+  it('fills in the same defaults as the KafkaJS assigner, and eager mode', () => {
+    const o = resolvePlatformaticOptions({});
+    expect(o.mode).toBe('eager');
+    expect(o.maxWeightsAgeMs).toBe(DEFAULT_MAX_WEIGHTS_AGE_MS);
+    expect(o.placement.weightsTimeoutMs).toBe(5000);
+    expect(o.placement.defaultWeight).toBe(1);
+    expect(o.placement.moveTolerance).toBe(0.05);
+    expect(o.placement.crossGroup).toBeUndefined();
+    expect(o.placement.staticMembership).toBe(false);
+    expect(Object.isFrozen(o)).toBe(true);
+  });
+
+  it("refuses a bad shared key with the KafkaJS assigner's rule, as a ConfigError naming it", () => {
+    const err = errorThrownBy(() => createLoadAwareAssigner({ capacity: 0 }), ConfigError);
+    expect(err.code).toBe('LOAD_AWARE_CONFIG');
+    expect(err.message).toContain('capacity');
+    expect(err.message).toContain('createLoadAwareAssigner');
+  });
+
+  it('refuses the KafkaJS-only keys: cross-group and the static membership switches', () => {
+    for (const key of ['crossGroup', 'staticMembership', 'leaveOnDisconnect']) {
+      const err = errorThrownBy(() => resolvePlatformaticOptions({ [key]: true }), ConfigError);
+      expect(err.code).toBe('LOAD_AWARE_CONFIG');
+      expect(err.message).toContain(key);
+    }
+  });
+
+  it('refuses an unknown mode and a weight age below a second', () => {
+    expect(errorThrownBy(() => resolvePlatformaticOptions({ mode: 'incremental' }), ConfigError).message).toContain(
+      'mode',
+    );
+    expect(errorThrownBy(() => resolvePlatformaticOptions({ maxWeightsAgeMs: 10 }), ConfigError).message).toContain(
+      'maxWeightsAgeMs',
+    );
+  });
+});
