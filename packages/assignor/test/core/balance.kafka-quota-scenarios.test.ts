@@ -187,4 +187,15 @@ describe("Kafka's quota and stickiness scenarios with unit weights", () => {
     const forgotten = new Map([...first.assignments].filter(([id]) => id !== 'c0'));
     rebalance(step, forgotten, { maxMoves: 0, fullyBalanced: true });
   });
+
+  it('gives a member joining 100 on 10,000 partitions its 99 and leaves max − min ≤ 1 (issue 27: 3 before)', () => {
+    const topics = Array.from({ length: 10 }, (_, t) => `t${String(t)}`);
+    const ids = Array.from({ length: 101 }, (_, i) => `c${String(i).padStart(3, '0')}`);
+    const sizes = Object.fromEntries(topics.map((t) => [t, 1000]));
+    const hundred = { topics: sizes, members: Object.fromEntries(ids.slice(0, 100).map((id) => [id, topics])) };
+    const first = rebalance(hundred, undefined, { maxMoves: 0, fullyBalanced: true });
+    const joined = { topics: sizes, members: Object.fromEntries(ids.map((id) => [id, topics])) };
+    const second = rebalance(joined, first.assignments, { maxMoves: 99, fullyBalanced: true });
+    expect(second.movedCount).toBe(99);
+  });
 });
