@@ -161,7 +161,7 @@ const SHAPES: ReadonlyArray<CaseShape> = [
     partitions: 2000,
     topics: 4,
     instances: 50,
-    membersOf: () => 1,
+    membersOf: () => 3,
     weights: 'lognormal',
   },
 ];
