@@ -89,6 +89,9 @@ export function renderText(command: Command, report: GroupReport, options: Rende
     lines.push('');
     lines.push(
       `busiest ÷ ideal: ${paint(ratioColor(report.ratio), ratio(report.ratio))}` +
+        (report.memberRatio.instanceId === undefined
+          ? ''
+          : `   member busiest ÷ planned: ${paint(ratioColor(report.memberRatio.ratio), ratio(report.memberRatio.ratio))} (${report.memberRatio.instanceId})`) +
         (report.totalLag === undefined ? '' : `   total lag ${lag(report.totalLag)}`),
     );
   } else {

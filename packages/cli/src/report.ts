@@ -15,6 +15,7 @@ import {
   type TopicPartition,
 } from '@load-aware/assignor/internal';
 import {
+  memberImbalance,
   planFromCurrent,
   resolveWeights,
   withWeights,
@@ -132,6 +133,12 @@ export interface GroupReport {
   readonly ratio: number;
   /** The same for the proposal. */
   readonly proposedRatio: number;
+  /**
+   * The member ratio the trigger judges (its `memberImbalance`): the largest, over instances with
+   * two members or more, of the busiest member's load now ÷ after `balance()` re-places that
+   * instance's partitions among its members; 1 with `instanceId` undefined when none was judged.
+   */
+  readonly memberRatio: { readonly ratio: number; readonly instanceId: string | undefined };
   /** Members without load-aware userData, grouped into instances by client host. */
   readonly membersWithoutUserData: number;
   readonly totalLag: number | undefined;
@@ -194,11 +201,14 @@ export function buildReport(snapshot: GroupSnapshot, options: PlanOptions = {}):
       `no weights: the weight source measured none of the group's ${String(weights.partitions.length)} partitions`,
     );
   }
-  const { plan, currentMaxLoad } = planFromCurrent(members, weights, {
+  const planOptions = {
     defaultWeight,
     moveTolerance: options.moveTolerance,
     maxMovesPerRebalance: options.maxMovesPerRebalance,
-  });
+  };
+  const { plan, currentMaxLoad } = planFromCurrent(members, weights, planOptions);
+  // The trigger's own rule, with the same options, so inspect shows the ratio it fires on.
+  const member = memberImbalance(members, weights, planOptions);
   const { idealLoad } = plan;
   // The plan's units: identical to the source's unless balance() scaled weights against overflow.
   const weightOf = (p: TopicPartition) => weights.weightOf(p) * plan.weightScale;
@@ -267,6 +277,7 @@ export function buildReport(snapshot: GroupSnapshot, options: PlanOptions = {}):
     idealLoad,
     ratio: ratioOf(currentMaxLoad),
     proposedRatio: ratioOf(plan.maxInstanceLoad),
+    memberRatio: { ratio: member.ratio, instanceId: member.instanceId },
     membersWithoutUserData: members.length - loadAware.size,
     totalLag: sumDefined([...snapshot.lags.values()]),
     instances,

@@ -48,6 +48,8 @@ describe('runCli', () => {
     expect(io.out()).toContain('pod-a');
     expect(io.out()).toContain('█'.repeat(24));
     expect(io.out()).toContain('busiest ÷ ideal: 1.67');
+    // One member per instance: no member ratio to show.
+    expect(io.out()).not.toContain('member busiest');
     expect(io.out()).not.toContain('\u001b[');
     expect(io.err()).toBe('');
   });

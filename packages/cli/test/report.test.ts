@@ -33,6 +33,35 @@ describe('buildReport', () => {
     expect(report).toMatchObject({ partitionCount: 4, weighed: 4, defaulted: 0, membersWithoutUserData: 0 });
   });
 
+  it('gives the member ratio the trigger judges: busiest member now ÷ planned, for instances of two members or more', () => {
+    // pod-a's members hold 90 and 10 + 10: balance() keeps 90 alone, so the busiest stays 90.
+    const even = buildReport(
+      fakeSnapshot(
+        [
+          { memberId: 'a1', instanceId: 'pod-a', held: [0] },
+          { memberId: 'a2', instanceId: 'pod-a', held: [1, 2] },
+          { memberId: 'b', instanceId: 'pod-b', held: [3] },
+        ],
+        [90, 10, 10, 10],
+      ),
+    );
+    expect(even.memberRatio.ratio).toBe(1);
+    // a1 holds 30 + 30, a2 nothing: the plan splits them, 60 ÷ 30.
+    const skewedMembers = buildReport(
+      fakeSnapshot(
+        [
+          { memberId: 'a1', instanceId: 'pod-a', held: [0, 1] },
+          { memberId: 'a2', instanceId: 'pod-a', held: [] },
+          { memberId: 'b', instanceId: 'pod-b', held: [2, 3] },
+        ],
+        [30, 30, 30, 30],
+      ),
+    );
+    expect(skewedMembers.memberRatio.instanceId).toBe('pod-a');
+    expect(skewedMembers.memberRatio.ratio).toBeCloseTo(2);
+    expect(buildReport(skewed()).memberRatio).toEqual({ ratio: 1, instanceId: undefined });
+  });
+
   it("proposes balance()'s moves from the current owners, never worse than now", () => {
     const report = buildReport(skewed());
     expect(report.proposedRatio).toBeLessThanOrEqual(report.ratio);

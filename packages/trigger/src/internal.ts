@@ -14,6 +14,8 @@ export {
   currentMaxInstanceLoad,
   currentAssignment,
   planFromCurrent,
+  memberImbalance,
+  type MemberImbalance,
   type PlanOptions as CurrentPlanOptions,
 } from './load.js';
 export { likelyCauses, type CheckContext } from './check-log.js';

@@ -56,15 +56,20 @@ export class InstantLookups {
 
   /**
    * Looks up the partitions not looked up within the cooldown and resolves once every lookup
-   * covering `partitions` settled, or after `timeoutMs`, whichever is first. Never rejects. A
-   * lookup still running then keeps going; its rates serve the next call.
+   * covering `partitions` settled, or `timeoutMs` after `startedAt` (the caller's clock reading
+   * when it was asked; default now), whichever is first. Never rejects. A lookup still running
+   * then keeps going; its rates serve the next call.
    */
-  async weigh(partitions: ReadonlyArray<TopicPartition>): Promise<void> {
+  async weigh(partitions: ReadonlyArray<TopicPartition>, startedAt?: number): Promise<void> {
+    const { clock, timeoutMs, metrics } = this.deps;
+    const since = startedAt ?? clock.now();
     const waits = new Set(this.begin(partitions));
     if (waits.size === 0) return;
-    const { clock, timeoutMs, metrics } = this.deps;
+    // What is left of the caller's budget. The reader's own deadline starts later (after the
+    // metadata), so this one passes first and the answer never waits for a failed read's cleanup.
+    const remainingMs = Math.max(0, timeoutMs - (clock.now() - since));
     try {
-      await raceClock(clock, Promise.all(waits), timeoutMs, () => new Error('instantTimeoutMs passed'));
+      await raceClock(clock, Promise.all(waits), remainingMs, () => new Error('instantTimeoutMs passed'));
     } catch {
       metrics.instantTimeout();
       this.notice(

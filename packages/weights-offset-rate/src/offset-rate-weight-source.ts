@@ -120,6 +120,9 @@ export function createOffsetRateWeightSource(options: OffsetRateWeightSourceOpti
 
   const source: OffsetRateWeightSource = {
     async getWeights(partitions) {
+      // The time box starts here, not once the lookups are under way: tracking and planning
+      // 10,000 partitions is part of what the caller waits for.
+      const calledAt = clock.now();
       try {
         if (!Array.isArray(partitions)) return [];
         const answerNow = () =>
@@ -134,7 +137,7 @@ export function createOffsetRateWeightSource(options: OffsetRateWeightSourceOpti
         let lookedUp = 0;
         if (instant !== undefined && answer.unmeasured.length > 0) {
           lookedUp = answer.unmeasured.length;
-          await instant.weigh(answer.unmeasured);
+          await instant.weigh(answer.unmeasured, calledAt);
           answer = answerNow();
         }
         logger.debug(

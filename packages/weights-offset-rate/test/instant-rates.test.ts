@@ -220,6 +220,26 @@ describe('instant rates from the time index', () => {
     expect(await histogramCount(registry, 'load_aware_offset_rate_instant_divergence_ratio')).toBe(1);
   });
 
+  it('fails the partitions of a failed request with errors that share its cause and capture no stack each', async () => {
+    // A broker leading thousands of partitions fails them all at once: capturing one stack per
+    // partition cost hundreds of milliseconds inside the caller's time box at 10,000 partitions.
+    const cluster = new FakeCluster();
+    cluster.addTopic(
+      'orders',
+      Array.from({ length: 2000 }, () => 2),
+    );
+    cluster.downBrokers.add(2);
+    const { weigh, lines } = setup(cluster);
+    const partitions = Array.from({ length: 2000 }, (_, p) => tp('orders', p));
+    expect(await weigh(partitions)).toEqual({});
+    const [line] = lines('time-index lookup failed');
+    const err = line?.fields['err'] as Error & { cause?: Error };
+    expect(err.message).toContain('ListOffsets to broker 2 failed');
+    expect(err.stack ?? '').not.toContain('\n    at ');
+    expect(err.cause?.stack).toContain('\n    at ');
+    expect(Error.stackTraceLimit).toBeGreaterThan(0); // restored
+  });
+
   it('answers within instantTimeoutMs when brokers hang, and keeps the late rates for the next call', async () => {
     const cluster = new FakeCluster();
     cluster.addTopic('orders', [1]);

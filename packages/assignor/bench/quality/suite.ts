@@ -154,6 +154,16 @@ const SHAPES: ReadonlyArray<CaseShape> = [
     weights: 'lognormal',
     zipfTopics: true,
   },
+  {
+    // Issue 27's leave: one of 50 instances goes, and its partitions should go where they are needed.
+    id: 'leave-2k',
+    label: 'log-normal, 50 instances (for the leave)',
+    partitions: 2000,
+    topics: 4,
+    instances: 50,
+    membersOf: () => 3,
+    weights: 'lognormal',
+  },
 ];
 
 /** Ids of every case, in table order. */

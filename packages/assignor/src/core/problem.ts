@@ -121,3 +121,19 @@ export function evenLevel(problem: Problem): number {
   const all = Int32Array.from({ length: problem.binCount }, (_, b) => b);
   return waterLevel(problem.capacity, problem.baseLoad, all, amount);
 }
+
+/**
+ * True when the problem is on Kafka's terms: every item equally heavy, every bin equally big and
+ * carrying the same base load. Levelling then reaches the lexicographic optimum by moves and
+ * chains alone (docs/ARCHITECTURE.md, "Equal weights"), so neither the move tolerance nor the
+ * expensive neighbourhoods have anything to add. Items are sorted heaviest first, so equal
+ * weights means the first equals the last.
+ */
+export function hasEqualTerms(problem: Problem): boolean {
+  const { weight, capacity, baseLoad, binCount } = problem;
+  if (weight.length > 0 && weight[0] !== weight[weight.length - 1]) return false;
+  for (let b = 1; b < binCount; b++) {
+    if (capacity[b] !== capacity[0] || baseLoad[b] !== baseLoad[0]) return false;
+  }
+  return true;
+}

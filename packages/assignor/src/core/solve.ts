@@ -1,5 +1,5 @@
 import { noiseAt } from './numbers.js';
-import { evenLevel, type Problem } from './problem.js';
+import { evenLevel, hasEqualTerms, type Problem } from './problem.js';
 import { emptyPlacement, extremes, place, placeGreedily, type Placement } from './placement.js';
 import { countMoves, freeLedger, type MoveLedger, type WorkBudget } from './ledger.js';
 import { improve, type SearchGoal } from './search.js';
@@ -65,15 +65,19 @@ export function solve(problem: Problem, ledger: MoveLedger, policy: StickyPolicy
   const { tolerance } = policy;
   const bound = lowerBound(problem);
   const mean = evenLevel(problem);
+  // On equal terms levelling alone reaches the optimum; re-splits and the exact search could only
+  // spend the budget proving a lower bound that restricted subscriptions leave out of reach.
+  const equal = hasEqualTerms(problem);
   const tight: SearchGoal = {
     maxTarget: bound * (1 + GOOD_ENOUGH),
     minTarget: mean * (1 - GOOD_ENOUGH),
-    resplit: policy.thorough,
+    resplit: policy.thorough && !equal,
     level: true,
   };
   if (!ledger.home.some((h) => h >= 0)) {
     return { bin: fromScratch(problem, tight, bound, budget).bin, lowerBound: bound };
   }
+  if (equal) return { bin: levelFromHomes(problem, ledger, tight, budget).bin, lowerBound: bound };
 
   const settle: SearchGoal = {
     maxTarget: bound * (1 + tolerance / 4),
@@ -118,6 +122,19 @@ export function solve(problem: Problem, ledger: MoveLedger, policy: StickyPolicy
     if (adopted !== undefined) return { bin: adopted.bin, lowerBound: bound };
   }
   return { bin: sticky.bin, lowerBound: bound };
+}
+
+/**
+ * Equal terms (docs/ARCHITECTURE.md, "Equal weights"): Kafka's contract, with no tolerance. The
+ * homes stay, the homeless are placed and levelled for free, then counted moves and chains level
+ * the rest until no item could move to another eligible bin holding two or more fewer. Each
+ * counted step takes one item from a bin above the final level to one below it, so this moves
+ * what the balanced shape needs rather than adopting a from-scratch placement and renaming it.
+ */
+function levelFromHomes(problem: Problem, ledger: MoveLedger, goal: SearchGoal, budget: WorkBudget): Placement {
+  const placement = stickyStart(problem, ledger, goal, 0, budget);
+  improve(problem, placement, goal, ledger, budget);
+  return placement;
 }
 
 /**

@@ -66,7 +66,9 @@ export interface BalanceOptions {
    * within 5% of that placement's least busy one. When something is beyond it, partitions move
    * until it is within half of it, so the next small drift does not trigger moves again. Members
    * inside an instance use twice this tolerance: they share their instance's process, so their
-   * balance is secondary. Default `DEFAULT_MOVE_TOLERANCE` (0.05). Ignored without `previous`.
+   * balance is secondary. Default `DEFAULT_MOVE_TOLERANCE` (0.05). Ignored without `previous`,
+   * and where all partitions weigh the same on bins of equal capacity: there Kafka's rule holds
+   * exactly (no partition could move to a subscriber holding two or more fewer).
    */
   readonly moveTolerance?: number;
   /**

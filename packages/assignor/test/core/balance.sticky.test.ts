@@ -78,18 +78,30 @@ describe('balance with a previous assignment', () => {
     expect(result.forcedMoveCount).toBe(0);
   });
 
-  it('keeps an imbalance within the tolerance rather than move, and fixes one beyond it', () => {
+  it('keeps an imbalance of weights within the tolerance rather than move, and fixes one beyond it', () => {
     // The previous assignment puts 11 on A and 9 on B: 10% above the even 10.
     const pair = [member('a', 'A', ['t']), member('b', 'B', ['t'])];
-    const ten = uniform('t', 20, 1);
+    const partitions = weighted('t', [2, ...Array.from({ length: 18 }, () => 1)]);
     const previous = new Map([
-      ['a', ten.slice(0, 11)],
-      ['b', ten.slice(11)],
+      ['a', partitions.slice(0, 10)],
+      ['b', partitions.slice(10)],
     ]);
-    expect(balance({ members: pair, partitions: ten, previous }, { moveTolerance: 0.15 }).movedCount).toBe(0);
-    const tight = balance({ members: pair, partitions: ten, previous }, { moveTolerance: 0.05 });
+    expect(balance({ members: pair, partitions, previous }, { moveTolerance: 0.15 }).movedCount).toBe(0);
+    const tight = balance({ members: pair, partitions, previous }, { moveTolerance: 0.05 });
     expect(tight.movedCount).toBe(1);
     expect(tight.maxInstanceLoad).toBe(10);
+  });
+
+  it('fixes a gap of two partitions with equal weights whatever the tolerance (Kafka’s contract)', () => {
+    const pair = [member('a', 'A', ['t']), member('b', 'B', ['t'])];
+    const partitions = uniform('t', 20, 1);
+    const previous = new Map([
+      ['a', partitions.slice(0, 11)],
+      ['b', partitions.slice(11)],
+    ]);
+    const result = balance({ members: pair, partitions, previous }, { moveTolerance: 0.5 });
+    expect(result.movedCount).toBe(1);
+    expect(result.maxInstanceLoad).toBe(10);
   });
 
   it('never moves more than maxMovesPerRebalance partitions away from a still-valid owner', () => {
