@@ -175,7 +175,7 @@ async function main(): Promise<number> {
     `${String(o.repeats)} repeat(s), median (min–max).`;
   const report =
     `Rebalance cost, ${startedAt.toISOString()} (${wallSeconds.toFixed(0)} s wall). ${setup}\n\n` +
-    `${summarySections(results, o)}\n\n### Every run\n\n${runsTable(results)}\n` +
+    `${summarySections(results, o)}\n\n### Every run\n\n${runsTable(results, o.thresholdMs)}\n` +
     failures.map((f) => `\nFAILED ${f.split('\n')[0]!}\n`).join('') +
     (skipped.length > 0 ? `\nSkipped (time budget): ${skipped.join(', ')}\n` : '');
   const outDir = resolve(o.outDir);

@@ -14,6 +14,9 @@ export type Cause = 'join' | 'leave' | 'fire' | 'coordinator' | 'metadata';
 /** Every cause, in run and report order. */
 export const CAUSES: readonly Cause[] = ['join', 'leave', 'fire', 'coordinator', 'metadata'];
 
+/** The members measured in every run; a fourth, d, is the one that joins or leaves. */
+export const MEASURED = ['a', 'b', 'c'] as const;
+
 /** Which run: cause, assigner, tuning and repeat number (1-based). */
 export interface RunPlan {
   cause: Cause;
@@ -79,8 +82,9 @@ Kafka release: KAFKA_VERSION (default 4.4.0). Loopback only.
   --stagger-ms N          between the members' starts (default 1100)
   --threshold-ms N        gaps longer than this are paused (default 200)
   --recovery-ms N         steady processing that closes a window (default 3000)
-  --baseline-ms N         steady span before the cause; normal gap measured over it (default 4000)
-  --metadata-wait-ms N    metadata cause: longest wait for the added partitions (default 10000)
+  --baseline-ms N         steady span before the cause; normal gap measured over it (default 3000)
+  --metadata-wait-ms N    metadata cause: longest wait for the added partitions (default 8000:
+                          the trigger's 3 s check + 5 s, issue 25's target)
   --fire-mode MODE        how the fire is made: immediate (default)
   --no-trigger            load-aware members without the proactive trigger
   --max-minutes N         total budget; later runs are skipped and listed (default 30)
@@ -114,8 +118,8 @@ export function defaultRebalanceOptions(now = new Date()): RebalanceOptions {
     staggerMs: 1100,
     thresholdMs: 200,
     recoveryMs: 3000,
-    baselineMs: 4000,
-    metadataWaitMs: 10_000,
+    baselineMs: 3000,
+    metadataWaitMs: 8000,
     fireMode: 'immediate',
     trigger: true,
     triggerCheckIntervalMs: 3000,

@@ -19,6 +19,8 @@ export interface SteadyProducerOptions {
 export interface SteadyProducer {
   /** Produces to `partitions` partitions from now on (only ever more). */
   grow(partitions: number): Promise<void>;
+  /** When each successful send completed (ms), ascending: shows whether a stall was the producer's. */
+  sendTimes(): readonly number[];
   /** Stops the loop and disconnects; resolves with what was sent and how many sends failed. */
   stop(): Promise<{ sent: number; failedSends: number }>;
 }
@@ -43,6 +45,7 @@ export async function startSteadyProducer(kafka: Kafka, options: SteadyProducerO
   const sequence: number[] = [];
   let sent = 0;
   let failedSends = 0;
+  const sendTimes: number[] = [];
   // An object, not a local: the loop condition would narrow a local to true for the checker.
   const state = { running: true };
   let last = Date.now();
@@ -63,6 +66,7 @@ export async function startSteadyProducer(kafka: Kafka, options: SteadyProducerO
       try {
         if (messages.length > 0) await producer.send({ topic, acks: 1, messages });
         sent += messages.length;
+        sendTimes.push(Date.now());
       } catch {
         failedSends++;
       }
@@ -70,6 +74,7 @@ export async function startSteadyProducer(kafka: Kafka, options: SteadyProducerO
     }
   })();
   return {
+    sendTimes: () => sendTimes,
     async grow(count) {
       if (count <= partitions) return;
       const fresh = await connected(kafka);

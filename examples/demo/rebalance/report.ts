@@ -5,10 +5,9 @@
  * with what explains it (heartbeat phases at the cause, joins, window length).
  */
 import { spread, type Spread } from './analysis.js';
-import { CAUSES, type Cause, type RebalanceOptions } from './options.js';
+import { CAUSES, MEASURED, type Cause, type RebalanceOptions } from './options.js';
 import type { AssignerKind } from './protocol.js';
 import type { RunResult } from './result.js';
-import { MEASURED } from './scenario.js';
 import { describeTuning, type TuningName } from './tuning.js';
 
 /** What each cause is called in the tables. */
@@ -132,7 +131,7 @@ export function summaryTable(runs: readonly RunResult[], tuning: TuningName, o: 
 }
 
 /** One row per run: what the medians hide. */
-export function runsTable(runs: readonly RunResult[]): string {
+export function runsTable(runs: readonly RunResult[], thresholdMs: number): string {
   const header = [
     'tuning',
     'cause',
@@ -167,6 +166,7 @@ export function runsTable(runs: readonly RunResult[]): string {
     if (r.pauseHistogram !== undefined)
       notes.push(`histogram ${String(r.pauseHistogram.count)} obs, Σ ${r.pauseHistogram.sumSeconds.toFixed(2)} s`);
     if (r.producer.failedSends > 0) notes.push(`${String(r.producer.failedSends)} failed sends`);
+    if (r.producer.longestGapMs > thresholdMs) notes.push(`producer stalled ${seconds(r.producer.longestGapMs)} s`);
     return [
       r.tuning,
       r.cause,

@@ -34,7 +34,8 @@ export interface RunResult {
   coordinator?: { stoppedNode: number; newCoordinator: number | undefined; leadersOnStoppedNode: number };
   /** Observations of `load_aware_rebalance_pause_seconds` in the window, over a, b, c; undefined: no such metric. */
   pauseHistogram?: { count: number; sumSeconds: number; byCause: Record<string, number> } | undefined;
-  producer: { sent: number; failedSends: number };
+  /** The producer's sends, and its longest gap between successful sends in the window (a stall of its own). */
+  producer: { sent: number; failedSends: number; longestGapMs: number };
   /** Where the run's time went (ms): from the first start to settled, to the cause, to the window's end. */
   timings: { settleMs: number; causeMs: number; windowMs: number };
   notes: string[];

@@ -8,9 +8,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Admin, Kafka } from 'kafkajs';
 import { uniqueName, type KafkaCluster } from '@load-aware/integration-tests';
-import { analyzeWindow, heartbeatPhases, processingSteadily, rebalanceCount } from './analysis.js';
+import { analyzeWindow, gapsAround, heartbeatPhases, processingSteadily, rebalanceCount } from './analysis.js';
 import { startMember, type MemberHandle } from './member.js';
-import type { Cause, RebalanceOptions, RunPlan } from './options.js';
+import { MEASURED, type Cause, type RebalanceOptions, type RunPlan } from './options.js';
 import { startSteadyProducer, type SteadyProducer } from './producer.js';
 import type { MemberSpec } from './protocol.js';
 import { RunRecorder } from './recorder.js';
@@ -18,8 +18,6 @@ import type { RunResult } from './result.js';
 import { coordinatorNode, createTopic, partitionLeaders, replicasAvoidingLeader } from './topics.js';
 import { tuningOf } from './tuning.js';
 
-/** The members measured in every run; d is the one that joins or leaves. */
-export const MEASURED = ['a', 'b', 'c'] as const;
 /** From spawning the processes to the first `consumer.run()`: room for Node and KafkaJS to load. */
 const START_LEAD_MS = 3000;
 /** Longest wait, after the last start, for the group to settle. */
@@ -181,6 +179,8 @@ export async function runScenario(plan: RunPlan, ctx: ScenarioContext): Promise<
       return at;
     };
     let stopping: Promise<void> | undefined;
+    // The coordinator cause: a window cannot close before the stopped broker's JVM is gone.
+    const node = { stopped: true };
     let leadersOnStoppedNode = 0;
     switch (plan.cause) {
       case 'join':
@@ -203,7 +203,10 @@ export async function runScenario(plan: RunPlan, ctx: ScenarioContext): Promise<
         const leaders = await partitionLeaders(admin, topic);
         leadersOnStoppedNode = [...(leaders?.values() ?? [])].filter((l) => l === stoppedNode).length;
         causeAt = Date.now();
-        stopping = cluster.stopNode(stoppedNode);
+        node.stopped = false;
+        stopping = cluster.stopNode(stoppedNode).finally(() => {
+          node.stopped = true;
+        });
         break;
       }
       case 'metadata':
@@ -227,6 +230,7 @@ export async function runScenario(plan: RunPlan, ctx: ScenarioContext): Promise<
         const now = Date.now();
         endAt = now;
         if (now < causeAt + minObserveMs || now - recorder.lastGroupActivityAt() < o.recoveryMs) return false;
+        if (!node.stopped) return false;
         if (
           plan.cause === 'metadata' &&
           recorder.firstAddedProcessedAt === undefined &&
@@ -277,7 +281,7 @@ export async function runScenario(plan: RunPlan, ctx: ScenarioContext): Promise<
       joinsAfterCause,
       phases: heartbeatPhases(recorder.heartbeats, MEASURED, causeAt, tuning.heartbeatInterval),
       pauseHistogram: pauseDelta(MEASURED.map((id) => [metricBefore.get(id), recorder.pauseMetric(id, reportedAfter)])),
-      producer: { sent: 0, failedSends: 0 },
+      producer: { sent: 0, failedSends: 0, longestGapMs: 0 },
       timings: { settleMs: settledAt - t0, causeMs: causeAt - settledAt, windowMs: endAt - causeAt },
       notes: recorder.notes,
     };
@@ -286,7 +290,8 @@ export async function runScenario(plan: RunPlan, ctx: ScenarioContext): Promise<
       result.addedFirstConsumedAfterMs = first === undefined || first > endAt ? null : first - causeAt;
     }
     if (stoppedNode !== undefined) result.coordinator = { stoppedNode, newCoordinator, leadersOnStoppedNode };
-    result.producer = await producer.stop();
+    const sendGaps = gapsAround(producer.sendTimes(), causeAt, endAt).map(([from, to]) => to - from);
+    result.producer = { ...(await producer.stop()), longestGapMs: Math.max(0, ...sendGaps) };
     producer = undefined;
     return result;
   } finally {
