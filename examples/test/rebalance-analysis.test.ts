@@ -11,7 +11,7 @@ import {
   spread,
   type MemberSeries,
 } from '../demo/rebalance/analysis';
-import { PAUSE_METRIC, readPauseMetric } from '../demo/rebalance/member-metrics';
+import { PAUSE_METRIC, pauseObservationsBetween, readPauseMetric } from '../demo/rebalance/member-metrics';
 import {
   parseRebalanceArgs,
   RebalanceHelpRequested,
@@ -235,5 +235,23 @@ describe('readPauseMetric', () => {
       ]),
     );
     expect(series).toHaveLength(2);
+  });
+});
+
+describe('pauseObservationsBetween', () => {
+  const reading = (...series: Array<[string, number, number]>) => ({
+    available: true,
+    series: series.map(([cause, count, sumSeconds]) => ({ labels: { group: 'g', cause }, count, sumSeconds })),
+  });
+
+  it('sums what each member observed between its two readings, by cause', () => {
+    const a = [reading(['join', 1, 0.5]), reading(['join', 2, 1.5], ['fire', 1, 2])] as const;
+    const b = [reading(['join', 3, 3]), reading(['join', 3, 3])] as const;
+    expect(pauseObservationsBetween([a, b])).toEqual({ count: 2, sumSeconds: 3, byCause: { join: 1, fire: 1 } });
+  });
+
+  it('counts a histogram missing before the window as empty, and gives nothing when a member lacks it at the end', () => {
+    expect(pauseObservationsBetween([[undefined, reading(['leave', 1, 0.25])]])?.count).toBe(1);
+    expect(pauseObservationsBetween([[reading(), { available: false, series: [] }]])).toBeUndefined();
   });
 });

@@ -30,3 +30,44 @@ export async function readPauseMetric(registry: Registry): Promise<{ available: 
   }
   return { available: true, series: [...byLabels.values()] };
 }
+
+/** One member's reading of the histogram, as {@link readPauseMetric} gives it. */
+export interface PauseReading {
+  available: boolean;
+  series: PauseSeries[];
+}
+
+/** The pause observations of a window: how many, their total, and how many per `cause` label. */
+export interface PauseObservations {
+  count: number;
+  sumSeconds: number;
+  byCause: Record<string, number>;
+}
+
+/**
+ * The observations made between each member's reading before and after a window, summed over
+ * the members; undefined unless every member has the histogram by the end. A reading before
+ * without it counts as none yet (a histogram registered at its first observation).
+ */
+export function pauseObservationsBetween(
+  readings: ReadonlyArray<readonly [PauseReading | undefined, PauseReading | undefined]>,
+): PauseObservations | undefined {
+  const key = (labels: Record<string, string>): string => JSON.stringify(Object.entries(labels).sort());
+  let count = 0;
+  let sumSeconds = 0;
+  const byCause: Record<string, number> = {};
+  for (const [before, after] of readings) {
+    if (after?.available !== true) return undefined;
+    const old = new Map((before?.series ?? []).map((s) => [key(s.labels), s]));
+    for (const s of after.series) {
+      const prior = old.get(key(s.labels));
+      const added = s.count - (prior?.count ?? 0);
+      if (added <= 0) continue;
+      count += added;
+      sumSeconds += s.sumSeconds - (prior?.sumSeconds ?? 0);
+      const cause = s.labels['cause'] ?? '-';
+      byCause[cause] = (byCause[cause] ?? 0) + added;
+    }
+  }
+  return { count, sumSeconds, byCause };
+}

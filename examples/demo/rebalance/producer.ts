@@ -78,6 +78,9 @@ export async function startSteadyProducer(kafka: Kafka, options: SteadyProducerO
     async grow(count) {
       if (count <= partitions) return;
       const fresh = await connected(kafka);
+      // Its first send loads metadata and connects to the new partitions' leaders; done here,
+      // while the old producer keeps the traffic going, a swap does not stall the traffic.
+      await fresh.send({ topic, acks: 1, messages: [message(partitions, 0)] }).catch(() => undefined);
       const old = producer;
       producer = fresh;
       // New partitions owe nothing from before they existed.

@@ -22,6 +22,7 @@ export class RunRecorder {
   readonly rebalancings: Array<{ instanceId: string; at: number }> = [];
   readonly requests: Array<{ instanceId: string; api: string; sentAt: number; durationMs: number }> = [];
   readonly notes: string[] = [];
+  readonly crashes: Array<{ instanceId: string; message: string; at: number }> = [];
   /** Other events (running, fired, leaving, left, connected) by `${event}:${instanceId}`, first one. */
   private readonly marks = new Map<string, number>();
   private readonly metrics = new Map<string, { available: boolean; series: PauseSeries[]; at: number }>();
@@ -69,6 +70,9 @@ export class RunRecorder {
         this.metrics.set(event.instanceId, { available: event.available, series: event.series, at: event.at });
         return;
       case 'crash':
+        this.crashes.push({ instanceId: event.instanceId, message: event.message, at: event.at });
+        this.notes.push(`${event.instanceId} ${event.event}: ${event.message}`);
+        return;
       case 'warn':
         this.notes.push(`${event.instanceId} ${event.event}: ${event.message}`);
         return;
@@ -119,4 +123,23 @@ export class RunRecorder {
     const m = this.metrics.get(instanceId);
     return m !== undefined && m.at >= since ? m : undefined;
   }
+}
+
+/** One group event of a run, for result.json: ms after the cause, the member, and what happened. */
+export type TimelineEntry = [atMs: number, instanceId: string, what: string];
+
+/**
+ * The group events from `from` to `to` relative to `causeAt`, in time order: rebalance notices,
+ * joins (L: as leader), group requests as sent (with how long they took) and crashes.
+ */
+export function timeline(recorder: RunRecorder, causeAt: number, from: number, to: number): TimelineEntry[] {
+  const entries: TimelineEntry[] = [];
+  const add = (at: number, instanceId: string, what: string): void => {
+    if (at >= from && at <= to) entries.push([Math.round((at - causeAt) * 10) / 10, instanceId, what]);
+  };
+  for (const r of recorder.rebalancings) add(r.at, r.instanceId, 'rebalancing');
+  for (const j of recorder.joins) add(j.at, j.instanceId, `join${j.isLeader ? ' L' : ''} [${j.partitions.join(',')}]`);
+  for (const q of recorder.requests) add(q.sentAt, q.instanceId, `${q.api} ${String(q.durationMs)} ms`);
+  for (const c of recorder.crashes) add(c.at, c.instanceId, `crash: ${c.message}`);
+  return entries.sort((x, y) => x[0] - y[0]);
 }

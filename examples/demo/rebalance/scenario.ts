@@ -13,7 +13,8 @@ import { startMember, type MemberHandle } from './member.js';
 import { MEASURED, type Cause, type RebalanceOptions, type RunPlan } from './options.js';
 import { startSteadyProducer, type SteadyProducer } from './producer.js';
 import type { MemberSpec } from './protocol.js';
-import { RunRecorder } from './recorder.js';
+import { pauseObservationsBetween } from './member-metrics.js';
+import { RunRecorder, timeline } from './recorder.js';
 import type { RunResult } from './result.js';
 import { coordinatorNode, createTopic, partitionLeaders, replicasAvoidingLeader } from './topics.js';
 import { tuningOf } from './tuning.js';
@@ -263,6 +264,13 @@ export async function runScenario(plan: RunPlan, ctx: ScenarioContext): Promise<
 
     const window = { causeAt, endAt, baselineMs: o.baselineMs, thresholdMs: o.thresholdMs };
     const analysis = analyzeWindow(recorder.series(MEASURED), window);
+    const joinsBefore: Record<string, number> = {};
+    for (const id of initial)
+      joinsBefore[id] = recorder.joins.filter((j) => j.instanceId === id && j.at <= causeAt).length;
+    const generationAtCause = Math.max(
+      -1,
+      ...recorder.heartbeats.filter((h) => h.at <= causeAt).map((h) => h.generationId),
+    );
     const joinsAfterCause: Record<string, number> = {};
     for (const id of present)
       joinsAfterCause[id] = recorder.joins.filter((j) => j.instanceId === id && j.at > causeAt).length;
@@ -278,12 +286,16 @@ export async function runScenario(plan: RunPlan, ctx: ScenarioContext): Promise<
       groupLongestGapMs: analysis.groupLongestGapMs,
       pausedMemberSeconds: analysis.pausedMemberSeconds,
       rebalances: rebalanceCount(recorder.heartbeats, causeAt, endAt),
+      formation: { joins: joinsBefore, generation: generationAtCause < 0 ? undefined : generationAtCause },
       joinsAfterCause,
       phases: heartbeatPhases(recorder.heartbeats, MEASURED, causeAt, tuning.heartbeatInterval),
-      pauseHistogram: pauseDelta(MEASURED.map((id) => [metricBefore.get(id), recorder.pauseMetric(id, reportedAfter)])),
+      pauseHistogram: pauseObservationsBetween(
+        MEASURED.map((id) => [metricBefore.get(id), recorder.pauseMetric(id, reportedAfter)]),
+      ),
       producer: { sent: 0, failedSends: 0, longestGapMs: 0 },
       timings: { settleMs: settledAt - t0, causeMs: causeAt - settledAt, windowMs: endAt - causeAt },
       notes: recorder.notes,
+      timeline: timeline(recorder, causeAt, causeAt - 1000, endAt),
     };
     if (plan.cause === 'metadata') {
       const first = recorder.firstAddedProcessedAt;
@@ -317,33 +329,4 @@ async function waitForPartitions(admin: Admin, topic: string, count: number, sig
     await sleep(200);
   }
   throw new Error(`topic ${topic}: ${String(count)} partitions not listed within ${String(ACT_LIMIT_MS / 1000)} s`);
-}
-
-type PauseReading = {
-  available: boolean;
-  series: Array<{ labels: Record<string, string>; count: number; sumSeconds: number }>;
-};
-
-/** The histogram's observations between two readings per member, summed; undefined unless every reading has it. */
-function pauseDelta(
-  readings: ReadonlyArray<[PauseReading | undefined, PauseReading | undefined]>,
-): RunResult['pauseHistogram'] {
-  let count = 0;
-  let sumSeconds = 0;
-  const byCause: Record<string, number> = {};
-  for (const [before, after] of readings) {
-    if (before?.available !== true || after?.available !== true) return undefined;
-    const key = (labels: Record<string, string>): string => JSON.stringify(Object.entries(labels).sort());
-    const old = new Map(before.series.map((s) => [key(s.labels), s]));
-    for (const s of after.series) {
-      const prior = old.get(key(s.labels));
-      const dc = s.count - (prior?.count ?? 0);
-      if (dc <= 0) continue;
-      count += dc;
-      sumSeconds += s.sumSeconds - (prior?.sumSeconds ?? 0);
-      const cause = s.labels['cause'] ?? '-';
-      byCause[cause] = (byCause[cause] ?? 0) + dc;
-    }
-  }
-  return { count, sumSeconds, byCause };
 }
