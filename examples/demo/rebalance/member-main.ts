@@ -1,0 +1,192 @@
+/**
+ * One member of the rebalance benchmark, in its own process as a pod would be: its own KafkaJS
+ * client, one consumer, its own instance id. It calls `consumer.run()` at the wall-clock time the
+ * parent gives (KafkaJS times heartbeats from there, so staggered starts put the members'
+ * heartbeats out of phase), spends real time on every message, and reports to the parent as
+ * JSON lines (protocol.ts): every processed message's finish time and partition, every
+ * heartbeat with its generation, joins, rebalances, group requests. Commands on stdin fire a
+ * proactive rebalance, leave, or report the pause histogram. It stops when stdin closes, on
+ * SIGINT/SIGTERM, or after `lifetimeMs`: it never outlives the benchmark.
+ *
+ * argv[2] is a JSON MemberSpec.
+ */
+import { performance } from 'node:perf_hooks';
+import { createInterface } from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Kafka, logLevel, PartitionAssigners, type PartitionAssigner } from 'kafkajs';
+import { Registry } from 'prom-client';
+import { LoadAwareAssigner, type LoadAwarePartitionAssigner } from '@load-aware/assignor';
+import { createTriggerController, type TriggerController } from '@load-aware/trigger';
+import { fire } from './member-fire.js';
+import { readPauseMetric } from './member-metrics.js';
+import type { MemberCommand, MemberEvent, MemberSpec } from './protocol.js';
+
+/** Group requests worth reporting: they mark when a member joined, synced and left. */
+const REPORTED_APIS = new Set(['JoinGroup', 'SyncGroup', 'LeaveGroup']);
+
+function emit(event: MemberEvent): void {
+  process.stdout.write(`${JSON.stringify(event)}\n`);
+}
+
+/** Wall clock with sub-millisecond resolution, rounded to 0.1 ms. */
+function now(): number {
+  return Math.round((performance.timeOrigin + performance.now()) * 10) / 10;
+}
+
+/** `workMs` of real time per message: a timer (I/O-like latency) or a busy loop (CPU). */
+async function work(spec: MemberSpec): Promise<void> {
+  if (spec.workMs <= 0) return;
+  if (spec.workMode === 'sleep') {
+    await sleep(spec.workMs);
+    return;
+  }
+  const until = performance.now() + spec.workMs;
+  while (performance.now() < until) {
+    // spin: CPU work that cannot overlap with anything else in this process
+  }
+}
+
+async function main(): Promise<void> {
+  const spec = JSON.parse(process.argv[2] ?? '{}') as MemberSpec;
+  const { instanceId, tuning } = spec;
+  const kafka = new Kafka({ clientId: instanceId, brokers: spec.brokers, logLevel: logLevel.NOTHING });
+  // The registry the assigner registers its metrics on; the pause histogram is read from it.
+  const registry = new Registry();
+  let loadAware: LoadAwarePartitionAssigner | undefined;
+  let assigners: PartitionAssigner[];
+  if (spec.assigner === 'load-aware') {
+    // The README's wiring; every partition weighs the same here, and so does its traffic.
+    loadAware = LoadAwareAssigner({ instanceId, registry });
+    assigners = [loadAware, PartitionAssigners.roundRobin];
+  } else {
+    assigners = [PartitionAssigners.roundRobin];
+  }
+  const consumer = kafka.consumer({
+    groupId: spec.groupId,
+    partitionAssigners: assigners,
+    heartbeatInterval: tuning.heartbeatInterval,
+    maxWaitTimeInMs: tuning.maxWaitTimeInMs,
+    sessionTimeout: tuning.sessionTimeout,
+    rebalanceTimeout: tuning.rebalanceTimeout,
+    ...(tuning.maxBytesPerPartition === undefined ? {} : { maxBytesPerPartition: tuning.maxBytesPerPartition }),
+    ...(tuning.maxBytes === undefined ? {} : { maxBytes: tuning.maxBytes }),
+  });
+  // Where a consumer-side pause instrument (issue 25, item 1) would be attached, if it needs one.
+
+  consumer.on(consumer.events.HEARTBEAT, ({ payload }) => {
+    emit({ event: 'heartbeat', instanceId, generationId: payload.groupGenerationId, at: now() });
+  });
+  consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
+    const partitions = [...(payload.memberAssignment[spec.topic] ?? [])].sort((a, b) => a - b);
+    emit({ event: 'join', instanceId, isLeader: payload.isLeader, partitions, at: now() });
+  });
+  consumer.on(consumer.events.REBALANCING, () => {
+    emit({ event: 'rebalancing', instanceId, at: now() });
+  });
+  consumer.on(consumer.events.REQUEST, ({ payload }) => {
+    if (!REPORTED_APIS.has(payload.apiName)) return;
+    emit({ event: 'request', instanceId, api: payload.apiName, sentAt: payload.sentAt, durationMs: payload.duration });
+  });
+  consumer.on(consumer.events.CRASH, ({ payload }) => {
+    emit({ event: 'crash', instanceId, message: payload.error.message, at: now() });
+  });
+
+  let trigger: TriggerController | undefined;
+  if (loadAware !== undefined && spec.trigger) {
+    trigger = createTriggerController(
+      { consumer, assigner: loadAware },
+      { checkIntervalMs: spec.triggerCheckIntervalMs, registry },
+    );
+  }
+
+  let times: number[] = [];
+  let partitions: number[] = [];
+  const flush = (): void => {
+    if (times.length === 0) return;
+    emit({ event: 'processed', instanceId, t: times, p: partitions });
+    times = [];
+    partitions = [];
+  };
+  const flusher = setInterval(flush, spec.flushIntervalMs);
+
+  let stopping: Promise<void> | undefined;
+  const stop = (leave: boolean): Promise<void> =>
+    (stopping ??= (async () => {
+      if (leave) emit({ event: 'leaving', instanceId, at: now() });
+      await trigger?.stop().catch(() => undefined);
+      await consumer.disconnect().catch((err: unknown) => {
+        emit({ event: 'warn', instanceId, message: `disconnect: ${String(err)}`, at: now() });
+      });
+      clearInterval(flusher);
+      flush();
+      if (leave) emit({ event: 'left', instanceId, at: now() });
+      process.exit(0);
+    })());
+
+  let runNow: () => void = () => undefined;
+  const runCommanded = new Promise<void>((resolve) => {
+    runNow = resolve;
+  });
+  const onCommand = async (command: MemberCommand): Promise<void> => {
+    switch (command.cmd) {
+      case 'run':
+        runNow();
+        return;
+      case 'fire': {
+        if (loadAware === undefined) {
+          emit({ event: 'warn', instanceId, message: 'fire: not a load-aware member', at: now() });
+          return;
+        }
+        const at = now();
+        const { epoch, asked } = await fire(loadAware, spec.groupId, command.mode);
+        emit({ event: 'fired', instanceId, mode: command.mode, epoch, asked, at });
+        return;
+      }
+      case 'leave':
+        await stop(true);
+        return;
+      case 'report': {
+        flush();
+        emit({ event: 'pauseMetric', instanceId, ...(await readPauseMetric(registry)), at: now() });
+        return;
+      }
+    }
+  };
+  createInterface({ input: process.stdin }).on('line', (line) => {
+    let command: MemberCommand;
+    try {
+      command = JSON.parse(line) as MemberCommand;
+    } catch {
+      return;
+    }
+    onCommand(command).catch((err: unknown) => {
+      emit({ event: 'warn', instanceId, message: `${command.cmd}: ${String(err)}`, at: now() });
+    });
+  });
+  process.stdin.on('end', () => void stop(false));
+  process.stdin.on('error', () => void stop(false));
+  process.on('SIGTERM', () => void stop(false));
+  // Ctrl-C reaches the whole process group; stop cleanly rather than die mid-commit.
+  process.on('SIGINT', () => void stop(false));
+  setTimeout(() => void stop(false), spec.lifetimeMs).unref();
+
+  await consumer.connect();
+  await consumer.subscribe({ topic: spec.topic, fromBeginning: true });
+  emit({ event: 'connected', instanceId, at: now() });
+  if (spec.runAt === null) await runCommanded;
+  else await sleep(Math.max(0, spec.runAt - Date.now()));
+  if (stopping !== undefined) return;
+  emit({ event: 'running', instanceId, at: now() });
+  await consumer.run({
+    eachMessage: async ({ partition }) => {
+      await work(spec);
+      times.push(now());
+      partitions.push(partition);
+    },
+  });
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});
