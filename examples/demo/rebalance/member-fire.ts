@@ -23,6 +23,13 @@ const FIRES: Readonly<Record<FireMode, Fire>> = {
     const asked = assigner.requestRejoin(groupId);
     return Promise.resolve({ epoch, asked });
   },
+  // What the trigger does now: the JoinGroup goes out on a side connection and the member keeps
+  // processing until its own heartbeat learns of the rebalance, like every other member.
+  background: (assigner, groupId) => {
+    const epoch = assigner.bumpEpoch(groupId);
+    const asked = assigner.startRebalance(groupId);
+    return Promise.resolve({ epoch, asked });
+  },
 };
 
 /** Fires a rebalance of `groupId` from this process, the way `mode` says. */

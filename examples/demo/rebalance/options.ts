@@ -85,7 +85,7 @@ Kafka release: KAFKA_VERSION (default 4.4.0). Loopback only.
   --baseline-ms N         steady span before the cause; normal gap measured over it (default 3000)
   --metadata-wait-ms N    metadata cause: longest wait for the added partitions (default 8000:
                           the trigger's 3 s check + 5 s, issue 25's target)
-  --fire-mode MODE        how the fire is made: immediate (default)
+  --fire-mode MODE        how the fire is made: background (the trigger's, default) or immediate
   --no-trigger            load-aware members without the proactive trigger
   --max-minutes N         total budget; later runs are skipped and listed (default 30)
   --help                  this text
@@ -120,7 +120,7 @@ export function defaultRebalanceOptions(now = new Date()): RebalanceOptions {
     recoveryMs: 3000,
     baselineMs: 3000,
     metadataWaitMs: 8000,
-    fireMode: 'immediate',
+    fireMode: 'background',
     trigger: true,
     triggerCheckIntervalMs: 3000,
     maxMinutes: 30,
@@ -203,7 +203,7 @@ export function parseRebalanceArgs(argv: readonly string[], now = new Date()): R
         o.metadataWaitMs = number(flag, raw, 1000, 600_000, true);
         break;
       case '--fire-mode':
-        o.fireMode = list(flag, raw, ['immediate'] as const)[0]!;
+        o.fireMode = list(flag, raw, ['background', 'immediate'] as const)[0]!;
         break;
       case '--max-minutes':
         o.maxMinutes = number(flag, raw, 1, 24 * 60, false);

@@ -9,11 +9,12 @@
 export type AssignerKind = 'load-aware' | 'round-robin';
 
 /**
- * How a proactive fire is made. `immediate`: `bumpEpoch` + `requestRejoin` the moment the
- * command arrives (what the trigger does today). New modes (issue 25, item 3) are added here
- * and in member-fire.ts; the parent passes the mode through unchanged.
+ * How a proactive fire is made. `background`: `bumpEpoch` + `startRebalance`, what the trigger
+ * does (the fire's JoinGroup on a side connection, the member keeps processing). `immediate`:
+ * `bumpEpoch` + `requestRejoin`, the firing member rejoins at once (the trigger's way before).
+ * The parent passes the mode through unchanged.
  */
-export type FireMode = 'immediate';
+export type FireMode = 'background' | 'immediate';
 
 /** The consumer settings a run compares (see tuning.ts). */
 export interface ConsumerTuning {

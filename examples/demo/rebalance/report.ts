@@ -18,7 +18,7 @@ export function causeLabel(cause: Cause, o: Pick<RebalanceOptions, 'partitions' 
     case 'leave':
       return 'a fourth member leaves (clean disconnect)';
     case 'fire':
-      return 'proactive fire from a (`bumpEpoch` + `requestRejoin`)';
+      return 'proactive fire from a';
     case 'coordinator':
       return 'group coordinator moves (its broker stops)';
     case 'metadata':
