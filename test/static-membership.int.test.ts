@@ -81,6 +81,21 @@ async function produce(topic: string, perPartition: number): Promise<void> {
 /** Partitions each pod holds from its last join. */
 const heldBy = (pod: Pod): string[] => pod.joins().at(-1)?.assignment ?? [];
 
+/** Three static pods of a fresh group on a fresh topic, once each holds two partitions. */
+async function threeSettledPods(
+  prefix: string,
+  sessionTimeout: number,
+): Promise<{ groupId: string; topic: string; pods: [Pod, Pod, Pod] }> {
+  const topic = await createTopic(PARTITIONS);
+  const groupId = uniqueName(`static-${prefix}`);
+  const pods = ['a', 'b', 'c'].map((x) =>
+    startPod({ groupId, topic, sessionTimeout, instanceId: `${prefix}-${x}` }),
+  ) as [Pod, Pod, Pod];
+  await waitForStableGroup(admin, groupId, 3, PARTITIONS);
+  await eventually(() => pods.every((p) => heldBy(p).length === 2), 'two partitions per pod', 30_000);
+  return { groupId, topic, pods };
+}
+
 /** Every offset 0..perPartition-1 of every partition consumed at least once, over all `consumers`. */
 function everyMessageConsumed(consumers: ReadonlyArray<Pod>, perPartition: number): boolean {
   for (let partition = 0; partition < PARTITIONS; partition++) {
@@ -138,17 +153,10 @@ describe('static membership on a real broker', () => {
   it(
     'a pod that does not return is replaced by one rebalance, one session timeout after it left',
     async () => {
-      const topic = await createTopic(PARTITIONS);
-      const groupId = uniqueName('static-gone');
       const sessionTimeout = 10_000;
-      const base = { groupId, topic, sessionTimeout };
-      const [a, b, c] = ['gone-a', 'gone-b', 'gone-c'].map((instanceId) => startPod({ ...base, instanceId })) as [
-        Pod,
-        Pod,
-        Pod,
-      ];
-      await waitForStableGroup(admin, groupId, 3, PARTITIONS);
-      await eventually(() => [a, b, c].every((p) => heldBy(p).length === 2), 'two partitions per pod', 30_000);
+      const {
+        pods: [a, b, c],
+      } = await threeSettledPods('gone', sessionTimeout);
       const joinsBefore = [a.joins().length, b.joins().length];
       await c.process.kill(); // a pod that dies for good: no LeaveGroup, no commit
       const goneAt = Date.now();
@@ -212,17 +220,10 @@ describe('static membership on a real broker', () => {
   it(
     'a scale-down with leaveOnDisconnect() leaves at once instead of after the session timeout',
     async () => {
-      const topic = await createTopic(PARTITIONS);
-      const groupId = uniqueName('static-scale-down');
-      const sessionTimeout = 45_000;
-      const base = { groupId, topic, sessionTimeout };
-      const [a, b, c] = ['down-a', 'down-b', 'down-c'].map((instanceId) => startPod({ ...base, instanceId })) as [
-        Pod,
-        Pod,
-        Pod,
-      ];
-      await waitForStableGroup(admin, groupId, 3, PARTITIONS);
-      await eventually(() => [a, b, c].every((p) => heldBy(p).length === 2), 'two partitions per pod', 30_000);
+      const {
+        groupId,
+        pods: [a, b, c],
+      } = await threeSettledPods('down', 45_000);
       const joinsBefore = [a.joins().length, b.joins().length];
       const leftAt = Date.now();
       c.process.send('leave');
