@@ -59,3 +59,4 @@ export {
   DEFAULT_SEARCH_BUDGET,
   type UnevennessFactor,
 } from './core/index.js';
+export { latestGroupPause, type GroupPause, type PauseReporter } from './rebalance-report.js';

@@ -1,5 +1,11 @@
-import type { DecodedMember } from './members.js';
 import type { RebalanceCause } from './rebalance-cause.js';
+import type { RebalancePause } from './user-data.js';
+
+/** What the sum reads of a member: a decoded subscription or a described member alike. */
+export interface PauseReporter {
+  readonly instanceId: string;
+  readonly lastPause?: RebalancePause | undefined;
+}
 
 /** The group's cost of one rebalance, added up from what its members reported. */
 export interface GroupPause {
@@ -20,7 +26,7 @@ export interface GroupPause {
  * cost of an earlier generation: the latest one any member reports. Members that report an older
  * generation (they were not in the latest one) do not count. Undefined when nobody reports.
  */
-export function latestGroupPause(members: ReadonlyArray<DecodedMember>): GroupPause | undefined {
+export function latestGroupPause(members: ReadonlyArray<PauseReporter>): GroupPause | undefined {
   let generation = 0;
   for (const m of members) if (m.lastPause !== undefined) generation = Math.max(generation, m.lastPause.generation);
   if (generation === 0) return undefined;

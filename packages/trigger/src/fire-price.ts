@@ -1,4 +1,4 @@
-import type { ObservedMember } from '@load-aware/assignor/internal';
+import { latestGroupPause, type ObservedMember } from '@load-aware/assignor/internal';
 import type { FirePrice } from './types.js';
 
 /** Shortest horizon a fire's gain is counted over: a cooldown of 0 must not make every fire free. */
@@ -24,7 +24,7 @@ export function priceOf(
 ): FirePrice {
   const horizonSeconds = Math.max(MIN_HORIZON_SECONDS, cooldownMs / 1000);
   const total = totalLoad;
-  const measured = measuredPause(members);
+  const measured = latestGroupPause(members)?.pausedMemberSeconds;
   const pausedMemberSeconds = measured ?? members.length * ASSUMED_PAUSE_SECONDS_PER_MEMBER;
   const perMember = members.length === 0 ? 0 : total / members.length;
   return {
@@ -34,16 +34,6 @@ export function priceOf(
     pausedMemberSeconds,
     pauseSource: measured === undefined ? 'assumed' : 'measured',
   };
-}
-
-/** The paused member-seconds of the latest generation any member reports; undefined when none does. */
-function measuredPause(members: ReadonlyArray<ObservedMember>): number | undefined {
-  let generation = 0;
-  for (const m of members) if (m.lastPause !== undefined) generation = Math.max(generation, m.lastPause.generation);
-  if (generation === 0) return undefined;
-  let ms = 0;
-  for (const m of members) if (m.lastPause?.generation === generation) ms += m.lastPause.pauseMs;
-  return ms / 1000;
 }
 
 /** A load × seconds amount for log text: 3 significant digits. */
