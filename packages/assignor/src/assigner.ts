@@ -11,6 +11,7 @@ import { installStaticMembership, type StaticMember } from './static-membership.
 import { progressThrough, type PartitionProgress, type ReadProgress } from './group-progress.js';
 import { withTimeout } from './timeout.js';
 import { loadWire, type WireBroker } from './kafkajs-wire.js';
+import { WeakGroupLists } from './weak-group-lists.js';
 import type { TopicPartition } from './core/types.js';
 import { createRejoinSwitchboard } from './rejoin.js';
 import { LateTopicMetadata } from './late-metadata.js';
@@ -163,13 +164,9 @@ export function LoadAwareAssigner(options: LoadAwareAssignerOptions = {}): LoadA
 
   const rejoins = createRejoinSwitchboard();
   let leaving = resolved.leaveOnDisconnect;
-  // Weak: a dropped consumer must not be kept alive by its assigner.
-  const staticMembers = new Map<string, Array<WeakRef<StaticMember>>>();
+  const staticMembers = new WeakGroupLists<StaticMember>();
   const groupInstanceIds = (groupId: string): string[] =>
-    (staticMembers.get(groupId) ?? []).flatMap((ref) => {
-      const member = ref.deref();
-      return member === undefined ? [] : [member.groupInstanceId];
-    });
+    staticMembers.live(groupId).map((member) => member.groupInstanceId);
   const bumpEpoch = (groupId: string): number => {
     const next = (epochOf(groupId) + 1) % 0x1_0000_0000;
     epochs.set(groupId, next);
@@ -183,17 +180,16 @@ export function LoadAwareAssigner(options: LoadAwareAssignerOptions = {}): LoadA
   const describers = new Map<string, DescribeGroup>();
   const progressReaders = new Map<string, ReadProgress>();
   const topicReaders = new Map<string, ReadTopicPartitions>();
-  // Weak: the consumers' own-assignment views, to find the one a measured pause belongs to.
-  const ownViews = new Map<string, Array<WeakRef<OwnAssignment>>>();
-  // Per group, each consumer's way to send a JoinGroup on its own behalf (weakly held, as above).
-  const backgroundJoins = new Map<string, Array<WeakRef<() => boolean>>>();
+  // The consumers' own-assignment views, to find the one a measured pause belongs to.
+  const ownViews = new WeakGroupLists<OwnAssignment>();
+  // Per group, each consumer's way to send a JoinGroup on its own behalf.
+  const backgroundJoins = new WeakGroupLists<() => boolean>();
   const startRebalance = (groupId: string): number => {
-    for (const ref of backgroundJoins.get(groupId) ?? []) if (ref.deref()?.() === true) return 1;
+    for (const join of backgroundJoins.live(groupId)) if (join()) return 1;
     return rejoins.request(groupId);
   };
   const recordPause = (groupId: string, memberId: string, seconds: number): void => {
-    const views = (ownViews.get(groupId) ?? []).flatMap((ref) => ref.deref() ?? []);
-    const own = views.find((v) => v.memberId() === memberId);
+    const own = ownViews.live(groupId).find((v) => v.memberId() === memberId);
     const rebalance = own?.lastRebalance();
     const cause = rebalance?.cause ?? 'unknown';
     metrics.pause(groupId, cause, seconds);
@@ -239,11 +235,11 @@ export function LoadAwareAssigner(options: LoadAwareAssignerOptions = {}): LoadA
           );
         },
       });
-      staticMembers.set(groupId, [...(staticMembers.get(groupId) ?? []), new WeakRef(member)]);
+      staticMembers.add(groupId, member);
       staticMember = member;
     }
     const own = observeOwnAssignment(cluster);
-    ownViews.set(groupId, [...(ownViews.get(groupId) ?? []).filter((r) => r.deref() !== undefined), new WeakRef(own)]);
+    ownViews.add(groupId, own);
     const metadata = stableMetadata(own);
     // Bound once per consumer, so every line of its assignments names the group without repeating it.
     const logger = bindLogger(resolved.logger, { component: 'assignor', groupId });
@@ -296,10 +292,7 @@ export function LoadAwareAssigner(options: LoadAwareAssignerOptions = {}): LoadA
       });
       return true;
     };
-    backgroundJoins.set(groupId, [
-      ...(backgroundJoins.get(groupId) ?? []).filter((r) => r.deref() !== undefined),
-      new WeakRef(joinInBackground),
-    ]);
+    backgroundJoins.add(groupId, joinInBackground);
     return {
       name: ASSIGNER_NAME,
       version: 0,
