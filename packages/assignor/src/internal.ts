@@ -60,3 +60,4 @@ export {
   type UnevennessFactor,
 } from './core/index.js';
 export { latestGroupPause, type GroupPause, type PauseReporter } from './rebalance-report.js';
+export type { PartitionProgress } from './group-progress.js';

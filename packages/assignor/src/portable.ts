@@ -42,6 +42,7 @@ export {
 export { processInstanceId, processToken } from './instance-id.js';
 export { encodeUserData, decodeUserData, USER_DATA_VERSION, type LoadAwareUserData } from './user-data.js';
 export { samePartitions, type OwnedPartitions } from './owned-partitions.js';
+export type { ObservedGroup, ObservedMember } from './observed-group.js';
 export { LoadAwareError, ConfigError, WeightsTimeoutError, WeightsFailedError, isLoadAwareError } from './errors.js';
 export { ERROR_CODES, type LoadAwareErrorCode } from './error-codes.js';
 export { encodeAssignmentNote, decodeAssignmentNote, type RebalanceCause } from './rebalance-cause.js';

@@ -18,6 +18,12 @@ import { resolvePlatformaticOptions, type PlatformaticAssignerOptions } from './
 import { protocolsFor, type ProtocolEntry } from './protocol.js';
 import type { MemberSubscription } from './subscriptions.js';
 import { createWeightSnapshot } from './weight-snapshot.js';
+import {
+  createTriggerTarget,
+  type GroupDescriber,
+  type PlatformaticTriggerTarget,
+  type TriggerConsumer,
+} from './trigger-target.js';
 
 /** How many member ids and keys the "warn once" memory holds before it starts over. */
 const WARNED_LIMIT = 10_000;
@@ -56,9 +62,17 @@ export interface PlatformaticLoadAwareAssigner {
    * Forces a rebalance of `groupId`: advances the epoch (so the record changes) and makes one
    * joined consumer of that group rejoin through platformatic's own `joinGroup()`; the broker
    * then rebalances the whole group, whichever member leads. Returns how many consumers were
-   * asked (0 when none of this process is in the group).
+   * asked (0 when none of this process is in the group, and the epoch is left as it was).
    */
   requestRebalance(groupId: string): number;
+  /**
+   * One attached consumer as `@load-aware/trigger`'s controller takes it:
+   * `createTriggerController({ target: assigner.triggerTarget(consumer, admin) }, options)`. The
+   * group is described through `admin` (a platformatic `Admin` of the same cluster: the consumer
+   * has no DescribeGroups of its own); a fire advances the epoch and rejoins through
+   * {@link requestRebalance}'s path. Throws a `ConfigError` when `consumer` was not attached.
+   */
+  triggerTarget(consumer: AttachableConsumer & TriggerConsumer, admin: GroupDescriber): PlatformaticTriggerTarget;
   /** Stops the background weight refresh. Idempotent; call it when the consumers are closed. */
   close(): void;
 }
@@ -112,6 +126,28 @@ export function createLoadAwareAssigner(options: PlatformaticAssignerOptions = {
   // Weak: a dropped consumer must not be kept alive by its assigner.
   const attached: Array<WeakRef<Membership>> = [];
   const unattachedLogger = bindLogger(placement.logger, { component: 'assignor' });
+  const joinedConsumer = (groupId: string): AttachableConsumer | undefined =>
+    attached
+      .map((ref) => ref.deref()?.consumer())
+      .find((c) => c !== undefined && c.groupId === groupId && c.memberId !== null && c.isActive());
+  const bumpEpoch = (groupId: string): number => {
+    const next = (epochOf(groupId) + 1) % 0x1_0000_0000;
+    epochs.set(groupId, next);
+    return next;
+  };
+  // One JoinGroup with changed metadata rebalances the group; the others follow the broker.
+  // Platformatic's public joinGroup() is the path its own heartbeat takes on REBALANCE_IN_PROGRESS.
+  const startRebalance = (groupId: string): number => {
+    const consumer = joinedConsumer(groupId);
+    if (consumer === undefined) return 0;
+    consumer.joinGroup().catch((err: unknown) => {
+      bindLogger(placement.logger, { component: 'assignor', groupId }).warn(
+        { err },
+        'rejoin for a forced rebalance failed; the consumer retries on its own',
+      );
+    });
+    return 1;
+  };
 
   const joinMetadata = async (membership: Membership, topics: ReadonlyArray<string>, metadata: TopicsMetadata) => {
     const consumer = membership.consumer();
@@ -208,19 +244,29 @@ export function createLoadAwareAssigner(options: PlatformaticAssignerOptions = {
     },
     epochOf,
     requestRebalance(groupId) {
-      const consumer = attached
-        .map((ref) => ref.deref()?.consumer())
-        .find((c) => c !== undefined && c.groupId === groupId && c.memberId !== null && c.isActive());
-      if (consumer === undefined) return 0;
-      epochs.set(groupId, (epochOf(groupId) + 1) % 0x1_0000_0000);
-      // One JoinGroup with changed metadata rebalances the group; the others follow the broker.
-      consumer.joinGroup().catch((err: unknown) => {
-        bindLogger(placement.logger, { component: 'assignor', groupId }).warn(
-          { err },
-          'rejoin for a forced rebalance failed; the consumer retries on its own',
+      if (joinedConsumer(groupId) === undefined) return 0;
+      bumpEpoch(groupId);
+      return startRebalance(groupId);
+    },
+    triggerTarget(consumer, admin) {
+      if (!attached.some((ref) => ref.deref()?.consumer() === consumer)) {
+        throw new ConfigError(
+          'triggerTarget(consumer, admin): the consumer is not attached to this assigner (call assigner.attach(consumer) first)',
         );
+      }
+      return createTriggerTarget({
+        consumer,
+        describer: admin,
+        assigner: {
+          weights: placement.weights,
+          defaultWeight: placement.defaultWeight,
+          moveTolerance: placement.moveTolerance,
+          maxMovesPerRebalance: placement.maxMovesPerRebalance,
+          bumpEpoch,
+          startRebalance,
+          staticMembership: false,
+        },
       });
-      return 1;
     },
     close() {
       snapshot.close();

@@ -79,7 +79,8 @@ function nativeOwned(s: MemberSubscription): DecodedMember['owned'] {
   return { generation, partitions };
 }
 
-function userDataOf(metadata: Buffer | string | undefined): Buffer | undefined {
+/** Platformatic types userData as a Buffer or a string; the record decoder reads bytes. */
+export function userDataOf(metadata: Buffer | string | undefined): Buffer | undefined {
   if (metadata === undefined) return undefined;
   return typeof metadata === 'string' ? Buffer.from(metadata) : metadata;
 }

@@ -1,7 +1,6 @@
 import {
   bindLogger,
   errorMessageOf,
-  measureRebalancePauses,
   escapeLogText,
   fetchWeights,
   siblingPartitions,
@@ -15,11 +14,11 @@ import { awayMembers } from './away-members.js';
 import { logDecision } from './check-log.js';
 import { checkedDecision, isThresholdEvaluation, thresholdEvaluations } from './decision.js';
 import { electCoordinator } from './election.js';
-import { CheckTimeoutError, GroupNotDescribedError } from './errors.js';
+import { CheckTimeoutError } from './errors.js';
 import { createTriggerMetrics, type CheckOutcome } from './metrics.js';
 import { heldPartitions, siblingLoad, withWeights } from './load.js';
 import { seconds } from './text.js';
-import { observeGroup, type ObservedGroup } from './observe.js';
+import type { ObservedGroup } from './observe.js';
 import {
   MAX_UNHELD_RETRY_MS,
   resolveControllerOptions,
@@ -85,7 +84,8 @@ export function createTriggerController<D extends TriggerDecision = Evaluation>(
   options: TriggerControllerOptions<D> = {},
 ): TriggerController<D> {
   const resolved = resolveControllerOptions(deps, options);
-  const { consumer, assigner } = resolved.deps;
+  const { target } = resolved;
+  const { assigner } = target;
   const o = resolved.options;
   const logger = bindLogger(o.logger, { component: 'trigger' });
   // The group id is learned from the consumer's events, not given, so its logger is bound once it
@@ -153,36 +153,30 @@ export function createTriggerController<D extends TriggerDecision = Evaluation>(
     setRole(false, reason);
   };
   // Every member runs the controller: it measures what each rebalance costs this member, so the
-  // fires can be priced (an assigner from an older version has no recordPause: nothing measured).
-  const unmeasure =
-    typeof assigner.recordPause === 'function' ? measureRebalancePauses(consumer, assigner) : () => undefined;
+  // fires can be priced (a target that cannot measure reports nothing: fires assume 1 s a member).
+  const unmeasure = target.measurePauses?.() ?? (() => undefined);
   const listeners = [
     unmeasure,
-    consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
-      ({ memberId, isLeader, groupId } = payload);
-      joins++;
-    }),
-    // Heartbeats carry the member id too, so a controller attached after run() learns it.
-    consumer.on(consumer.events.HEARTBEAT, ({ payload }) => {
-      ({ memberId, groupId } = payload);
-    }),
-    consumer.on(consumer.events.STOP, () => {
-      leaveGroup('consumer stopped');
-    }),
-    consumer.on(consumer.events.CRASH, () => {
-      leaveGroup('consumer crashed');
-    }),
-    consumer.on(consumer.events.DISCONNECT, () => {
-      leaveGroup('consumer disconnected');
+    target.onMembership((event) => {
+      switch (event.kind) {
+        case 'join':
+          ({ memberId, isLeader, groupId } = event);
+          joins++;
+          break;
+        case 'heartbeat':
+          ({ memberId, groupId } = event);
+          break;
+        case 'leave':
+          leaveGroup(event.reason);
+          break;
+      }
     }),
   ];
 
   /** Describe, elect, weigh, evaluate, act. `live()` turns false once the check is abandoned. */
   const evaluateOnce = async (self: string, live: () => boolean): Promise<CheckResult<D>> => {
     const started = performance.now();
-    const description = await consumer.describeGroup();
-    if ((description as unknown) === undefined) throw new GroupNotDescribedError('no entry for the group');
-    const group = observeGroup(description);
+    const group = await target.describeGroup();
     if (!live()) return skipped;
     groupId = group.groupId;
     if (group.state === 'Stable') {
@@ -273,7 +267,7 @@ export function createTriggerController<D extends TriggerDecision = Evaluation>(
    * an away member's partitions have messages waiting and none of its committed offsets moves.
    */
   const holdWhileAway = async (decision: D, group: ObservedGroup, started: number): Promise<D> => {
-    if (decision.outcome !== 'fired' || !staticMembers) return decision;
+    if (decision.outcome !== 'fired' || !staticMembers || assigner.readProgress === undefined) return decision;
     const partitions = heldPartitions(group.members);
     // Half the check's budget at most, so both readings fit in it whatever the settings.
     const probeMs = Math.min(o.awayProbeMs, Math.floor(o.checkTimeoutMs / 2));
@@ -321,13 +315,7 @@ export function createTriggerController<D extends TriggerDecision = Evaluation>(
       return;
     }
     const epoch = assigner.bumpEpoch(group.groupId);
-    // In the background: this member keeps processing until its heartbeat learns of the rebalance,
-    // like every other member, instead of waiting longest at the barrier (an older assigner has
-    // only requestRejoin).
-    const asked =
-      typeof assigner.startRebalance === 'function'
-        ? assigner.startRebalance(group.groupId)
-        : assigner.requestRejoin(group.groupId);
+    const asked = assigner.startRebalance(group.groupId);
     metrics.rebalance(group.groupId, false);
     log.info(
       { ...fields, epoch, consumersAsked: asked },

@@ -13,10 +13,13 @@ export { createTriggerController, type TriggerController, type CheckResult } fro
 export type {
   TriggerControllerOptions,
   TriggerControllerDeps,
+  KafkaJsControllerDeps,
+  JudgingSettings,
   ThresholdTriggerOptions,
   MemberLevelOptions,
 } from './options.js';
 export type { CheckOutcome } from './metrics.js';
+export type { TriggerTarget, TriggerAssigner, MembershipEvent } from './target.js';
 export type { Trigger } from './trigger.js';
 export { createThresholdTrigger, createThresholdTriggerFor, type ThresholdTrigger } from './threshold-trigger.js';
 export { createPeriodicTrigger, type PeriodicTrigger } from './periodic-trigger.js';

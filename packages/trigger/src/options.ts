@@ -15,6 +15,8 @@ import {
 } from '@load-aware/assignor/internal';
 import { looksLikeTrigger, triggerObjectSchema, type Trigger } from './trigger.js';
 import type { Evaluation, TriggerDecision } from './types.js';
+import { kafkajsTarget } from './kafkajs-target.js';
+import { targetSchema, type TriggerAssigner, type TriggerTarget } from './target.js';
 
 /** The longest interval any trigger option accepts. */
 export const WEEK_MS = 7 * 24 * 3600 * 1000;
@@ -256,8 +258,15 @@ export interface ResolvedTriggerControllerOptions {
   readonly registry: Registry | undefined;
 }
 
-/** What the controller works with: the consumer it watches and the assigner that consumer uses. */
-export interface TriggerControllerDeps {
+/**
+ * What the controller works with: a KafkaJS consumer and the `LoadAwareAssigner` it uses, or a
+ * {@link TriggerTarget} an adapter for another client built (`@load-aware/platformatic`'s
+ * `assigner.triggerTarget(consumer, admin)`).
+ */
+export type TriggerControllerDeps = KafkaJsControllerDeps | { target: TriggerTarget };
+
+/** The KafkaJS form of {@link TriggerControllerDeps}. */
+export interface KafkaJsControllerDeps {
   /** A KafkaJS consumer whose `partitionAssigners` include `assigner`. */
   consumer: Consumer;
   /** The `LoadAwareAssigner(...)` given to that consumer. */
@@ -273,7 +282,19 @@ export const assignerSchema = z.custom<LoadAwarePartitionAssigner>(
   { message: 'expected the LoadAwareAssigner(...) the consumer uses' },
 );
 
-const depsSchema = z.object({
+/** What `createThresholdTriggerFor` reads: the balance() settings of an assigner (or a target's). */
+export const judgingSettingsSchema = z.custom<JudgingSettings>(
+  (a) =>
+    (typeof a === 'function' || (typeof a === 'object' && a !== null)) &&
+    typeof (a as { defaultWeight?: unknown }).defaultWeight === 'number' &&
+    typeof (a as { moveTolerance?: unknown }).moveTolerance === 'number',
+  { message: "expected the consumer's assigner (LoadAwareAssigner(...) or a trigger target's assigner)" },
+);
+
+/** The balance() settings an assigner places with, which its trigger must judge with. */
+export type JudgingSettings = Pick<TriggerAssigner, 'defaultWeight' | 'moveTolerance' | 'maxMovesPerRebalance'>;
+
+const kafkajsDepsSchema = z.object({
   consumer: z.custom<Consumer>(
     (c) => typeof c === 'object' && c !== null && hasMethods(c, ['describeGroup', 'on']) && 'events' in c,
     { message: 'expected a KafkaJS consumer (kafka.consumer(...))' },
@@ -281,13 +302,15 @@ const depsSchema = z.object({
   assigner: assignerSchema,
 });
 
+const targetDepsSchema = z.object({ target: targetSchema });
+
 /**
  * Threshold options with the assigner's `defaultWeight`, `moveTolerance` and
  * `maxMovesPerRebalance` wherever they are not given: the trigger must judge with the very
  * balance() settings the assignor places with. An explicit `undefined` must not hide them either.
  */
 export function withAssignerSettings(
-  assigner: Pick<LoadAwarePartitionAssigner, 'defaultWeight' | 'moveTolerance' | 'maxMovesPerRebalance'>,
+  assigner: JudgingSettings,
   options: ThresholdTriggerOptions | undefined,
 ): ThresholdTriggerOptions {
   const maxMoves = options?.maxMovesPerRebalance ?? assigner.maxMovesPerRebalance;
@@ -312,15 +335,18 @@ function hasMethods(value: object, names: string[]): boolean {
 export function resolveControllerOptions(
   deps: unknown,
   options: unknown,
-): { deps: TriggerControllerDeps; options: ResolvedTriggerControllerOptions } {
-  const d = validateOptions(depsSchema, deps, 'createTriggerController dependencies');
+): { target: TriggerTarget; options: ResolvedTriggerControllerOptions } {
+  const target =
+    typeof deps === 'object' && deps !== null && 'target' in deps
+      ? validateOptions(targetDepsSchema, deps, 'createTriggerController dependencies').target
+      : kafkajsTargetOf(validateOptions(kafkajsDepsSchema, deps, 'createTriggerController dependencies'));
   const o = validateOptions(controllerSchema, options, 'createTriggerController');
   // From the raw input: the parsed copy already carries the schema's defaults, which would hide
   // the assigner's.
   const raw = (options as { trigger?: ThresholdTriggerOptions | Trigger } | undefined)?.trigger;
-  const trigger = isTriggerObject(raw) ? raw : resolveTriggerOptions(withAssignerSettings(d.assigner, raw));
+  const trigger = isTriggerObject(raw) ? raw : resolveTriggerOptions(withAssignerSettings(target.assigner, raw));
   return {
-    deps: d,
+    target,
     options: Object.freeze({
       checkIntervalMs: o.checkIntervalMs,
       checkTimeoutMs: o.checkTimeoutMs ?? Math.min(10_000, o.checkIntervalMs),
@@ -328,9 +354,13 @@ export function resolveControllerOptions(
       advise: o.advise,
       awayProbeMs: o.awayProbeMs,
       unheldRetryMs: o.unheldRetryMs,
-      weights: o.weights ?? d.assigner.weights,
+      weights: o.weights ?? target.assigner.weights,
       logger: o.logger ?? noopLogger,
       registry: o.registry,
     }),
   };
+}
+
+function kafkajsTargetOf(deps: KafkaJsControllerDeps): TriggerTarget {
+  return kafkajsTarget(deps.consumer, deps.assigner);
 }

@@ -6,11 +6,11 @@
 import { amount, priceOf, priceText } from './fire-price.js';
 import { assignmentFingerprint, instanceCount, memberImbalance, planFromCurrent, resolveWeights } from './load.js';
 import { escapeLogText, validateOptions } from '@load-aware/assignor/internal';
-import type { LoadAwarePartitionAssigner } from '@load-aware/assignor';
 import {
-  assignerSchema,
+  judgingSettingsSchema,
   resolveTriggerOptions,
   withAssignerSettings,
+  type JudgingSettings,
   type ThresholdTriggerOptions,
 } from './options.js';
 import { ratioText, seconds } from './text.js';
@@ -353,7 +353,8 @@ export function createThresholdTrigger(options: ThresholdTriggerOptions = {}): T
  * own trigger: judged with other settings than the assignor places with, its "optimal" would not be
  * the assignment a rebalance produces.
  *
- * @throws `ConfigError` when `assigner` is not a `LoadAwareAssigner(...)` or an option is bad.
+ * @throws `ConfigError` when `assigner` is not a `LoadAwareAssigner(...)` (or a trigger target's
+ * assigner, for another client) or an option is bad.
  *
  * @example
  * ```ts
@@ -362,9 +363,9 @@ export function createThresholdTrigger(options: ThresholdTriggerOptions = {}): T
  * ```
  */
 export function createThresholdTriggerFor(
-  assigner: LoadAwarePartitionAssigner,
+  assigner: JudgingSettings,
   options: ThresholdTriggerOptions = {},
 ): ThresholdTrigger {
-  const checked = validateOptions(assignerSchema, assigner, 'createThresholdTriggerFor assigner');
+  const checked = validateOptions(judgingSettingsSchema, assigner, 'createThresholdTriggerFor assigner');
   return createThresholdTrigger(withAssignerSettings(checked, options));
 }

@@ -6,9 +6,10 @@
  * check and, when the broker lists partitions no member holds, makes the group rebalance: the
  * leader refreshes its metadata right before it assigns, so that rebalance includes them.
  */
-import { ASSIGNER_NAME, type LoadAwarePartitionAssigner, type Logger } from '@load-aware/assignor';
+import { ASSIGNER_NAME, type Logger } from '@load-aware/assignor';
 import { escapeLogText, type ObservedGroup, type TopicPartition } from '@load-aware/assignor/internal';
 import type { TriggerMetrics } from './metrics.js';
+import type { TriggerAssigner } from './target.js';
 import { seconds } from './text.js';
 import {
   createUnheldGuard,
@@ -20,7 +21,7 @@ import {
 
 /** What {@link createUnheldCheck} works with. */
 export interface UnheldCheckDeps {
-  readonly assigner: LoadAwarePartitionAssigner;
+  readonly assigner: TriggerAssigner;
   readonly metrics: TriggerMetrics;
   /** Dry run: log and count, never rebalance. */
   readonly advise: boolean;
@@ -109,10 +110,7 @@ export function createUnheldCheck(deps: UnheldCheckDeps): UnheldCheck {
     }
     const epoch = assigner.bumpEpoch(group.groupId);
     // Started as a fire is (in the background, this member processing on), so it costs the same.
-    const asked =
-      typeof assigner.startRebalance === 'function'
-        ? assigner.startRebalance(group.groupId)
-        : assigner.requestRejoin(group.groupId);
+    const asked = assigner.startRebalance(group.groupId);
     metrics.rebalance(group.groupId, false);
     const rejoin = `epoch bumped to ${String(epoch)} and a JoinGroup sent for this member, so the whole group rebalances`;
     if (verdict.attempt === 1) {
@@ -135,7 +133,7 @@ export function createUnheldCheck(deps: UnheldCheckDeps): UnheldCheck {
 
   return {
     async check(ctx) {
-      // An assigner from an older version cannot read metadata for the trigger: nothing to judge.
+      // A target that cannot read metadata for the trigger (an older assigner): nothing to judge.
       if (typeof assigner.readTopicPartitions !== 'function') return false;
       const reading = assigner.readTopicPartitions(
         ctx.group.groupId,
