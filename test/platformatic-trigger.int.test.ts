@@ -48,10 +48,8 @@ function startInstance(spec: Omit<PlatformaticInstanceSpec, 'brokers' | 'lifetim
 }
 
 const ready = (i: Instance) => i.waitFor((e) => e.some((x) => x.event === 'ready'), 'ready', 90_000);
-const logsOf = (i: Instance, prefix: string) =>
-  i.events.filter((e) => e.event === 'log' && e.msg.startsWith(prefix));
-const fires = (instances: ReadonlyArray<Instance>) =>
-  instances.flatMap((i) => logsOf(i, 'rebalance initiated')).length;
+const logsOf = (i: Instance, prefix: string) => i.events.filter((e) => e.event === 'log' && e.msg.startsWith(prefix));
+const fires = (instances: ReadonlyArray<Instance>) => instances.flatMap((i) => logsOf(i, 'rebalance initiated')).length;
 
 /** Busiest member's load in the broker's view of the group. */
 function busiest(group: ObservedGroup, weights: Record<string, number>): number {
@@ -95,9 +93,7 @@ describeOnSupportedNode(`@load-aware/trigger on platformatic consumers${reason}`
       const drift = Date.now();
       for (const i of instances) i.send(`weights ${JSON.stringify(drifted)}`);
 
-      await Promise.race(
-        instances.map((i) => i.waitFor(() => fires(instances) > 0, 'rebalance initiated', 30_000)),
-      );
+      await Promise.race(instances.map((i) => i.waitFor(() => fires(instances) > 0, 'rebalance initiated', 30_000)));
       const firedAfterMs = Date.now() - drift;
       let after: ObservedGroup | undefined;
       const deadline = Date.now() + 60_000;

@@ -9,6 +9,11 @@ export type { PlatformaticAssignerOptions } from './options.js';
 export type { AttachableConsumer } from './membership.js';
 export type { ProtocolEntry } from './protocol.js';
 export { COOPERATIVE_PROTOCOL } from './protocol.js';
-export type { PlatformaticTriggerTarget, GroupDescriber, TriggerConsumer, TargetMembershipEvent } from './trigger-target.js';
+export type {
+  PlatformaticTriggerTarget,
+  GroupDescriber,
+  TriggerConsumer,
+  TargetMembershipEvent,
+} from './trigger-target.js';
 export { GroupNotDescribedError } from './errors.js';
 export { ConfigError, isLoadAwareError, type WeightSource, type PartitionWeight } from '@load-aware/assignor/portable';

@@ -28,7 +28,9 @@ export interface TriggerConsumer {
   on(event: 'consumer:group:join', listener: (payload: GroupJoinPayload) => void): unknown;
   on(event: 'consumer:heartbeat:end', listener: (payload: HeartbeatPayload) => void): unknown;
   on(event: 'consumer:group:leave' | 'client:close', listener: () => void): unknown;
-  removeListener(event: string, listener: (...args: never[]) => void): unknown;
+  removeListener(event: 'consumer:group:join', listener: (payload: GroupJoinPayload) => void): unknown;
+  removeListener(event: 'consumer:heartbeat:end', listener: (payload: HeartbeatPayload) => void): unknown;
+  removeListener(event: 'consumer:group:leave' | 'client:close', listener: () => void): unknown;
 }
 
 interface GroupJoinPayload {

@@ -1,41 +1,8 @@
-import { EventEmitter } from 'node:events';
 import { Registry } from 'prom-client';
 import { ASSIGNER_NAME, ConfigError, decodeAssignmentNote, decodeUserData } from '@load-aware/assignor/portable';
 import { COOPERATIVE_PROTOCOL, createLoadAwareAssigner, type LoadAwareGroupOptions } from '@load-aware/platformatic';
 import { errorThrownBy, recordingLogger } from '@load-aware/test-support';
-import { labelsOf, staticWeights, subscription, topicsMetadata } from './fakes';
-
-/** Stands in for platformatic's client, which keeps its options under a symbol of its own. */
-const kOptions = Symbol('fake.options');
-
-class FakeConsumer extends EventEmitter {
-  memberId: string | null = null;
-  generationId = 0;
-  assignments: Array<{ topic: string; partitions: number[] }> | null = null;
-  joins = 0;
-  [kOptions]: Partial<LoadAwareGroupOptions> & { assignmentUserData?: Buffer };
-  constructor(
-    readonly groupId: string,
-    options: Partial<LoadAwareGroupOptions>,
-  ) {
-    super();
-    this[kOptions] = { ...options };
-  }
-  joinGroup(): Promise<string> {
-    this.joins++;
-    return Promise.resolve(this.memberId ?? '');
-  }
-  isActive(): boolean {
-    return this.memberId !== null;
-  }
-  /** What platformatic does after a SyncGroup. */
-  joined(memberId: string, generationId: number, partitions: number[]): void {
-    this.memberId = memberId;
-    this.generationId = generationId;
-    this.assignments = [{ topic: 'orders', partitions }];
-    this.emit('consumer:group:join', { groupId: this.groupId, memberId, generationId, assignments: this.assignments });
-  }
-}
+import { FakeConsumer, kOptions, labelsOf, staticWeights, subscription, topicsMetadata } from './fakes';
 
 const metadata = topicsMetadata({ orders: 4 });
 

@@ -1,5 +1,6 @@
+import { EventEmitter } from 'node:events';
 import { encodeUserData, type OwnedPartitions, type WeightSource } from '@load-aware/assignor/portable';
-import type { MemberSubscription, TopicsMetadata } from '@load-aware/platformatic/internal';
+import type { LoadAwareGroupOptions, MemberSubscription, TopicsMetadata } from '@load-aware/platformatic/internal';
 
 /** A weight source answering from a "topic:partition" → weight table (unknown ones omitted). */
 export function staticWeights(weights: Record<string, number>): WeightSource {
@@ -53,4 +54,52 @@ export function labelsOf(assignment: { assignments: Map<string, { topic: string;
 export function platformaticRuns(version = process.versions.node): boolean {
   const [major = 0, minor = 0] = version.split('.').map(Number);
   return (major === 22 && minor >= 22) || (major === 24 && minor >= 6) || major > 24;
+}
+
+/** Stands in for platformatic's client, which keeps its options under a symbol of its own. */
+export const kOptions = Symbol('fake.options');
+
+export class FakeConsumer extends EventEmitter {
+  memberId: string | null = null;
+  generationId = 0;
+  assignments: Array<{ topic: string; partitions: number[] }> | null = null;
+  joins = 0;
+  /** Whether the next `joined()` reports this member as the leader. */
+  leader = false;
+  [kOptions]: Partial<LoadAwareGroupOptions> & { assignmentUserData?: Buffer };
+  constructor(
+    readonly groupId: string,
+    options: Partial<LoadAwareGroupOptions>,
+  ) {
+    super();
+    this[kOptions] = { ...options };
+  }
+  joinGroup(): Promise<string> {
+    this.joins++;
+    return Promise.resolve(this.memberId ?? '');
+  }
+  isActive(): boolean {
+    return this.memberId !== null;
+  }
+  /** What platformatic emits after a successful heartbeat. */
+  heartbeat(): void {
+    this.emit('consumer:heartbeat:end', {
+      groupId: this.groupId,
+      memberId: this.memberId,
+      generationId: this.generationId,
+    });
+  }
+  /** What platformatic does after a SyncGroup. */
+  joined(memberId: string, generationId: number, partitions: number[]): void {
+    this.memberId = memberId;
+    this.generationId = generationId;
+    this.assignments = [{ topic: 'orders', partitions }];
+    this.emit('consumer:group:join', {
+      groupId: this.groupId,
+      memberId,
+      generationId,
+      isLeader: this.leader,
+      assignments: this.assignments,
+    });
+  }
 }

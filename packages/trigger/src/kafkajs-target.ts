@@ -1,9 +1,5 @@
 import type { Consumer } from 'kafkajs';
-import {
-  measureRebalancePauses,
-  observeGroup,
-  type LoadAwarePartitionAssigner,
-} from '@load-aware/assignor/internal';
+import { measureRebalancePauses, observeGroup, type LoadAwarePartitionAssigner } from '@load-aware/assignor/internal';
 import { GroupNotDescribedError } from './errors.js';
 import type { MembershipEvent, TriggerAssigner, TriggerTarget } from './target.js';
 
@@ -27,15 +23,11 @@ export function kafkajsTarget(consumer: Consumer, assigner: LoadAwarePartitionAs
     // In the background: this member keeps processing until its heartbeat learns of the
     // rebalance, like every other member, instead of waiting longest at the barrier.
     startRebalance: (groupId) =>
-      typeof legacy.startRebalance === 'function'
-        ? assigner.startRebalance(groupId)
-        : assigner.requestRejoin(groupId),
+      typeof legacy.startRebalance === 'function' ? assigner.startRebalance(groupId) : assigner.requestRejoin(groupId),
     ...(typeof legacy.readSiblings === 'function'
       ? { readSiblings: (groupId: string, timeoutMs: number) => assigner.readSiblings(groupId, timeoutMs) }
       : {}),
-    ...(typeof legacy.readProgress === 'function'
-      ? { readProgress: assigner.readProgress.bind(assigner) }
-      : {}),
+    ...(typeof legacy.readProgress === 'function' ? { readProgress: assigner.readProgress.bind(assigner) } : {}),
     ...(typeof legacy.readTopicPartitions === 'function'
       ? { readTopicPartitions: assigner.readTopicPartitions.bind(assigner) }
       : {}),
