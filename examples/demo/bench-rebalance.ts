@@ -14,7 +14,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { Kafka, logLevel, type Admin } from 'kafkajs';
-import { startKafka, type KafkaCluster } from '@load-aware/integration-tests';
+import { platformaticNode, startKafka, type KafkaCluster } from '@load-aware/integration-tests';
 import {
   parseRebalanceArgs,
   RebalanceHelpRequested,
@@ -25,6 +25,7 @@ import {
   type RunPlan,
 } from './rebalance/options.js';
 import { runsTable, summarySections } from './rebalance/report.js';
+import { isPlatformatic } from './rebalance/protocol.js';
 import type { RunResult } from './rebalance/result.js';
 import { InterruptedError, runScenario } from './rebalance/scenario.js';
 import { warmCoordinator } from './rebalance/topics.js';
@@ -69,6 +70,14 @@ async function main(): Promise<number> {
     }
     if (!(err instanceof RebalanceUsageError)) throw err;
     process.stderr.write(`${err.message}\n`);
+    return 2;
+  }
+  const node = platformaticNode();
+  if (o.assigners.some(isPlatformatic) && !node.supported) {
+    process.stderr.write(
+      `--client platformatic: @platformatic/kafka needs Node >= 22.22 or >= 24.6, this is ${process.version}; ` +
+        'run the bench with such a node (scripts/lib/toolchain.sh ensure_node24 installs Node 24 into .cache/)\n',
+    );
     return 2;
   }
   const log = (line: string): void => {
@@ -166,7 +175,7 @@ async function main(): Promise<number> {
 
   const wallSeconds = (Date.now() - startedAt.getTime()) / 1000;
   const setup =
-    `Kafka ${[...versions].join(', ') || '-'}, KafkaJS 2.2.4, Node ${process.version}, ${String(cpus().length)} CPUs ` +
+    `Kafka ${[...versions].join(', ') || '-'}, ${o.assigners.some(isPlatformatic) ? '@platformatic/kafka 2.12.1' : 'KafkaJS 2.2.4'}, Node ${process.version}, ${String(cpus().length)} CPUs ` +
     `(${cpus()[0]?.model.trim() ?? 'unknown'}), load average ${loadBefore} before, ${loadAverage()} after; ` +
     `commit ${commit()}. ${String(o.partitions)} partitions, ${String(o.eventsPerSecond)} msg/s (sent every ` +
     `${String(o.produceTickMs)} ms), ${String(o.workMs)} ms per message (${o.workMode === 'sleep' ? 'a timer' : 'a busy loop'}), ` +

@@ -186,6 +186,21 @@ describe('parseRebalanceArgs', () => {
     expect(parseRebalanceArgs(['--causes', 'metadata,join']).causes).toEqual(['join', 'metadata']);
   });
 
+  it('with --client platformatic compares load-aware eager and cooperative platformatic members through a join and a fire', () => {
+    const o = parseRebalanceArgs(['--client', 'platformatic']);
+    expect(o.assigners).toEqual(['platformatic-eager', 'platformatic-cooperative']);
+    expect(o.causes).toEqual(['join', 'fire']);
+    // Explicit lists win, in any order of the flags.
+    const mixed = parseRebalanceArgs([
+      '--assigners',
+      'load-aware,platformatic-cooperative',
+      '--client',
+      'platformatic',
+    ]);
+    expect(mixed.assigners).toEqual(['load-aware', 'platformatic-cooperative']);
+    expect(() => parseRebalanceArgs(['--client', 'rdkafka'])).toThrow(/--client rdkafka/);
+  });
+
   it('names the flag and the value it refuses', () => {
     expect(() => parseRebalanceArgs(['--causes', 'joins'])).toThrow(RebalanceUsageError);
     expect(() => parseRebalanceArgs(['--causes', 'joins'])).toThrow(/--causes joins/);

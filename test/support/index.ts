@@ -4,6 +4,7 @@ export { DEFAULT_KAFKA_VERSION, KAFKA_39_VERSION, startKafka } from './kafka-bro
 export type { KafkaCluster, KafkaNode, StartKafkaOptions } from './kafka-broker';
 export { createTopicsWithLeaders } from './reliability-topics';
 export { resolveKafkaJars, type KafkaJars } from './kafka-jars';
+export { platformaticNode } from './platformatic-node';
 
 /**
  * Bootstrap addresses of the broker the integration project's global setup started.

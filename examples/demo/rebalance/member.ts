@@ -6,10 +6,11 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import type { MemberCommand, MemberEvent, MemberSpec } from './protocol.js';
+import { isPlatformatic, type MemberCommand, type MemberEvent, type MemberSpec } from './protocol.js';
 
-/** The compiled member program, next to this module in examples/.build/demo/rebalance. */
+/** The compiled member programs, next to this module in examples/.build/demo/rebalance. */
 const PROGRAM = join(__dirname, 'member-main.js');
+const PLATFORMATIC_PROGRAM = join(__dirname, 'member-platformatic-main.js');
 
 /** A running member process. */
 export interface MemberHandle {
@@ -30,7 +31,8 @@ export interface MemberHandle {
 
 /** Starts one member process; every event it prints goes to `onEvent`. */
 export function startMember(spec: MemberSpec, onEvent: (event: MemberEvent) => void): MemberHandle {
-  const child = spawn(process.execPath, [PROGRAM, JSON.stringify(spec)], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const program = isPlatformatic(spec.assigner) ? PLATFORMATIC_PROGRAM : PROGRAM;
+  const child = spawn(process.execPath, [program, JSON.stringify(spec)], { stdio: ['pipe', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-4000);

@@ -70,7 +70,13 @@ fresh topic and group; the table shows median (min-max). Writes bench.md and res
 Kafka release: KAFKA_VERSION (default 4.4.0). Loopback only.
 
   --causes a,b,...        join, leave, fire, coordinator, metadata (default all)
-  --assigners a,b         load-aware, round-robin (default both; fire is load-aware only)
+  --client kafkajs|platformatic
+                          platformatic: @platformatic/kafka members, load-aware in eager mode
+                          against cooperative mode (assigners platformatic-eager,
+                          platformatic-cooperative; causes join,fire unless --causes says
+                          otherwise). Needs Node >= 22.22 or >= 24.6 (default kafkajs)
+  --assigners a,b         load-aware, round-robin, platformatic-eager, platformatic-cooperative
+                          (default load-aware,round-robin; fire is load-aware only)
   --tunings a,b           defaults (KafkaJS's), tuned (the demo's) (default both)
   --repeats N             runs of each combination (default 3)
   --out DIR               output folder (default out/bench-rebalance-<timestamp>)
@@ -147,6 +153,9 @@ function number(flag: string, raw: string, min: number, max: number, integer: bo
 /** Parses the command line; throws {@link RebalanceHelpRequested} on --help, {@link RebalanceUsageError} on a bad flag. */
 export function parseRebalanceArgs(argv: readonly string[], now = new Date()): RebalanceOptions {
   const o = defaultRebalanceOptions(now);
+  let causesGiven = false;
+  let assignersGiven = false;
+  let client: 'kafkajs' | 'platformatic' = 'kafkajs';
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i]!;
     if (flag === '--help' || flag === '-h') throw new RebalanceHelpRequested(REBALANCE_USAGE);
@@ -159,9 +168,14 @@ export function parseRebalanceArgs(argv: readonly string[], now = new Date()): R
     switch (flag) {
       case '--causes':
         o.causes = CAUSES.filter((c) => list(flag, raw, CAUSES).includes(c));
+        causesGiven = true;
         break;
       case '--assigners':
-        o.assigners = list(flag, raw, ['load-aware', 'round-robin'] as const);
+        o.assigners = list(flag, raw, ASSIGNER_KINDS);
+        assignersGiven = true;
+        break;
+      case '--client':
+        client = list(flag, raw, ['kafkajs', 'platformatic'] as const)[0]!;
         break;
       case '--tunings':
         o.tunings = list(flag, raw, ['defaults', 'tuned'] as const);
@@ -212,8 +226,16 @@ export function parseRebalanceArgs(argv: readonly string[], now = new Date()): R
         throw new RebalanceUsageError(`unknown flag ${flag}\n\n${REBALANCE_USAGE}`);
     }
   }
+  if (client === 'platformatic') {
+    if (!assignersGiven) o.assigners = ['platformatic-eager', 'platformatic-cooperative'];
+    // The coordinator and metadata causes need KafkaJS's request events and metadata refresh.
+    if (!causesGiven) o.causes = ['join', 'fire'];
+  }
   return o;
 }
+
+/** Every assigner kind `--assigners` accepts. */
+const ASSIGNER_KINDS = ['load-aware', 'round-robin', 'platformatic-eager', 'platformatic-cooperative'] as const;
 
 /**
  * The runs of `causes`, tuning by tuning, then repeat by repeat, so a drifting machine load hits

@@ -5,8 +5,17 @@
  * also the lifeline: when it closes, the member disconnects (LeaveGroup) and exits.
  */
 
-/** Which assigner the member's consumer runs. */
-export type AssignerKind = 'load-aware' | 'round-robin';
+/**
+ * Which assigner the member's consumer runs: KafkaJS with `LoadAwareAssigner` or KafkaJS's
+ * round-robin, or a @platformatic/kafka consumer with `@load-aware/platformatic` in eager or
+ * cooperative mode (`--client platformatic`).
+ */
+export type AssignerKind = 'load-aware' | 'round-robin' | 'platformatic-eager' | 'platformatic-cooperative';
+
+/** True for the kinds a @platformatic/kafka member runs. */
+export function isPlatformatic(kind: AssignerKind): boolean {
+  return kind === 'platformatic-eager' || kind === 'platformatic-cooperative';
+}
 
 /**
  * How a proactive fire is made. `background`: `bumpEpoch` + `startRebalance`, what the trigger
