@@ -9,7 +9,9 @@
  * Without --brokers it fetches (first run only) and starts a local broker, and always stops it.
  * `npm run demo -- --busy-time` runs the busy-time comparison instead (demo/busy-time.ts);
  * `npm run demo -- --cross-group` the cross-group comparison (demo/cross-group.ts).
+ * `--client platformatic` runs the same phases with @platformatic/kafka consumers (Node >= 22.22).
  */
+import { platformaticNode } from '@load-aware/integration-tests';
 import { DemoHelpRequested, DemoUsageError, parseArgs } from './demo/options.js';
 import { DemoInterruptedError, runDemo } from './demo/run.js';
 import { LiveView } from './demo/live-view.js';
@@ -30,6 +32,13 @@ async function main(): Promise<number> {
     }
     if (!(err instanceof DemoUsageError)) throw err;
     process.stderr.write(`${err.message}\n`);
+    return 2;
+  }
+  if (options.client === 'platformatic' && !platformaticNode().supported) {
+    process.stderr.write(
+      `--client platformatic: @platformatic/kafka needs Node >= 22.22 or >= 24.6, this is ${process.version}; ` +
+        'run the demo with such a node (scripts/lib/toolchain.sh ensure_node24 installs Node 24 into .cache/)\n',
+    );
     return 2;
   }
   const view = new LiveView(process.stdout, options.live);

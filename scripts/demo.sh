@@ -13,4 +13,10 @@ if [[ " $* " == *" --busy-time "* ]]; then
   source scripts/lib/prometheus.sh
   ensure_prometheus_servers
 fi
+# @platformatic/kafka needs Node >= 22.22 or >= 24.6: on an older node, the platformatic demo runs
+# on the Node 24 that ensure_node24 keeps in .cache/.
+if [[ " $* " == *" --client platformatic "* ]] && [ "$(node -p 'process.versions.node.split(".")[0]')" -lt 24 ]; then
+  ensure_node24 >/dev/null
+  PATH="$NODE24_BIN:$PATH" exec "$NODE24_BIN/node" examples/.build/demo.js "$@"
+fi
 exec node examples/.build/demo.js "$@"

@@ -3,8 +3,9 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { InstanceEvent, InstanceSpec } from './protocol.js';
 
-/** The compiled instance program, next to this module in examples/.build/demo. */
+/** The compiled instance programs, next to this module in examples/.build/demo. */
 const PROGRAM = join(__dirname, 'instance-main.js');
+const PLATFORMATIC_PROGRAM = join(__dirname, 'instance-platformatic-main.js');
 
 /** One instance process of the demo, seen from the parent. */
 export interface InstanceHandle {
@@ -30,7 +31,8 @@ export interface InstanceHandle {
  * prints goes to `onEvent`.
  */
 export function startInstance(spec: InstanceSpec, onEvent: (event: InstanceEvent) => void): InstanceHandle {
-  const child = spawn(process.execPath, [PROGRAM, JSON.stringify(spec)], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const program = spec.client === 'platformatic' ? PLATFORMATIC_PROGRAM : PROGRAM;
+  const child = spawn(process.execPath, [program, JSON.stringify(spec)], { stdio: ['pipe', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-4000);

@@ -1,5 +1,5 @@
 import { FAST_PRESET } from '@load-aware/integration-tests/fast-preset';
-import type { AssignerKind, FastPreset } from './protocol.js';
+import type { AssignerKind, ClientKind, FastPreset } from './protocol.js';
 
 /** Everything a demo or benchmark run is made of; every field has a command-line flag. */
 export interface DemoOptions {
@@ -9,6 +9,11 @@ export interface DemoOptions {
   outDir: string;
   /** Phases to run, in order. */
   assigners: AssignerKind[];
+  /**
+   * The consumers' client: KafkaJS (round-robin = KafkaJS's) or @platformatic/kafka (round-robin =
+   * platformatic's, load-aware = `@load-aware/platformatic`; Node >= 22.22 or >= 24.6).
+   */
+  client: ClientKind;
   /** Length of each phase; the hotspot moves at its middle. */
   phaseSeconds: number;
   /** Traffic written before the consumers start, in seconds of the steady rate. */
@@ -36,6 +41,7 @@ export function defaultOptions(now = new Date()): DemoOptions {
     brokers: undefined,
     outDir: `out/demo-${outputStamp(now)}`,
     assigners: ['round-robin', 'load-aware'],
+    client: 'kafkajs',
     phaseSeconds: 75,
     backlogSeconds: 10,
     instances: [1, 2, 3],
@@ -66,6 +72,10 @@ export const USAGE = `Usage: npm run demo -- [flags]
   --work-ms N                per-message latency, ms (default 2)
   --cpu-ms N                 per-message CPU, ms (default 0.05)
   --assigners a,b            phases to run: round-robin, load-aware (default both)
+  --client kafkajs|platformatic
+                             the consumers' client (default kafkajs); platformatic runs
+                             @platformatic/kafka consumers, its own round-robin beside
+                             @load-aware/platformatic, and needs Node >= 22.22 or >= 24.6
   --no-live                  no live table, only the summary
   --busy-time                instead: busy-time vs offset-rate weights vs round-robin (--busy-time --help)
   --cross-group              instead: two groups balanced together vs alone vs round-robin (--cross-group --help)
@@ -86,6 +96,7 @@ const VALUE_FLAGS = new Set([
   '--work-ms',
   '--cpu-ms',
   '--assigners',
+  '--client',
 ]);
 
 /** A flag the demo does not understand, or a bad value; the message names both. */
@@ -199,6 +210,12 @@ export function parseArgs(argv: readonly string[], base: DemoOptions = defaultOp
         o.assigners = names as AssignerKind[];
         break;
       }
+      case '--client':
+        if (raw !== 'kafkajs' && raw !== 'platformatic') {
+          throw new DemoUsageError(`--client ${raw}: expected kafkajs or platformatic`);
+        }
+        o.client = raw;
+        break;
       default:
         throw new DemoUsageError(`unknown flag ${flag}\n\n${USAGE}`);
     }

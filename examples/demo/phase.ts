@@ -65,7 +65,8 @@ export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): P
 /** Where a harness runs its instance processes, and what they consume. */
 export interface InstanceSite {
   brokers: string[];
-  options: Pick<DemoOptions, 'partitions' | 'workMs' | 'cpuMs' | 'preset'>;
+  /** `client` absent: KafkaJS consumers (the harnesses that only run KafkaJS pass none). */
+  options: Pick<DemoOptions, 'partitions' | 'workMs' | 'cpuMs' | 'preset'> & Partial<Pick<DemoOptions, 'client'>>;
   groupId: string;
   topic: string;
 }
@@ -84,6 +85,7 @@ export function instanceSpec(
 ): InstanceSpec {
   const { brokers, options, groupId, topic } = site;
   return {
+    ...(options.client === 'platformatic' ? { client: 'platformatic' as const } : {}),
     brokers,
     groupId,
     topic,

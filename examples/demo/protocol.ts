@@ -12,8 +12,16 @@ export type { FastPreset };
 /** Which assigner the consumers of a phase run. */
 export type AssignerKind = 'round-robin' | 'load-aware';
 
+/** Which Kafka client the instance processes run (`--client`). */
+export type ClientKind = 'kafkajs' | 'platformatic';
+
 /** What the parent asks one instance process to run. */
 export interface InstanceSpec {
+  /**
+   * `platformatic`: @platformatic/kafka consumers (instance-platformatic-main.ts: platformatic's
+   * round-robin, or `@load-aware/platformatic`); absent: KafkaJS consumers.
+   */
+  client?: ClientKind;
   brokers: string[];
   groupId: string;
   topic: string;

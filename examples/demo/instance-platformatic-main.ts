@@ -1,0 +1,243 @@
+/**
+ * One consumer instance of the demo with `--client platformatic`: `members` @platformatic/kafka
+ * consumers of one group, doing the same per-message work as the KafkaJS instance
+ * (instance-main.ts) and printing the same JSON lines (protocol.ts), with either platformatic's
+ * own round-robin assigner (timed by a wrapper) or `@load-aware/platformatic` with offset-rate
+ * weights read through a platformatic `Admin` and the proactive trigger through
+ * `assigner.triggerTarget(consumer, admin)` (the "fast preset"). Needs the Node platformatic
+ * needs (>= 22.22 or >= 24.6). Stops when its stdin closes, on SIGINT/SIGTERM, or after
+ * `lifetimeMs`.
+ *
+ * argv[2] is a JSON InstanceSpec.
+ */
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Consumer, GroupPartitionsAssigner, MessagesStream } from '@platformatic/kafka';
+import { Registry } from 'prom-client';
+import type { Logger } from '@load-aware/assignor';
+import { createLoadAwareAssigner } from '@load-aware/platformatic';
+import { createOffsetRateWeightSource, type OffsetRateWeightSource } from '@load-aware/weights-offset-rate';
+import { createTriggerController, type TriggerController } from '@load-aware/trigger';
+import { ProcessingMonitor } from './processing.js';
+import type { InstanceEvent, InstanceSpec } from './protocol.js';
+import { processMessage } from './work.js';
+
+/** Longest wait for the first measured rates before the consumers join. */
+const WARM_UP_LIMIT_MS = 5000;
+
+function emit(event: InstanceEvent): void {
+  process.stdout.write(`${JSON.stringify(event)}\n`);
+}
+
+/** The same forwarding as instance-main.ts: assignment, moves, fires and warnings. */
+function reportingLogger(instanceId: string): Logger {
+  const ignore = (): void => undefined;
+  return {
+    debug: ignore,
+    info: (fields, message = '') => {
+      const at = Date.now();
+      const { durationMs, result, defaulted, moved, previouslyOwned } = fields;
+      if (typeof durationMs === 'number' && typeof result === 'string') {
+        emit({
+          event: 'assignment',
+          instanceId,
+          result,
+          durationMs,
+          ...(typeof defaulted === 'number' ? { defaulted } : {}),
+          at,
+        });
+      } else if (typeof moved === 'number' && typeof previouslyOwned === 'number') {
+        emit({ event: 'placement', instanceId, moved, previouslyOwned, at });
+      } else if (message.startsWith('rebalance initiated')) {
+        emit({ event: 'trigger', instanceId, message, at });
+      }
+    },
+    warn: (_fields, message = '') => {
+      emit({ event: 'warn', instanceId, message, at: Date.now() });
+    },
+    error: (_fields, message = '') => {
+      emit({ event: 'warn', instanceId, message, at: Date.now() });
+    },
+  };
+}
+
+/** Platformatic's own round-robin, timed: the same assignment, reported as the KafkaJS phase's is. */
+function timedRoundRobin(instanceId: string, inner: GroupPartitionsAssigner): GroupPartitionsAssigner {
+  return (current, members, topics, metadata) => {
+    const started = performance.now();
+    const result = inner(current, members, topics, metadata);
+    emit({
+      event: 'assignment',
+      instanceId,
+      result: 'round_robin',
+      durationMs: performance.now() - started,
+      at: Date.now(),
+    });
+    return result;
+  };
+}
+
+interface Member {
+  consumer: Consumer;
+  stream: MessagesStream<Buffer, Buffer, Buffer, Buffer> | undefined;
+  trigger: TriggerController | undefined;
+}
+
+async function main(): Promise<void> {
+  const spec = JSON.parse(process.argv[2] ?? '{}') as InstanceSpec;
+  const { instanceId, preset } = spec;
+  if (spec.staticMembership === true) throw new Error('the platformatic demo runs dynamic members only');
+  const logger = reportingLogger(instanceId);
+  // ESM only: a dynamic import, which the CommonJS build keeps as one.
+  const { Admin, Consumer: ConsumerClass, roundRobinAssigner } = await import('@platformatic/kafka');
+  const registry = new Registry();
+  const admin =
+    spec.assigner === 'load-aware'
+      ? new Admin({ clientId: `${instanceId}-admin`, bootstrapBrokers: spec.brokers })
+      : undefined;
+  let weights: OffsetRateWeightSource | undefined;
+  let assigner: ReturnType<typeof createLoadAwareAssigner> | undefined;
+  if (admin !== undefined) {
+    weights = createOffsetRateWeightSource({
+      kafka: admin,
+      rateIntervalMs: preset.rateIntervalMs,
+      sampleIntervalMs: preset.sampleIntervalMs,
+      logger,
+      registry,
+    }).start();
+    if (spec.trackAllPartitions) {
+      const all = Array.from({ length: spec.partitions }, (_, partition) => ({ topic: spec.topic, partition }));
+      weights.track(all);
+      const warmUntil = Date.now() + WARM_UP_LIMIT_MS;
+      while ((await weights.getWeights(all)).length < all.length && Date.now() < warmUntil) await sleep(200);
+    }
+    // Capacity = members, as in the KafkaJS instance: members process one message at a time.
+    assigner = createLoadAwareAssigner({ instanceId, capacity: spec.members, weights, logger, registry });
+  }
+  const monitor =
+    spec.pauseThresholdMs === undefined ? undefined : new ProcessingMonitor(spec.pauseThresholdMs, spec.members);
+
+  let consumed = 0;
+  const offsets: Record<string, number> = {};
+  const assigned = new Map<Consumer, number[]>();
+  const members: Member[] = [];
+
+  const startMember = async (member: number): Promise<void> => {
+    const base = {
+      groupId: spec.groupId,
+      // The client id starts every member id, so round-robin orders members by instance.
+      clientId: `${instanceId}-${String(member)}`,
+      bootstrapBrokers: spec.brokers,
+      sessionTimeout: spec.sessionTimeoutMs,
+      // Platformatic requires rebalanceTimeout >= sessionTimeout.
+      rebalanceTimeout: Math.max(spec.rebalanceTimeoutMs ?? spec.sessionTimeoutMs, spec.sessionTimeoutMs),
+      heartbeatInterval: spec.heartbeatIntervalMs,
+      maxWaitTime: 250,
+      maxBytes: spec.maxBytesPerPartition * 8,
+      autocommit: 1000,
+    };
+    const consumer: Consumer =
+      assigner === undefined
+        ? new ConsumerClass({ ...base, partitionAssigner: timedRoundRobin(instanceId, roundRobinAssigner) })
+        : assigner.attach(new ConsumerClass({ ...base, ...assigner.groupOptions() }));
+    consumer.on('consumer:group:join', (payload) => {
+      const partitions = (payload.assignments ?? [])
+        .filter((a) => a.topic === spec.topic)
+        .flatMap((a) => a.partitions)
+        .sort((a, b) => a - b);
+      assigned.set(consumer, partitions);
+      const at = Date.now();
+      emit({
+        event: 'generation',
+        instanceId,
+        memberId: payload.memberId,
+        generationId: payload.generationId ?? -1,
+        isLeader: payload.isLeader === true,
+        joinedAt: at,
+        partitions,
+        at,
+      });
+    });
+    const trigger =
+      assigner === undefined || admin === undefined
+        ? undefined
+        : createTriggerController(
+            { target: assigner.triggerTarget(consumer, admin) },
+            {
+              checkIntervalMs: preset.checkIntervalMs,
+              trigger: {
+                threshold: preset.threshold,
+                minViolatedChecks: preset.minViolatedChecks,
+                cooldownMs: preset.cooldownMs,
+                maxCooldownMs: preset.maxCooldownMs,
+              },
+              logger,
+              registry,
+            },
+          );
+    const entry: Member = { consumer, stream: undefined, trigger };
+    // Listed before joining, so a stop during start-up still closes it.
+    members.push(entry);
+    const stream = await consumer.consume({ topics: [spec.topic], mode: 'earliest' });
+    entry.stream = stream;
+    void (async () => {
+      for await (const message of stream) {
+        await processMessage(message.value, spec.workMs, spec.cpuMs);
+        monitor?.processed(member, message.partition, Number(message.offset), Date.now());
+        consumed++;
+        offsets[String(message.partition)] = Number(message.offset) + 1;
+      }
+    })().catch((err: unknown) => {
+      emit({ event: 'warn', instanceId, message: `stream: ${String(err)}`, at: Date.now() });
+    });
+  };
+
+  const emitStats = (last = false): void => {
+    const at = Date.now();
+    emit({
+      event: 'stats',
+      instanceId,
+      consumed,
+      offsets: { ...offsets },
+      assigned: [...assigned.values()].flat().sort((a, b) => a - b),
+      ...(monitor === undefined ? {} : { processing: monitor.report(at, !last) }),
+      at,
+    });
+    consumed = 0;
+  };
+  const stats = setInterval(() => {
+    emitStats();
+  }, spec.statsIntervalMs);
+
+  let stopping = false;
+  const stop = async (): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    clearInterval(stats);
+    await Promise.allSettled(members.flatMap((m) => (m.trigger === undefined ? [] : [m.trigger.stop()])));
+    await Promise.allSettled(members.flatMap((m) => (m.stream === undefined ? [] : [m.stream.close()])));
+    // close() sends LeaveGroup.
+    await Promise.allSettled(members.map((m) => m.consumer.close()));
+    if (monitor !== undefined) emitStats(true);
+    await weights?.stop();
+    assigner?.close();
+    await admin?.close().catch(() => undefined);
+    process.exit(0);
+  };
+  setTimeout(() => void stop(), spec.lifetimeMs).unref();
+  process.stdin.on('end', () => void stop());
+  process.stdin.on('error', () => void stop());
+  process.stdin.resume();
+  process.on('SIGTERM', () => void stop());
+  process.on('SIGINT', () => void stop());
+
+  await Promise.all(Array.from({ length: spec.members }, (_, member) => startMember(member)));
+  const readyAt = Date.now();
+  monitor?.ready(readyAt);
+  emit({ event: 'ready', instanceId, at: readyAt });
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});
