@@ -28,7 +28,6 @@ import {
 import { createThresholdTrigger } from './threshold-trigger.js';
 import { createUnheldCheck } from './unheld-check.js';
 import { isTrigger, type Trigger } from './trigger.js';
-import type { TriggerTarget } from './target.js';
 import { TRIGGER_OUTCOMES, type Evaluation, type SiblingLoad, type TriggerDecision } from './types.js';
 
 /** What one check did. `D` is the decision of the controller's trigger. */
@@ -63,7 +62,7 @@ export interface TriggerController<D extends TriggerDecision = Evaluation> {
  * and SASL settings apply and there is no extra client to close. Attach before or after
  * `consumer.run()`: the member id comes from the consumer's join and heartbeat events.
  *
- * Consumers of another client are passed as `{ target }`, a {@link TriggerTarget} their adapter
+ * Consumers of another client are passed as `{ target }`, a `TriggerTarget` their adapter
  * builds (`@load-aware/platformatic`: `assigner.triggerTarget(consumer, admin)`); the controller
  * then describes, follows membership and rebalances through it, and skips the checks the target
  * has no reader for (unheld partitions, static members away, cross-group).
