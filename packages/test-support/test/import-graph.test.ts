@@ -2,12 +2,14 @@
  * The repository's import rules, checked on the sources themselves: no module of a package's
  * `src/` reaches itself again through its own imports (a cycle makes load order matter and hides
  * which module owns a concept), and a package's `src/` imports only workspace packages it
- * declares, so a lower package can never reach up into one built on top of it.
+ * declares, so a lower package can never reach up into one built on top of it. Its tests and
+ * benchmarks may use more, but never a package built on top of it either.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 
 const PACKAGES_DIR = resolve(__dirname, '../..');
+const TEST_KIT = '@load-aware/test-support';
 
 /** Every module specifier a file imports or re-exports, type-only ones included. */
 function specifiersOf(source: string): string[] {
@@ -60,6 +62,26 @@ interface WorkspacePackage {
   readonly runtimeDependencies: ReadonlySet<string>;
 }
 
+/**
+ * The workspace packages that depend on `name` at run time, directly or through others. The
+ * shared test kit is never one of them: it sits beside the packages, for their tests' use.
+ */
+function packagesBuiltOn(name: string, all: ReadonlyArray<WorkspacePackage>): Set<string> {
+  const above = new Set<string>();
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const pkg of all) {
+      if (above.has(pkg.name) || pkg.name === TEST_KIT) continue;
+      if (pkg.runtimeDependencies.has(name) || [...above].some((a) => pkg.runtimeDependencies.has(a))) {
+        above.add(pkg.name);
+        grew = true;
+      }
+    }
+  }
+  return above;
+}
+
 function workspacePackages(): WorkspacePackage[] {
   return readdirSync(PACKAGES_DIR)
     .map((name) => join(PACKAGES_DIR, name))
@@ -90,6 +112,8 @@ describe('import rules of the workspace packages', () => {
       expect.arrayContaining(['@load-aware/assignor', '@load-aware/trigger']),
     );
     expect(sourceFiles(join(PACKAGES_DIR, 'assignor', 'src')).length).toBeGreaterThan(10);
+    expect(packagesBuiltOn('@load-aware/assignor', packages)).toContain('@load-aware/trigger');
+    expect(packagesBuiltOn('@load-aware/trigger', packages)).not.toContain('@load-aware/assignor');
   });
 
   it.each(packages.map((p) => [p.name, p] as const))('%s: no import cycle among its src modules', (_, pkg) => {
@@ -117,6 +141,20 @@ describe('import rules of the workspace packages', () => {
         }
       }
       expect(undeclared).toEqual([]);
+    },
+  );
+
+  it.each(packages.map((p) => [p.name, p] as const))(
+    '%s: its tests and benchmarks import no package built on top of it',
+    (_, pkg) => {
+      const above = packagesBuiltOn(pkg.name, packages);
+      const upward: string[] = [];
+      for (const file of ['test', 'bench'].flatMap((dir) => sourceFiles(join(pkg.dir, dir)))) {
+        for (const specifier of specifiersOf(readFileSync(file, 'utf8'))) {
+          if (above.has(packageNameOf(specifier))) upward.push(`${relative(pkg.dir, file)} imports ${specifier}`);
+        }
+      }
+      expect(upward).toEqual([]);
     },
   );
 
