@@ -45,7 +45,14 @@ jest_run() { # jest_run LABEL NODE_BIN_DIR ARGS... : a jest run on that node, to
   local path=$PATH
   [ "$(command -v node)" = "$bin/node" ] || path="$bin:$PATH"
   PATH="$path" "$bin/node" node_modules/jest/bin/jest.js "$@" --json --outputFile="$results/$label.json" \
-    2> >(tee "$results/$label.log" >&2) || echo "jest $label exited non-zero" >&2
+    2> >(tee "$results/$label.log" >&2)
+  local code=$?
+  # A jest that exits non-zero although every test passed (a file required after the environment
+  # was torn down, a failed global teardown) is a defect too: the summary counts it as a failure.
+  if [ "$code" != 0 ]; then
+    echo "jest $label exited $code" >&2
+    echo "$code" >"$results/$label.exit"
+  fi
 }
 
 quiet() { "$@" >/dev/null; }

@@ -1,6 +1,7 @@
 // Adds up the JSON reports of every jest run in a folder and prints the closing line
 // "N passed, N failed, N skipped". A run that left no report (jest crashed, global setup failed)
-// counts as one failed test, and so does each failed non-test step, so nothing fails silently.
+// counts as one failed test, and so does a run whose jest exited non-zero with no failed test, and
+// each failed non-test step, so nothing fails silently.
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
@@ -20,6 +21,13 @@ for (const log of fs.readdirSync(dir).filter((f) => f.endsWith('.log'))) {
   passed += r.numPassedTests;
   failed += r.numFailedTests + (r.numRuntimeErrorTestSuites ?? 0);
   skipped += r.numPendingTests + (r.numTodoTests ?? 0);
+  const exitFile = path.join(dir, log.replace(/\.log$/, '.exit'));
+  const ownFailures = r.numFailedTests + (r.numRuntimeErrorTestSuites ?? 0);
+  if (fs.existsSync(exitFile) && ownFailures === 0) {
+    const code = fs.readFileSync(exitFile, 'utf8').trim();
+    console.error(`${log}: jest exited ${code} although no test failed: counted as one failure`);
+    failed += 1;
+  }
   if (r.numTotalTests === 0) {
     console.error(`${log}: jest ran no test: counted as one failure`);
     failed += 1;

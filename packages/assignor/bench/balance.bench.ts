@@ -6,13 +6,20 @@
  * are seeded, so two runs measure exactly the same groups. Informational only: nothing here
  * fails on a slow number.
  */
-import { fork } from 'node:child_process';
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { PATH_IDS, PATH_LABELS, prepareCase, type PathId } from './cases.js';
-import { measure, measureAllocation, type Allocation, type Measurement } from './measure.js';
 import { judge, type AssignmentQuality } from './quality.js';
-import { buildScenario, SCENARIO_IDS } from './scenarios.js';
-import { markdownTable } from '@load-aware/test-support';
+import {
+  buildScenario,
+  markdownTable,
+  measure,
+  measureAllocation,
+  replyToBenchParent,
+  runBenchChild,
+  SCENARIO_IDS,
+  type Allocation,
+  type Measurement,
+} from '@load-aware/test-support';
 
 /** The performance target this benchmark checks: 100k partitions in under a second. */
 const TARGET_SCENARIO = 'b';
@@ -51,33 +58,17 @@ async function runAllocationCase(scenarioId: string, path: PathId): Promise<Allo
 
 /** Parent side: one child per case, sequentially (the machine has few cores; runs must not overlap). */
 function runChild(scenarioId: string, path: PathId): Promise<CaseResult> {
-  return forkCase<CaseResult>(['--case', `${scenarioId}:${path}`], []);
+  return runBenchChild<CaseResult>(__filename, ['--case', `${scenarioId}:${path}`]);
 }
 
 /** The allocation of one case, in a child of its own with a young generation no call fills. */
 function runAllocationChild(scenarioId: string, path: PathId): Promise<Allocation> {
   const semi = String(ALLOCATION_SEMI_SPACE_MB);
-  return forkCase<Allocation>(
+  return runBenchChild<Allocation>(
+    __filename,
     ['--allocation', `${scenarioId}:${path}`],
     [`--min-semi-space-size=${semi}`, `--max-semi-space-size=${semi}`],
   );
-}
-
-function forkCase<T>(args: string[], extraExecArgv: string[]): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const child = fork(__filename, args, {
-      execArgv: [...new Set([...process.execArgv, '--expose-gc', ...extraExecArgv])],
-    });
-    let result: T | undefined;
-    child.on('message', (message) => {
-      result = message as T;
-    });
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      if (result !== undefined) resolve(result);
-      else reject(new Error(`Benchmark child ${args.join(' ')} exited with code ${String(code)} and no result`));
-    });
-  });
 }
 
 function isPathId(value: string): value is PathId {
@@ -97,11 +88,8 @@ function report(results: ReadonlyArray<CaseResult>): string {
   const rows = results.map((r) => {
     const m = r.measurement;
     const baseline = results.find((b) => b.scenarioId === r.scenarioId && b.path === 'kafkajs-rr');
-    // The trigger's check is not an assignment: comparing it with round-robin would mean nothing.
     const ratio =
-      r.path === 'kafkajs-rr' || r.path === 'trigger' || baseline === undefined
-        ? '—'
-        : (m.medianMs / baseline.measurement.medianMs).toFixed(2);
+      r.path === 'kafkajs-rr' || baseline === undefined ? '—' : (m.medianMs / baseline.measurement.medianMs).toFixed(2);
     const allocated =
       r.allocation === undefined ? '—' : `${r.allocation.exact ? '' : '≥ '}${r.allocation.allocatedMb.toFixed(1)}`;
     return [
@@ -150,21 +138,14 @@ async function main(): Promise<void> {
   if (caseIndex >= 0) {
     const [scenarioId = '', path = ''] = (process.argv[caseIndex + 1] ?? '').split(':');
     if (!isPathId(path)) throw new Error(`Unknown path: ${path} (expected one of ${PATH_IDS.join(', ')})`);
-    const result = await runCase(scenarioId, path);
-    // The IPC channel keeps a forked child alive: close it once the result is out.
-    process.send?.(result, undefined, {}, () => {
-      process.disconnect();
-    });
+    replyToBenchParent(await runCase(scenarioId, path));
     return;
   }
   const allocationIndex = process.argv.indexOf('--allocation');
   if (allocationIndex >= 0) {
     const [scenarioId = '', path = ''] = (process.argv[allocationIndex + 1] ?? '').split(':');
     if (!isPathId(path)) throw new Error(`Unknown path: ${path} (expected one of ${PATH_IDS.join(', ')})`);
-    const allocation = await runAllocationCase(scenarioId, path);
-    process.send?.(allocation, undefined, {}, () => {
-      process.disconnect();
-    });
+    replyToBenchParent(await runAllocationCase(scenarioId, path));
     return;
   }
 

@@ -1,35 +1,28 @@
 import { PartitionAssigners } from 'kafkajs';
-import {
-  balance,
-  LoadAwareAssigner,
-  type PartitionWeight,
-  type TopicPartition,
-  type WeightedPartition,
-} from '@load-aware/assignor';
+import { balance, LoadAwareAssigner, type PartitionWeight, type TopicPartition } from '@load-aware/assignor';
 import {
   decodeAssignedPartitions as decodeAssignments,
   fakeCluster,
   silentKafkaLogger,
+  scenarioPartitions,
+  type Scenario,
 } from '@load-aware/test-support';
-import { createThresholdTrigger } from '@load-aware/trigger';
 import { groupMembers } from './kafka-fakes.js';
-import type { Scenario } from './scenarios.js';
 
 /**
- * What is timed: KafkaJS's round-robin, our pure core, our whole KafkaJS adapter, or one check
- * of the threshold trigger (which runs balance() on the group, then on each instance's members).
+ * What is timed: KafkaJS's round-robin, our pure core, or our whole KafkaJS adapter. (The
+ * threshold trigger's check has a benchmark of its own in the trigger package.)
  */
-export type PathId = 'kafkajs-rr' | 'balance' | 'adapter' | 'trigger';
+export type PathId = 'kafkajs-rr' | 'balance' | 'adapter';
 
 /** Ids of the paths, in the order they are run and printed (the baseline first). */
-export const PATH_IDS: ReadonlyArray<PathId> = ['kafkajs-rr', 'balance', 'adapter', 'trigger'];
+export const PATH_IDS: ReadonlyArray<PathId> = ['kafkajs-rr', 'balance', 'adapter'];
 
 /** How each path is named in the table. */
 export const PATH_LABELS: Readonly<Record<PathId, string>> = {
   'kafkajs-rr': 'KafkaJS roundRobin.assign',
   balance: 'balance()',
   adapter: 'LoadAwareAssigner.assign',
-  trigger: 'threshold trigger evaluate',
 };
 
 /** A path ready to run on one scenario: all input is built up front, outside the timing. */
@@ -57,7 +50,7 @@ export function prepareCase(scenario: Scenario, path: PathId): PreparedCase {
       };
     }
     case 'balance': {
-      const input = { members: scenario.members, partitions: weightedPartitions(scenario) };
+      const input = { members: scenario.members, partitions: scenarioPartitions(scenario) };
       return {
         run: () => balance(input),
         assignments: () => Promise.resolve(balance(input).assignments),
@@ -65,7 +58,7 @@ export function prepareCase(scenario: Scenario, path: PathId): PreparedCase {
     }
     case 'adapter': {
       // The weight source answers instantly from memory: this times the adapter, not a metrics query.
-      const known: ReadonlyArray<PartitionWeight> = weightedPartitions(scenario);
+      const known: ReadonlyArray<PartitionWeight> = scenarioPartitions(scenario);
       const assigner = LoadAwareAssigner({ weights: { getWeights: () => Promise.resolve(known) } })({
         cluster,
         groupId: GROUP_ID,
@@ -77,28 +70,5 @@ export function prepareCase(scenario: Scenario, path: PathId): PreparedCase {
         assignments: async () => decodeAssignments(await assigner.assign(group)),
       };
     }
-    case 'trigger': {
-      // A Stable group holding what balance() gives it: the check a trigger runs every
-      // `checkIntervalMs` while nothing is wrong, the common case. A fresh trigger per call, so
-      // hysteresis state never changes what one call does.
-      const partitions = weightedPartitions(scenario);
-      const held = balance({ members: scenario.members, partitions }).assignments;
-      const observation = {
-        state: 'Stable',
-        members: scenario.members.map((m) => ({ ...m, assigned: held.get(m.memberId) ?? [] })),
-        partitions,
-      };
-      const evaluate = () => createThresholdTrigger().evaluate(observation);
-      return {
-        run: evaluate,
-        assignments: () => Promise.resolve(evaluate().plan?.assignments ?? new Map()),
-      };
-    }
   }
-}
-
-function weightedPartitions(scenario: Scenario): Array<WeightedPartition & PartitionWeight> {
-  return scenario.topics.flatMap((topic, t) =>
-    Array.from(scenario.weights[t]!, (weight, partition) => ({ topic, partition, weight })),
-  );
 }

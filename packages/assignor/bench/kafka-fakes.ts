@@ -1,6 +1,6 @@
 import { AssignerProtocol, type GroupMember } from 'kafkajs';
 import { encodeUserData } from '@load-aware/assignor/internal';
-import type { Scenario } from './scenarios.js';
+import type { Scenario } from '@load-aware/test-support';
 
 /**
  * The JoinGroup members as the leader receives them. With `loadAware`, each carries our userData

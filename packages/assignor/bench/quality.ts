@@ -1,5 +1,5 @@
 import type { TopicPartition } from '@load-aware/assignor';
-import type { Scenario } from './scenarios.js';
+import type { Scenario } from '@load-aware/test-support';
 
 /** How good (and how valid) one assignment of a scenario is, judged by the scenario's weights. */
 export interface AssignmentQuality {

@@ -1,6 +1,6 @@
 /** Plain data shapes of the triggers' decisions: what they observe and what they conclude. */
 import type { BalanceResult, WeightedPartition } from '@load-aware/assignor';
-import type { ObservedMember } from './load.js';
+import type { ObservedMember } from '@load-aware/assignor/internal';
 
 /**
  * What one evaluation concluded. A closed set, because it is the `outcome` label of

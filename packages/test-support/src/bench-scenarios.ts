@@ -1,5 +1,5 @@
-import type { BalanceMember } from '@load-aware/assignor';
-import { createRandom, type Random } from '@load-aware/test-support';
+import type { BalanceMember, PartitionWeight, WeightedPartition } from '@load-aware/assignor';
+import { createRandom, type Random } from './random.js';
 
 /** One benchmark input: a consumer group, its topics and a measured weight for every partition. */
 export interface Scenario {
@@ -113,4 +113,11 @@ function randomSubset(random: Random, topics: ReadonlyArray<string>): string[] {
   const chosen = new Set<number>();
   while (chosen.size < size) chosen.add(random.int(topics.length));
   return [...chosen].sort((x, y) => x - y).map((t) => topics[t]!);
+}
+
+/** Every partition of `scenario` with its weight, in topic then partition order. */
+export function scenarioPartitions(scenario: Scenario): Array<WeightedPartition & PartitionWeight> {
+  return scenario.topics.flatMap((topic, t) =>
+    Array.from(scenario.weights[t]!, (weight, partition) => ({ topic, partition, weight })),
+  );
 }

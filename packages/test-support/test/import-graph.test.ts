@@ -1,0 +1,174 @@
+/**
+ * The repository's import rules, checked on the sources themselves: no module of a package's
+ * `src/` reaches itself again through its own imports (a cycle makes load order matter and hides
+ * which module owns a concept), and a package's `src/` imports only workspace packages it
+ * declares, so a lower package can never reach up into one built on top of it. Its tests and
+ * benchmarks may use more, but never a package built on top of it either.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+
+const PACKAGES_DIR = resolve(__dirname, '../..');
+const TEST_KIT = '@load-aware/test-support';
+
+/** Every module specifier a file imports or re-exports, type-only ones included. */
+function specifiersOf(source: string): string[] {
+  const found: string[] = [];
+  // `import x from '…'`, `import type { … } from '…'`, `export { … } from '…'`, `import '…'`,
+  // and dynamic `import('…')`; multi-line import lists are covered because only `from '…'` counts.
+  const pattern = /(?:\bfrom\s*|\bimport\s*\(?\s*)['"]([^'"]+)['"]/g;
+  for (const match of source.matchAll(pattern)) found.push(match[1]!);
+  return found;
+}
+
+function sourceFiles(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return sourceFiles(path);
+    return name.endsWith('.ts') && !name.endsWith('.d.ts') ? [path] : [];
+  });
+}
+
+/** The file a relative `./x.js` specifier names: `x.ts`, or `x/index.ts` for a folder. */
+function resolveRelative(from: string, specifier: string): string | undefined {
+  const base = resolve(dirname(from), specifier.replace(/\.js$/, ''));
+  return [`${base}.ts`, join(base, 'index.ts')].find((candidate) => existsSync(candidate));
+}
+
+/** The cycles of a directed graph, each as the path that closes it (first node repeated). */
+function findCycles(graph: ReadonlyMap<string, ReadonlyArray<string>>): string[][] {
+  const cycles: string[][] = [];
+  const state = new Map<string, 'open' | 'done'>();
+  const stack: string[] = [];
+  const visit = (node: string): void => {
+    state.set(node, 'open');
+    stack.push(node);
+    for (const next of graph.get(node) ?? []) {
+      if (state.get(next) === 'open') cycles.push([...stack.slice(stack.indexOf(next)), next]);
+      else if (!state.has(next)) visit(next);
+    }
+    stack.pop();
+    state.set(node, 'done');
+  };
+  for (const node of [...graph.keys()].sort()) if (!state.has(node)) visit(node);
+  return cycles;
+}
+
+interface WorkspacePackage {
+  readonly dir: string;
+  readonly name: string;
+  /** Workspace packages its published code may import: dependencies and peers. */
+  readonly runtimeDependencies: ReadonlySet<string>;
+}
+
+/**
+ * The workspace packages that depend on `name` at run time, directly or through others. The
+ * shared test kit is never one of them: it sits beside the packages, for their tests' use.
+ */
+function packagesBuiltOn(name: string, all: ReadonlyArray<WorkspacePackage>): Set<string> {
+  const above = new Set<string>();
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const pkg of all) {
+      if (above.has(pkg.name) || pkg.name === TEST_KIT) continue;
+      if (pkg.runtimeDependencies.has(name) || [...above].some((a) => pkg.runtimeDependencies.has(a))) {
+        above.add(pkg.name);
+        grew = true;
+      }
+    }
+  }
+  return above;
+}
+
+function workspacePackages(): WorkspacePackage[] {
+  return readdirSync(PACKAGES_DIR)
+    .map((name) => join(PACKAGES_DIR, name))
+    .filter((dir) => existsSync(join(dir, 'package.json')))
+    .map((dir) => {
+      const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+        name: string;
+        dependencies?: Record<string, string>;
+        peerDependencies?: Record<string, string>;
+        optionalDependencies?: Record<string, string>;
+      };
+      const declared = { ...manifest.dependencies, ...manifest.peerDependencies, ...manifest.optionalDependencies };
+      return { dir, name: manifest.name, runtimeDependencies: new Set(Object.keys(declared)) };
+    });
+}
+
+/** `@load-aware/assignor/internal` → `@load-aware/assignor`. */
+function packageNameOf(specifier: string): string {
+  const parts = specifier.split('/');
+  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!;
+}
+
+const packages = workspacePackages();
+
+describe('import rules of the workspace packages', () => {
+  it('finds the packages and their sources', () => {
+    expect(packages.map((p) => p.name)).toEqual(
+      expect.arrayContaining(['@load-aware/assignor', '@load-aware/trigger']),
+    );
+    expect(sourceFiles(join(PACKAGES_DIR, 'assignor', 'src')).length).toBeGreaterThan(10);
+    expect(packagesBuiltOn('@load-aware/assignor', packages)).toContain('@load-aware/trigger');
+    expect(packagesBuiltOn('@load-aware/trigger', packages)).not.toContain('@load-aware/assignor');
+  });
+
+  it.each(packages.map((p) => [p.name, p] as const))('%s: no import cycle among its src modules', (_, pkg) => {
+    const graph = new Map<string, string[]>();
+    for (const file of sourceFiles(join(pkg.dir, 'src'))) {
+      const targets = specifiersOf(readFileSync(file, 'utf8'))
+        .filter((s) => s.startsWith('.'))
+        .map((s) => resolveRelative(file, s))
+        .filter((target): target is string => target !== undefined);
+      graph.set(file, targets);
+    }
+    const cycles = findCycles(graph).map((cycle) => cycle.map((f) => relative(pkg.dir, f)).join(' -> '));
+    expect(cycles).toEqual([]);
+  });
+
+  it.each(packages.map((p) => [p.name, p] as const))(
+    '%s: its src imports only the workspace packages it declares',
+    (_, pkg) => {
+      const undeclared: string[] = [];
+      for (const file of sourceFiles(join(pkg.dir, 'src'))) {
+        for (const specifier of specifiersOf(readFileSync(file, 'utf8'))) {
+          const name = packageNameOf(specifier);
+          if (!name.startsWith('@load-aware/') || name === pkg.name) continue;
+          if (!pkg.runtimeDependencies.has(name)) undeclared.push(`${relative(pkg.dir, file)} imports ${name}`);
+        }
+      }
+      expect(undeclared).toEqual([]);
+    },
+  );
+
+  it.each(packages.map((p) => [p.name, p] as const))(
+    '%s: its tests and benchmarks import no package built on top of it',
+    (_, pkg) => {
+      const above = packagesBuiltOn(pkg.name, packages);
+      const upward: string[] = [];
+      for (const file of ['test', 'bench'].flatMap((dir) => sourceFiles(join(pkg.dir, dir)))) {
+        for (const specifier of specifiersOf(readFileSync(file, 'utf8'))) {
+          if (above.has(packageNameOf(specifier))) upward.push(`${relative(pkg.dir, file)} imports ${specifier}`);
+        }
+      }
+      expect(upward).toEqual([]);
+    },
+  );
+
+  it('sees a cycle when there is one, so a green run means something', () => {
+    const graph = new Map([
+      ['a', ['b']],
+      ['b', ['c']],
+      ['c', ['a']],
+      ['d', ['a']],
+    ]);
+    expect(findCycles(graph)).toEqual([['a', 'b', 'c', 'a']]);
+    expect(specifiersOf('import type {\n  A,\n} from \'./a.js\';\nexport { b } from "./b.js";')).toEqual([
+      './a.js',
+      './b.js',
+    ]);
+  });
+});
