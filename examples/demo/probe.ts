@@ -30,6 +30,8 @@ export interface ProbeContext {
   options: DemoOptions;
   signal: AbortSignal;
   log: (line: string) => void;
+  /** The plan `oracle` probes pin (member slot → partitions); needed only by them. */
+  oraclePlan?: number[][];
 }
 
 /** Why a probe ended as it did; only `bounded` is sustainable. */
@@ -170,6 +172,10 @@ export async function runProbe(
       { brokers: ctx.brokers, options, groupId, topic },
       endAt - t0 + 60_000,
     )) {
+      if (assigner === 'oracle') {
+        if (ctx.oraclePlan === undefined) throw new Error("an oracle probe needs the context's oraclePlan");
+        spec.pinnedPlan = ctx.oraclePlan;
+      }
       handles.push(
         startInstance(spec, (event) => {
           tracker.onEvent(event);

@@ -9,8 +9,11 @@ import type { FastPreset } from '@load-aware/integration-tests/fast-preset';
 /** The "fast preset" of load-aware: short windows so a demo shows it within a minute. */
 export type { FastPreset };
 
-/** Which assigner the consumers of a phase run. */
-export type AssignerKind = 'round-robin' | 'load-aware';
+/**
+ * Which assigner the consumers of a phase run. `oracle`: the sustainable-throughput stage only,
+ * a fixed plan (the best static assignment, oracle.ts) held by a pinned assigner.
+ */
+export type AssignerKind = 'round-robin' | 'load-aware' | 'oracle';
 
 /** What the parent asks one instance process to run. */
 export interface InstanceSpec {
@@ -51,6 +54,8 @@ export interface InstanceSpec {
    * good). Absent: dynamic members, as KafkaJS joins.
    */
   staticMembership?: boolean;
+  /** `oracle` only: member slot (by member id) → partitions, handed out as is by every leader. */
+  pinnedPlan?: number[][];
   /** JoinGroup's rebalance timeout; absent: `sessionTimeoutMs` (the demo's wiring). */
   rebalanceTimeoutMs?: number;
   /**
