@@ -87,6 +87,12 @@ export class InstantLookups {
     void Promise.all(this.begin(partitions));
   }
 
+  /** Settles once every lookup in flight now has (lookups never reject); undefined when none is. */
+  inFlight(): Promise<void> | undefined {
+    if (this.pending.size === 0) return undefined;
+    return Promise.all(new Set(this.pending.values())).then(() => undefined);
+  }
+
   /** Stops storing results and waits for the lookups in flight (bounded by the reader's timeouts). */
   async stop(): Promise<void> {
     this.stopped = true;

@@ -187,6 +187,7 @@ export function createOffsetRateWeightSource(options: OffsetRateWeightSourceOpti
               onReplaced: (replaced) => {
                 instant.crossCheck(replaced);
               },
+              lookupsInFlight: () => instant.inFlight(),
             }),
       });
       run = { sampler, reader, instant };

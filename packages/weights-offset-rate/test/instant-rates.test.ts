@@ -295,7 +295,28 @@ describe('instant rates from the time index', () => {
     for (let ms = 0; ms < 1000 && answeredAt === undefined; ms += 10) await clock.advance(10);
     await pending;
     expect(answeredAt! - calledAt).toBeLessThanOrEqual(1000 + 20);
+    cluster.hold = false;
     cluster.release();
+  });
+
+  it("starts the sampler's first read of new partitions only once the lookups are answered", async () => {
+    const cluster = new FakeCluster();
+    cluster.addTopic('orders', [1, 1]);
+    cluster.produceSteadily('orders', 0, 200, EPOCH_MS - WINDOW_MS, EPOCH_MS);
+    cluster.hold = true;
+    const { clock, source } = setup(cluster, { instantTimeoutMs: 5000 });
+    const pending = source.getWeights([tp('orders', 0), tp('orders', 1)]);
+    await clock.advance(0);
+    // The lookup's three requests (window start, latest, future) and nothing else while it runs.
+    expect(cluster.requests).toHaveLength(3);
+    cluster.hold = false;
+    cluster.release();
+    expect(await pending).toEqual([
+      { topic: 'orders', partition: 0, weight: 200 },
+      { topic: 'orders', partition: 1, weight: 0 },
+    ]);
+    await clock.advance(0);
+    expect(cluster.requests).toHaveLength(4); // then the sampler's first read
   });
 
   it('waits for a lookup in flight instead of starting another', async () => {
