@@ -20,7 +20,7 @@ import { createOffsetRateWeightSource, type OffsetRateWeightSource } from '@load
 import { createTriggerController, type TriggerController } from '@load-aware/trigger';
 import { pinnedAssigner } from './pinned-assigner.js';
 import { ProcessingMonitor } from './processing.js';
-import type { InstanceEvent, InstanceSpec } from './protocol.js';
+import { isPinned, type InstanceEvent, type InstanceSpec } from './protocol.js';
 import { processMessage } from './work.js';
 
 /** Longest wait for the first measured rates before the consumers join. */
@@ -136,8 +136,8 @@ async function main(): Promise<void> {
     assigners = [loadAware, PartitionAssigners.roundRobin];
   } else {
     if (spec.staticMembership === true) throw new Error('staticMembership needs the load-aware assigner');
-    if (spec.assigner === 'oracle') {
-      if (spec.pinnedPlan === undefined) throw new Error('the oracle assigner needs a pinnedPlan');
+    if (isPinned(spec.assigner)) {
+      if (spec.pinnedPlan === undefined) throw new Error(`the ${spec.assigner} assigner needs a pinnedPlan`);
       assigners = [pinnedAssigner(spec.topic, spec.pinnedPlan)];
     } else {
       assigners = [timedRoundRobin(instanceId)];

@@ -7,7 +7,7 @@ import type { DemoOptions } from './options.js';
 import { ADMIN_TIMEOUT_MS, instanceIds, instanceSpecs, SAMPLE_MS, withTimeout } from './phase.js';
 import { runSteadyProducer } from './producer.js';
 import { DemoInterruptedError } from './run.js';
-import type { AssignerKind } from './protocol.js';
+import { isPinned, type AssignerKind, type PinnedKind } from './protocol.js';
 import { emptyPhaseRecord, type GenerationRecord } from './record.js';
 import { PhaseTracker } from './tracker.js';
 import { createTraffic } from './traffic.js';
@@ -30,8 +30,8 @@ export interface ProbeContext {
   options: DemoOptions;
   signal: AbortSignal;
   log: (line: string) => void;
-  /** The plan `oracle` probes pin (member slot → partitions); needed only by them. */
-  oraclePlan?: number[][];
+  /** The plans pinned assigners hold (member slot → partitions); needed only by their probes. */
+  pinnedPlans?: Partial<Record<PinnedKind, number[][]>>;
 }
 
 /** Why a probe ended as it did; only `bounded` is sustainable. */
@@ -172,9 +172,10 @@ export async function runProbe(
       { brokers: ctx.brokers, options, groupId, topic },
       endAt - t0 + 60_000,
     )) {
-      if (assigner === 'oracle') {
-        if (ctx.oraclePlan === undefined) throw new Error("an oracle probe needs the context's oraclePlan");
-        spec.pinnedPlan = ctx.oraclePlan;
+      if (isPinned(assigner)) {
+        const plan = ctx.pinnedPlans?.[assigner];
+        if (plan === undefined) throw new Error(`a ${assigner} probe needs its plan in the context's pinnedPlans`);
+        spec.pinnedPlan = plan;
       }
       handles.push(
         startInstance(spec, (event) => {

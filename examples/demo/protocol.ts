@@ -10,10 +10,21 @@ import type { FastPreset } from '@load-aware/integration-tests/fast-preset';
 export type { FastPreset };
 
 /**
- * Which assigner the consumers of a phase run. `oracle`: the sustainable-throughput stage only,
- * a fixed plan (the best static assignment, oracle.ts) held by a pinned assigner.
+ * Which assigner the consumers of a phase run. The sustainable-throughput stage only, each a
+ * fixed plan held by a pinned assigner (pinned-assigner.ts): `oracle`, the best static
+ * assignment (oracle.ts); `load-aware-pinned`, the plan load-aware's `balance()` makes of the
+ * workload's exact rates, which tells its plan apart from how it runs live (measured weights,
+ * trigger, rebalances).
  */
-export type AssignerKind = 'round-robin' | 'load-aware' | 'oracle';
+export type AssignerKind = 'round-robin' | 'load-aware' | 'oracle' | 'load-aware-pinned';
+
+/** The assigners that hold a fixed plan. */
+export type PinnedKind = Extract<AssignerKind, 'oracle' | 'load-aware-pinned'>;
+
+/** Whether `assigner` holds a fixed plan. */
+export function isPinned(assigner: AssignerKind): assigner is PinnedKind {
+  return assigner === 'oracle' || assigner === 'load-aware-pinned';
+}
 
 /** What the parent asks one instance process to run. */
 export interface InstanceSpec {

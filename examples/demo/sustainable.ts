@@ -3,7 +3,9 @@
  * offered rate at which the consumers keep lag bounded (lag-verdict.ts), found by bisection over
  * the rate (bisection.ts), one probe (probe.ts) per rate, on the demo's skewed workload.
  */
+import { balance } from '@load-aware/assignor';
 import { bestStaticPlan, type OraclePlan } from './oracle.js';
+import { instanceIds } from './phase.js';
 import { LAG_RULE, type LagRule } from './lag-verdict.js';
 import { bisectInterleaved, initialBracket, type BisectionLimits, type Bracket } from './bisection.js';
 import type { DemoOptions } from './options.js';
@@ -58,6 +60,36 @@ export interface CapacityModel {
    * only counts the hottest partition).
    */
   oracle: { plan: number[][]; busiestShare: number; ceiling: number; exact: boolean; nodes: number };
+  /**
+   * The plan load-aware's `balance()` makes of the same exact rates (capacity = members, as the
+   * demo wires it), by member slot in layout order, and its busiest member's share: what
+   * `load-aware-pinned` holds.
+   */
+  loadAwarePlan: { plan: number[][]; busiestShare: number };
+}
+
+/**
+ * load-aware's plan for `rates` on the demo's layout: members `instance-<letter>-<n>` of
+ * capacity = their instance's members, slots in layout order (the order of the member ids the
+ * demo's processes get: their client id, the instance id, starts them).
+ */
+function loadAwarePlan(options: DemoOptions, rates: readonly number[]): CapacityModel['loadAwarePlan'] {
+  const members = instanceIds(options).flatMap(({ instanceId, members: n }) =>
+    Array.from({ length: n }, (_, k) => ({
+      memberId: `${instanceId}-${String(k)}`,
+      instanceId,
+      topics: ['t'],
+      capacity: n,
+    })),
+  );
+  const { assignments } = balance({
+    members,
+    partitions: rates.map((weight, partition) => ({ topic: 't', partition, weight })),
+  });
+  const plan = members.map((m) => (assignments.get(m.memberId) ?? []).map((p) => p.partition).sort((a, b) => a - b));
+  const total = rates.reduce((a, b) => a + b, 0);
+  const busiest = Math.max(...plan.map((ps) => ps.reduce((n, p) => n + rates[p]!, 0)));
+  return { plan, busiestShare: total > 0 ? busiest / total : 0 };
 }
 
 /** The capacity model of the demo's workload (pure). */
@@ -77,6 +109,7 @@ export function capacityModel(options: DemoOptions): CapacityModel {
     groupRate: memberRate * members,
     hottestShare,
     ceiling: memberRate * Math.min(members, 1 / hottestShare),
+    loadAwarePlan: loadAwarePlan(options, before),
     oracle: {
       plan: best.plan,
       busiestShare: best.busiest,
@@ -149,7 +182,10 @@ export async function runSustainable(
       `(at most ${String(settings.limits.maxProbes)} probes per assigner); each probe: stable group, ` +
       `${String(timing.settleSeconds)} s settle, ${String(timing.windowSeconds)} s window. ${oracleText(model)}`,
   );
-  const probeCtx: ProbeContext = { ...ctx, oraclePlan: model.oracle.plan };
+  const probeCtx: ProbeContext = {
+    ...ctx,
+    pinnedPlans: { oracle: model.oracle.plan, 'load-aware-pinned': model.loadAwarePlan.plan },
+  };
   const probes = new Map(assigners.map((a) => [a, [] as ProbeRecord[]]));
   const brackets = await bisectInterleaved(assigners, start, settings.limits, async (assigner, rate) => {
     const done = probes.get(assigner)!;
@@ -197,11 +233,13 @@ export async function runSustainable(
 
 /** The oracle's plan in one sentence: busiest member's share, the rate that saturates it, each member's partitions. */
 function oracleText(model: CapacityModel): string {
-  const { oracle } = model;
+  const { oracle, loadAwarePlan } = model;
+  const slots = (plan: number[][]): string => plan.map((ps) => `[${ps.join(',')}]`).join(' ');
   return (
     `The oracle (best static plan, ${oracle.exact ? 'exact' : 'best found, search cut'}, ${String(oracle.nodes)} search nodes): ` +
     `busiest member ${(100 * oracle.busiestShare).toFixed(1)} % of the rate, saturated at ${oracle.ceiling.toFixed(0)} msg/s; ` +
-    `members ${oracle.plan.map((ps) => `[${ps.join(',')}]`).join(' ')}.`
+    `members in layout order ${slots(oracle.plan)}. load-aware's own plan for the exact rates (load-aware-pinned): ` +
+    `busiest member ${(100 * loadAwarePlan.busiestShare).toFixed(1)} %; ${slots(loadAwarePlan.plan)}.`
   );
 }
 

@@ -60,6 +60,14 @@ describe('bestStaticPlan', () => {
     expect(oracle.plan.some((ps) => ps.length === 1)).toBe(true);
   });
 
+  it("holds load-aware's own plan for the exact rates beside it: as good on its busiest member, laid out by instance", () => {
+    const { oracle, loadAwarePlan } = capacityModel(defaultOptions());
+    expect(loadAwarePlan.busiestShare).toBeCloseTo(oracle.busiestShare, 9);
+    expect(loadAwarePlan.plan.flat().sort((a, b) => a - b)).toEqual(Array.from({ length: 24 }, (_, p) => p));
+    // Slots in layout order: instance-a's one member, instance-b's two, instance-c's three.
+    expect(loadAwarePlan.plan).toHaveLength(6);
+  });
+
   it('rejects a capacity that is not positive', () => {
     expect(() => bestStaticPlan([1], [1, 0])).toThrow(/capacities/);
   });
