@@ -150,10 +150,17 @@ function pct(rate: number, model: CapacityModel): string {
   return `${((100 * rate) / model.groupRate).toFixed(0)} %`;
 }
 
+/** The busiest member of a probe's last generation: its share of the rate and label; "-" without one. */
+function busiestMember(p: ProbeRecord): string {
+  const top = [...(p.members ?? [])].sort((a, b) => b.share - a.share)[0];
+  return top === undefined ? '-' : `${(100 * top.share).toFixed(1)} % (${top.member})`;
+}
+
 function describeProbe(p: ProbeRecord): string {
   const v = p.verdict;
   if (v === undefined) return `unsettled (no stable group within the deadline)`;
   return (
+    `busiest member ${busiestMember(p)}; ` +
     `${p.outcome}: growth ${v.growth.toFixed(1)} msg/s (limit ${v.growthLimit.toFixed(1)}), total slope ` +
     `${v.totalSlope.toFixed(1)} msg/s, final lag ${v.finalLag.toFixed(0)} (limit ${v.finalLagLimit.toFixed(0)})`
   );
@@ -268,8 +275,8 @@ export function sustainableMarkdown(r: SustainableResult): string {
       '',
       `### ${a.assigner}`,
       '',
-      '| # | rate (msg/s) | of nominal | growth (msg/s) | limit | total lag slope (msg/s) | final lag | consumed (msg/s) | verdict |',
-      '| -: | -: | -: | -: | -: | -: | -: | -: | --- |',
+      '| # | rate (msg/s) | of nominal | busiest member (share of the rate) | growth (msg/s) | limit | total lag slope (msg/s) | final lag | consumed (msg/s) | verdict |',
+      '| -: | -: | -: | --- | -: | -: | -: | -: | -: | --- |',
     );
     a.probes.forEach((p, i) => {
       const v = p.verdict;
@@ -277,6 +284,7 @@ export function sustainableMarkdown(r: SustainableResult): string {
         String(i + 1),
         String(p.rate),
         pct(p.rate, model),
+        busiestMember(p),
         v === undefined ? '-' : v.growth.toFixed(1),
         v === undefined ? '-' : v.growthLimit.toFixed(1),
         v === undefined ? '-' : v.totalSlope.toFixed(1),
