@@ -24,8 +24,9 @@ import {
   type SustainableSettings,
 } from './sustainable.js';
 
-const LOCATION_FLAGS = new Set(['--brokers', '--out', '--no-live']);
-const STAGE_FLAGS = new Set(['--sustainable', '--sustainable-only', '--quick']);
+// --assigners too: which assigners, not how big; the sustainable stage always adds the oracle.
+const LOCATION_FLAGS = new Set(['--brokers', '--out', '--no-live', '--assigners']);
+const STAGE_FLAGS = new Set(['--sustainable', '--sustainable-only', '--quick', '--load-aware-pinned']);
 
 const BENCH_USAGE = `Usage: pnpm bench:e2e [--sustainable | --sustainable-only] [--quick]
                       [--brokers host:port[,...]] [--out DIR] [--no-live]
@@ -44,8 +45,11 @@ About 3 minutes.
                       probe table per assigner and the ratio to bench.md, "sustainable" to
                       result.json.
   --sustainable-only  that stage alone (also: pnpm bench:e2e:sustainable)
+  --load-aware-pinned the sustainable stage also probes load-aware's own plan for the exact
+                      rates, pinned (beside the oracle's): its plan apart from how it runs live
   --quick             shorter probes (5 s settle, 15 s window) and 3 per assigner: a smoke run
                       of the sustainable stage, about 3 minutes; its numbers are rough
+  --assigners a,b     round-robin and/or load-aware (default both)
   --brokers host:port use this cluster instead of starting a local broker
   --out DIR           output folder (default out/bench-e2e-<timestamp>)
   --no-live           no live table, only progress lines and the summary
@@ -56,6 +60,8 @@ About 3 minutes.
 interface Stages {
   fixed: boolean;
   sustainable: SustainableSettings | undefined;
+  /** The sustainable stage also probes `load-aware-pinned`. */
+  pinned: boolean;
 }
 
 function benchOptions(argv: readonly string[]): { options: DemoOptions; stages: Stages } {
@@ -64,7 +70,7 @@ function benchOptions(argv: readonly string[]): { options: DemoOptions; stages: 
   if (flag !== undefined) {
     throw new DemoUsageError(
       `${flag}: the benchmark's sizes are fixed; only --sustainable, --sustainable-only, --quick, ` +
-        `--brokers, --out and --no-live apply\n\n${BENCH_USAGE}`,
+        `--load-aware-pinned, --assigners, --brokers, --out and --no-live apply\n\n${BENCH_USAGE}`,
     );
   }
   const only = argv.includes('--sustainable-only');
@@ -77,7 +83,10 @@ function benchOptions(argv: readonly string[]): { options: DemoOptions; stages: 
     { ...defaultOptions(), phaseSeconds: 90, outDir: `out/bench-e2e-${stamp}` },
   );
   const settings = quick ? SUSTAINABLE_QUICK : SUSTAINABLE_DEFAULT;
-  return { options, stages: { fixed: !only, sustainable: sustainable ? settings : undefined } };
+  const pinned = argv.includes('--load-aware-pinned');
+  if (pinned && !sustainable)
+    throw new DemoUsageError('--load-aware-pinned applies to --sustainable or --sustainable-only');
+  return { options, stages: { fixed: !only, sustainable: sustainable ? settings : undefined, pinned } };
 }
 
 function setup(o: DemoOptions, kafkaVersion: string | undefined, fixed = true): string {
@@ -103,6 +112,7 @@ async function sustainableStage(
   options: DemoOptions,
   where: Brokers,
   settings: SustainableSettings,
+  pinned: boolean,
   signal: AbortSignal,
   view: LiveView,
 ): Promise<SustainableResult> {
@@ -115,7 +125,8 @@ async function sustainableStage(
     };
     return await runSustainable(
       { brokers: where.brokers, kafka, admin, options, signal, log },
-      options.assigners,
+      // The oracle last: its pinned best static plan is the ceiling the others are measured against.
+      [...options.assigners, ...(pinned ? (['load-aware-pinned'] as const) : []), 'oracle'],
       settings,
     );
   } finally {
@@ -161,7 +172,14 @@ async function main(): Promise<number> {
         written.push('chart.svg', 'summary.txt');
       }
       if (stages.sustainable !== undefined) {
-        const sustainable = await sustainableStage(options, where, stages.sustainable, controller.signal, view);
+        const sustainable = await sustainableStage(
+          options,
+          where,
+          stages.sustainable,
+          stages.pinned,
+          controller.signal,
+          view,
+        );
         throwIfInterrupted(controller.signal);
         if (!stages.fixed) sections.push(setup(options, where.kafkaVersion, false));
         sections.push(sustainableMarkdown(sustainable));

@@ -18,8 +18,9 @@ import { Registry } from 'prom-client';
 import { LoadAwareAssigner, type Logger } from '@load-aware/assignor';
 import { createOffsetRateWeightSource, type OffsetRateWeightSource } from '@load-aware/weights-offset-rate';
 import { createTriggerController, type TriggerController } from '@load-aware/trigger';
+import { pinnedAssigner } from './pinned-assigner.js';
 import { ProcessingMonitor } from './processing.js';
-import type { InstanceEvent, InstanceSpec } from './protocol.js';
+import { isPinned, type InstanceEvent, type InstanceSpec } from './protocol.js';
 import { processMessage } from './work.js';
 
 /** Longest wait for the first measured rates before the consumers join. */
@@ -135,7 +136,12 @@ async function main(): Promise<void> {
     assigners = [loadAware, PartitionAssigners.roundRobin];
   } else {
     if (spec.staticMembership === true) throw new Error('staticMembership needs the load-aware assigner');
-    assigners = [timedRoundRobin(instanceId)];
+    if (isPinned(spec.assigner)) {
+      if (spec.pinnedPlan === undefined) throw new Error(`the ${spec.assigner} assigner needs a pinnedPlan`);
+      assigners = [pinnedAssigner(spec.topic, spec.pinnedPlan)];
+    } else {
+      assigners = [timedRoundRobin(instanceId)];
+    }
   }
   const monitor =
     spec.pauseThresholdMs === undefined ? undefined : new ProcessingMonitor(spec.pauseThresholdMs, spec.members);

@@ -7,7 +7,7 @@ import type { DemoOptions } from './options.js';
 import { ADMIN_TIMEOUT_MS, instanceIds, instanceSpecs, SAMPLE_MS, withTimeout } from './phase.js';
 import { runSteadyProducer } from './producer.js';
 import { DemoInterruptedError } from './run.js';
-import type { AssignerKind } from './protocol.js';
+import { isPinned, type AssignerKind, type PinnedKind } from './protocol.js';
 import { emptyPhaseRecord, type GenerationRecord } from './record.js';
 import { PhaseTracker } from './tracker.js';
 import { createTraffic } from './traffic.js';
@@ -30,6 +30,8 @@ export interface ProbeContext {
   options: DemoOptions;
   signal: AbortSignal;
   log: (line: string) => void;
+  /** The plans pinned assigners hold (member slot → partitions); needed only by their probes. */
+  pinnedPlans?: Partial<Record<PinnedKind, number[][]>>;
 }
 
 /** Why a probe ended as it did; only `bounded` is sustainable. */
@@ -55,6 +57,11 @@ export interface ProbeResult {
   /** Total lag at each sample of the probe (t in seconds since the instances' start). */
   lag: Array<{ t: number; totalLag: number }>;
   warnings: string[];
+  /**
+   * The window's last complete generation: each member (labelled as in the verdict's slopes),
+   * its partitions and their share of the produced rate. Compares a live plan with a pinned one.
+   */
+  members?: Array<{ member: string; partitions: number[]; share: number }>;
 }
 
 /** Labels members "instance-a#1", "instance-b#2"... (ordinal by member id within the instance). */
@@ -66,6 +73,19 @@ function memberLabels(g: GenerationRecord): Map<string, string> {
     ids.sort().forEach((id, i) => labels.set(id, `${instanceId}#${String(i + 1)}`));
   }
   return labels;
+}
+
+/** Each member of `g` with its partitions and their share of `rates`, by label. */
+function memberShares(g: GenerationRecord, rates: readonly number[]): NonNullable<ProbeResult['members']> {
+  const labels = memberLabels(g);
+  const total = rates.reduce((a, b) => a + b, 0);
+  return g.members
+    .map((m) => ({
+      member: labels.get(m.memberId) ?? m.memberId,
+      partitions: [...m.partitions].sort((a, b) => a - b),
+      share: total > 0 ? m.partitions.reduce((n, p) => n + (rates[p] ?? 0), 0) / total : 0,
+    }))
+    .sort((a, b) => a.member.localeCompare(b.member));
 }
 
 /** Each member's lag series (summed over the partitions it holds in `g`), aligned with the window's samples. */
@@ -170,6 +190,11 @@ export async function runProbe(
       { brokers: ctx.brokers, options, groupId, topic },
       endAt - t0 + 60_000,
     )) {
+      if (isPinned(assigner)) {
+        const plan = ctx.pinnedPlans?.[assigner];
+        if (plan === undefined) throw new Error(`a ${assigner} probe needs its plan in the context's pinnedPlans`);
+        spec.pinnedPlan = plan;
+      }
       handles.push(
         startInstance(spec, (event) => {
           tracker.onEvent(event);
@@ -263,6 +288,7 @@ export async function runProbe(
           : (tracker.record.consumedMessages - consumedAtWindowStart) / (windowT.at(-1)! - windowT[0]!),
       lag,
       warnings,
+      ...(lastGeneration === undefined ? {} : { members: memberShares(lastGeneration, rates) }),
     };
     if (windowStart === undefined || lastGeneration === undefined) {
       return { ...result, sustainable: false, outcome: 'unsettled', verdict: undefined };

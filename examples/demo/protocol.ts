@@ -9,8 +9,22 @@ import type { FastPreset } from '@load-aware/integration-tests/fast-preset';
 /** The "fast preset" of load-aware: short windows so a demo shows it within a minute. */
 export type { FastPreset };
 
-/** Which assigner the consumers of a phase run. */
-export type AssignerKind = 'round-robin' | 'load-aware';
+/**
+ * Which assigner the consumers of a phase run. The sustainable-throughput stage only, each a
+ * fixed plan held by a pinned assigner (pinned-assigner.ts): `oracle`, the best static
+ * assignment (oracle.ts); `load-aware-pinned`, the plan load-aware's `balance()` makes of the
+ * workload's exact rates, which tells its plan apart from how it runs live (measured weights,
+ * trigger, rebalances).
+ */
+export type AssignerKind = 'round-robin' | 'load-aware' | 'oracle' | 'load-aware-pinned';
+
+/** The assigners that hold a fixed plan. */
+export type PinnedKind = Extract<AssignerKind, 'oracle' | 'load-aware-pinned'>;
+
+/** Whether `assigner` holds a fixed plan. */
+export function isPinned(assigner: AssignerKind): assigner is PinnedKind {
+  return assigner === 'oracle' || assigner === 'load-aware-pinned';
+}
 
 /** Which Kafka client the instance processes run (`--client`). */
 export type ClientKind = 'kafkajs' | 'platformatic';
@@ -59,6 +73,8 @@ export interface InstanceSpec {
    * good). Absent: dynamic members, as KafkaJS joins.
    */
   staticMembership?: boolean;
+  /** `oracle` only: member slot (by member id) → partitions, handed out as is by every leader. */
+  pinnedPlan?: number[][];
   /** JoinGroup's rebalance timeout; absent: `sessionTimeoutMs` (the demo's wiring). */
   rebalanceTimeoutMs?: number;
   /**

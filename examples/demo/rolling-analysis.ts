@@ -20,6 +20,12 @@
  *   gone, so they land on members whose count grows) and is reached by letting every member
  *   keep min(old, new count) of its own partitions. It is a lower bound for the counts chosen:
  *   moves that only reshape the load at equal counts (a trigger's rebalance) show as excess.
+ * - weighted necessary (per rebalance, when the run knows the produced per-partition rates):
+ *   the fewest partitions any assignment must move from the previous generation to reach a
+ *   busiest instance load ÷ members no worse than the new generation's, by those rates
+ *   (rolling-necessary.ts; exact). Partitions of departed owners count; a partition whose owner
+ *   stayed may stay on its instance for free. "By weight": the least msg/s any such assignment
+ *   moves, beside the msg/s the new generation moved.
  * - busiest ÷ ideal (at one sample): the busiest running instance's offered load (produce rate,
  *   measured from end offsets, of the partitions it holds ÷ its members) over the ideal (total
  *   rate ÷ members of the running instances). An instance runs from the moment its process is
@@ -45,6 +51,7 @@
  *   line that reported them.
  */
 import type { AssignmentRecord, GenerationRecord, PhaseRecord, Sample } from './record.js';
+import { fewestMoves } from './rolling-necessary.js';
 import type { DeliveryRecord, PauseRecord, ProcessingRecord } from './rolling-processing.js';
 
 /** A stretch without a finished message longer than this is a pause (per member, or per process). */
@@ -89,6 +96,8 @@ export interface RollingRun {
   membership?: Membership;
   /** The instances' processing reports (pauses, first messages, lost and duplicates). */
   processing?: ProcessingRecord;
+  /** The producer's per-partition rates (msg/s, index = partition); absent in older records. */
+  rates?: readonly number[];
 }
 
 /** How the membership changed in one rebalance. */
@@ -101,6 +110,22 @@ export interface Transition {
   cause: RebalanceCause;
   moved: number;
   necessary: number;
+  /** Absent when the run has no known per-partition rates. */
+  weighted?: WeightedMoves;
+}
+
+/** The weighted necessary of one rebalance, or the sum over a step's (see the module comment). */
+export interface WeightedMoves {
+  /** Fewest partitions moved by any assignment as balanced as the new generation. */
+  necessary: number;
+  /** Least msg/s moved by any such assignment. */
+  necessaryWeight: number;
+  /** msg/s the new generation moved. */
+  movedWeight: number;
+  /** The new generation's busiest instance load ÷ members (msg/s per member), the bar to reach. */
+  limit: number;
+  /** Every search finished (a false would mean the necessary is an upper bound). */
+  exact: boolean;
 }
 
 /** The leader of a generation. */
@@ -150,6 +175,8 @@ export interface StepSummary {
   restartedLeader: boolean;
   moved: number;
   necessary: number;
+  /** Summed over the step's rebalances (limit: the last one's); absent without known rates. */
+  weighted?: WeightedMoves;
   /** The assignments leaders computed in the step. */
   assignments: AssignmentRecord[];
   triggerFires: number;
@@ -191,6 +218,10 @@ export interface RollingTotals {
   rebalances: number;
   moved: number;
   necessary: number;
+  /** Summed over the steps; absent without known rates. */
+  weightedNecessary?: number;
+  /** Steps whose moves exceed {@link TARGET_MOVED_PER_WEIGHTED_NECESSARY} × their weighted necessary. */
+  stepsOverWeightedTarget?: number;
   leaderChanges: number;
   assignments: number;
   /** Assignments with at least one defaulted weight, and the defaulted partitions over all of them. */
@@ -236,8 +267,57 @@ function counts(g: GenerationRecord): Map<string, number> {
   return out;
 }
 
-/** Partitions moved and the necessary moves between two complete generations. */
-export function transition(from: GenerationRecord, to: GenerationRecord, partitions: number): Transition {
+/**
+ * The weighted necessary between two complete generations (see the module comment), by `rates`.
+ * Instances are the members' `instanceId`s; each one's capacity is its members in `to`.
+ */
+export function weightedMoves(
+  from: GenerationRecord,
+  to: GenerationRecord,
+  partitions: number,
+  rates: readonly number[],
+): WeightedMoves {
+  const before = ownersOf(from, partitions);
+  const after = ownersOf(to, partitions);
+  if (before === undefined || after === undefined) throw new Error('weighted moves between incomplete generations');
+  const instanceOf = new Map<string, string>();
+  for (const m of from.members) instanceOf.set(ownerOf(m), m.instanceId);
+  const stayed = new Set(to.members.map(ownerOf));
+  const capacities = new Map<string, number>();
+  for (const m of to.members) capacities.set(m.instanceId, (capacities.get(m.instanceId) ?? 0) + 1);
+  const loads = new Map<string, number>();
+  let movedWeight = 0;
+  for (const [p, owner] of after) {
+    const instance = to.members.find((m) => ownerOf(m) === owner)!.instanceId;
+    loads.set(instance, (loads.get(instance) ?? 0) + (rates[p] ?? 0));
+    if (before.get(p) !== owner) movedWeight += rates[p] ?? 0;
+  }
+  const limit = Math.max(0, ...[...loads].map(([id, load]) => load / capacities.get(id)!));
+  const weights = Array.from({ length: partitions }, (_, p) => rates[p] ?? 0);
+  const keepAt = weights.map((_, p) => {
+    const owner = before.get(p)!;
+    return stayed.has(owner) ? instanceOf.get(owner) : undefined;
+  });
+  const input = { weights, keepAt, capacities, limit };
+  // The new generation itself reaches the limit, so both searches find an assignment.
+  const byCount = fewestMoves(input, 'count')!;
+  const byWeight = fewestMoves(input, 'weight')!;
+  return {
+    necessary: byCount.moves,
+    necessaryWeight: byWeight.weight,
+    movedWeight,
+    limit,
+    exact: byCount.exact && byWeight.exact,
+  };
+}
+
+/** Partitions moved and the necessary moves between two complete generations (weighted too, given `rates`). */
+export function transition(
+  from: GenerationRecord,
+  to: GenerationRecord,
+  partitions: number,
+  rates?: readonly number[],
+): Transition {
   const before = ownersOf(from, partitions);
   const after = ownersOf(to, partitions);
   if (before === undefined || after === undefined) throw new Error('transition between incomplete generations');
@@ -250,7 +330,14 @@ export function transition(from: GenerationRecord, to: GenerationRecord, partiti
   const left = [...had.keys()].some((m) => !has.has(m));
   const joined = [...has.keys()].some((m) => !had.has(m));
   const cause: RebalanceCause = left && joined ? 'leave+join' : left ? 'leave' : joined ? 'join' : 'same members';
-  return { fromGeneration: from.generationId, toGeneration: to.generationId, cause, moved, necessary };
+  return {
+    fromGeneration: from.generationId,
+    toGeneration: to.generationId,
+    cause,
+    moved,
+    necessary,
+    ...(rates === undefined ? {} : { weighted: weightedMoves(from, to, partitions, rates) }),
+  };
 }
 
 /** Busiest ÷ ideal at one sample (see the module comment); undefined mid-rebalance. */
@@ -358,7 +445,12 @@ export function stepProcessing(
 }
 
 /** The numbers of the window from < t ≤ to; `instanceId` is the instance restarted in it. */
-export function summarizeWindow(record: PhaseRecord, window: StepWindow, processing?: ProcessingRecord): StepSummary {
+export function summarizeWindow(
+  record: PhaseRecord,
+  window: StepWindow,
+  processing?: ProcessingRecord,
+  rates?: readonly number[],
+): StepSummary {
   const { from, to, instanceId } = window;
   const generations = [...record.generations].sort((a, b) => a.generationId - b.generationId);
   const isComplete = (g: GenerationRecord): boolean => ownersOf(g, record.partitions) !== undefined;
@@ -367,7 +459,7 @@ export function summarizeWindow(record: PhaseRecord, window: StepWindow, process
   const transitions: Transition[] = [];
   let base = before.findLast(isComplete);
   for (const g of inside.filter(isComplete)) {
-    if (base !== undefined) transitions.push(transition(base, g, record.partitions));
+    if (base !== undefined) transitions.push(transition(base, g, record.partitions, rates));
     base = g;
   }
   const leaderBefore = leaderOf(before.findLast((g) => g.leaderMemberId !== undefined));
@@ -397,6 +489,7 @@ export function summarizeWindow(record: PhaseRecord, window: StepWindow, process
     restartedLeader: instanceId !== undefined && leaderBefore?.instanceId === instanceId,
     moved: transitions.reduce((n, t) => n + t.moved, 0),
     necessary: transitions.reduce((n, t) => n + t.necessary, 0),
+    ...(rates === undefined ? {} : { weighted: sumWeighted(transitions) }),
     assignments: record.assignments.filter((a) => a.t > from && a.t <= to),
     triggerFires: record.triggers.filter((t) => t > from && t <= to).length,
     ratioAfter: mean(ratios),
@@ -417,6 +510,26 @@ export function summarizeWindow(record: PhaseRecord, window: StepWindow, process
   };
 }
 
+function sumWeighted(transitions: readonly Transition[]): WeightedMoves {
+  const sum = (pick: (w: WeightedMoves) => number): number =>
+    transitions.reduce((n, t) => n + (t.weighted === undefined ? 0 : pick(t.weighted)), 0);
+  return {
+    necessary: sum((w) => w.necessary),
+    necessaryWeight: sum((w) => w.necessaryWeight),
+    movedWeight: sum((w) => w.movedWeight),
+    limit: transitions.at(-1)?.weighted?.limit ?? 0,
+    exact: transitions.every((t) => t.weighted?.exact !== false),
+  };
+}
+
+/** Target: a step moves at most this many times its weighted necessary. */
+export const TARGET_MOVED_PER_WEIGHTED_NECESSARY = 1.5;
+
+/** Whether a step meets {@link TARGET_MOVED_PER_WEIGHTED_NECESSARY}; undefined without known rates. */
+export function meetsWeightedTarget(s: StepSummary): boolean | undefined {
+  return s.weighted === undefined ? undefined : s.moved <= TARGET_MOVED_PER_WEIGHTED_NECESSARY * s.weighted.necessary;
+}
+
 /** The warm-up (index 0), every step, and the totals of one assigner's run. */
 export function summarizeRolling(run: RollingRun): RollingSummary {
   const { record } = run;
@@ -425,6 +538,7 @@ export function summarizeRolling(run: RollingRun): RollingSummary {
     record,
     { index: 0, instanceId: undefined, from: 0, to: run.warmedAt, settled: run.warmSettled },
     processing,
+    run.rates,
   );
   // The warm-up has no previous leader: "changed" means nothing there.
   warmUp.leaderChanged = false;
@@ -441,6 +555,7 @@ export function summarizeRolling(run: RollingRun): RollingSummary {
         ...(step.process === undefined ? {} : { restart: { stopAt: step.stopAt, process: step.process } }),
       },
       processing,
+      run.rates,
     ),
   );
   const sum = (pick: (s: StepSummary) => number): number => steps.reduce((n, s) => n + pick(s), 0);
@@ -463,6 +578,12 @@ export function summarizeRolling(run: RollingRun): RollingSummary {
       rebalances: sum((s) => s.generations.length),
       moved: sum((s) => s.moved),
       necessary: sum((s) => s.necessary),
+      ...(run.rates === undefined
+        ? {}
+        : {
+            weightedNecessary: sum((s) => s.weighted?.necessary ?? 0),
+            stepsOverWeightedTarget: steps.filter((s) => meetsWeightedTarget(s) === false).length,
+          }),
       leaderChanges: steps.filter((s) => s.leaderChanged).length,
       assignments: assignments.length,
       assignmentsWithDefaults: assignments.filter((a) => (a.defaulted ?? 0) > 0).length,
@@ -572,13 +693,31 @@ function defaultedCell(s: StepSummary): string {
     .join(', ');
 }
 
+/** a ÷ b, two decimals; "-" when both are 0, "∞" when only b is. */
+function quotient(a: number, b: number): string {
+  if (b > 0) return (a / b).toFixed(2);
+  return a === 0 ? '-' : '∞';
+}
+
+/** Weighted-necessary cells: necessary, moved ÷ necessary by count, moved msg/s ÷ necessary msg/s. */
+function weightedCells(s: StepSummary): string[] {
+  const w = s.weighted;
+  if (s.index === 0 || w === undefined) return ['-', '-', '-'];
+  return [
+    `${String(w.necessary)}${w.exact ? '' : ' (bound)'}`,
+    quotient(s.moved, w.necessary),
+    `${quotient(w.movedWeight, w.necessaryWeight)} (${w.movedWeight.toFixed(0)}/${w.necessaryWeight.toFixed(0)})`,
+  ];
+}
+
 /** The per-step table of one assigner, warm-up first. */
 export function stepTable(summary: RollingSummary, partitions: number): string {
   const header =
-    '| step | restart | generations (membership change) | leader | moved | necessary | ' +
+    '| step | restart | generations (membership change) | leader | moved | necessary | weighted necessary | ' +
+    'moved ÷ weighted necessary | moved ÷ necessary by msg/s (moved/necessary) | ' +
     `defaulted/known owners of ${String(partitions)} (leader) | trigger fires | busiest ÷ ideal after | ` +
     'peak lag | imbalance-s | step s |';
-  const rule = '| ---: | --- | --- | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: |';
+  const rule = '| ---: | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: |';
   const rows = [summary.warmUp, ...summary.steps].map((s) =>
     [
       s.index === 0 ? 'warm-up' : String(s.index),
@@ -587,6 +726,7 @@ export function stepTable(summary: RollingSummary, partitions: number): string {
       leaderCell(s),
       s.index === 0 ? '-' : String(s.moved),
       s.index === 0 ? '-' : String(s.necessary),
+      ...weightedCells(s),
       defaultedCell(s),
       String(s.triggerFires),
       fixed(s.ratioAfter, 2),
@@ -650,6 +790,15 @@ const TOTALS: TotalsMetric[] = [
   { name: 'partitions moved', value: (t) => String(t.moved) },
   { name: 'necessary moves', value: (t) => String(t.necessary) },
   { name: 'excess moves (moved − necessary)', value: (t) => String(t.moved - t.necessary) },
+  {
+    name: 'weighted necessary moves (as balanced as the assigner, by the produced rates)',
+    value: (t) => (t.weightedNecessary === undefined ? '-' : String(t.weightedNecessary)),
+  },
+  {
+    name: `steps moving more than ${String(TARGET_MOVED_PER_WEIGHTED_NECESSARY)}× their weighted necessary`,
+    value: (t) =>
+      t.stepsOverWeightedTarget === undefined ? '-' : `${String(t.stepsOverWeightedTarget)} of ${String(t.restarts)}`,
+  },
   { name: 'leader changes', value: (t) => String(t.leaderChanges) },
   {
     name: 'load-aware assignments with defaulted weights (defaulted partitions)',

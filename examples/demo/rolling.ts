@@ -382,6 +382,7 @@ export async function runRolling(assigner: AssignerKind, ctx: RollingContext): P
       steps,
       membership: options.membership,
       processing: processing.finish({ ends, drained, drainSeconds }),
+      rates: [...ctx.rates],
     };
   } finally {
     abort.abort();

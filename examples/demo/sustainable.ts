@@ -3,6 +3,9 @@
  * offered rate at which the consumers keep lag bounded (lag-verdict.ts), found by bisection over
  * the rate (bisection.ts), one probe (probe.ts) per rate, on the demo's skewed workload.
  */
+import { balance } from '@load-aware/assignor';
+import { bestStaticPlan, type OraclePlan } from './oracle.js';
+import { instanceIds } from './phase.js';
 import { LAG_RULE, type LagRule } from './lag-verdict.js';
 import { bisectInterleaved, initialBracket, type BisectionLimits, type Bracket } from './bisection.js';
 import type { DemoOptions } from './options.js';
@@ -49,6 +52,44 @@ export interface CapacityModel {
    * the hottest partition (a partition is consumed by one member at a time), cannot keep up.
    */
   ceiling: number;
+  /**
+   * The best static assignment of the workload's known per-partition rates over the members
+   * (equal capacities, one message at a time each), found exactly by {@link bestStaticPlan}:
+   * the oracle's pinned plan, and `memberRate ÷ busiestShare`, the rate at which its busiest
+   * member is saturated (the ceiling no static assignment beats, as opposed to `ceiling`, which
+   * only counts the hottest partition).
+   */
+  oracle: { plan: number[][]; busiestShare: number; ceiling: number; exact: boolean; nodes: number };
+  /**
+   * The plan load-aware's `balance()` makes of the same exact rates (capacity = members, as the
+   * demo wires it), by member slot in layout order, and its busiest member's share: what
+   * `load-aware-pinned` holds.
+   */
+  loadAwarePlan: { plan: number[][]; busiestShare: number };
+}
+
+/**
+ * load-aware's plan for `rates` on the demo's layout: members `instance-<letter>-<n>` of
+ * capacity = their instance's members, slots in layout order (the order of the member ids the
+ * demo's processes get: their client id, the instance id, starts them).
+ */
+function loadAwarePlan(options: DemoOptions, rates: readonly number[]): CapacityModel['loadAwarePlan'] {
+  const members = instanceIds(options).flatMap(({ instanceId, members: n }) =>
+    Array.from({ length: n }, (_, k) => ({
+      memberId: `${instanceId}-${String(k)}`,
+      instanceId,
+      topics: ['t'],
+      capacity: n,
+    })),
+  );
+  const { assignments } = balance({
+    members,
+    partitions: rates.map((weight, partition) => ({ topic: 't', partition, weight })),
+  });
+  const plan = members.map((m) => (assignments.get(m.memberId) ?? []).map((p) => p.partition).sort((a, b) => a - b));
+  const total = rates.reduce((a, b) => a + b, 0);
+  const busiest = Math.max(...plan.map((ps) => ps.reduce((n, p) => n + rates[p]!, 0)));
+  return { plan, busiestShare: total > 0 ? busiest / total : 0 };
 }
 
 /** The capacity model of the demo's workload (pure). */
@@ -58,12 +99,24 @@ export function capacityModel(options: DemoOptions): CapacityModel {
   const { before } = createTraffic(options);
   const total = before.reduce((a, b) => a + b, 0);
   const hottestShare = total > 0 ? Math.max(...before) / total : 1;
+  const best: OraclePlan = bestStaticPlan(
+    before.map((r) => (total > 0 ? r / total : 0)),
+    Array.from({ length: members }, () => 1),
+  );
   return {
     memberRate,
     members,
     groupRate: memberRate * members,
     hottestShare,
     ceiling: memberRate * Math.min(members, 1 / hottestShare),
+    loadAwarePlan: loadAwarePlan(options, before),
+    oracle: {
+      plan: best.plan,
+      busiestShare: best.busiest,
+      ceiling: best.busiest > 0 ? memberRate / best.busiest : memberRate * members,
+      exact: best.exact,
+      nodes: best.nodes,
+    },
   };
 }
 
@@ -88,6 +141,8 @@ export interface SustainableResult {
   assigners: AssignerSustainable[];
   /** load-aware's sustainable rate ÷ round-robin's, and the range the two brackets allow. */
   ratio: { point: number; min: number; max: number } | null;
+  /** Each live assigner's sustainable rate ÷ the oracle's (when the oracle ran), and the brackets' range. */
+  ofOracle: Array<{ assigner: AssignerKind; point: number; min: number; max: number }>;
   wallSeconds: number;
 }
 
@@ -95,10 +150,17 @@ function pct(rate: number, model: CapacityModel): string {
   return `${((100 * rate) / model.groupRate).toFixed(0)} %`;
 }
 
+/** The busiest member of a probe's last generation: its share of the rate and label; "-" without one. */
+function busiestMember(p: ProbeRecord): string {
+  const top = [...(p.members ?? [])].sort((a, b) => b.share - a.share)[0];
+  return top === undefined ? '-' : `${(100 * top.share).toFixed(1)} % (${top.member})`;
+}
+
 function describeProbe(p: ProbeRecord): string {
   const v = p.verdict;
   if (v === undefined) return `unsettled (no stable group within the deadline)`;
   return (
+    `busiest member ${busiestMember(p)}; ` +
     `${p.outcome}: growth ${v.growth.toFixed(1)} msg/s (limit ${v.growthLimit.toFixed(1)}), total slope ` +
     `${v.totalSlope.toFixed(1)} msg/s, final lag ${v.finalLag.toFixed(0)} (limit ${v.finalLagLimit.toFixed(0)})`
   );
@@ -125,8 +187,12 @@ export async function runSustainable(
       `of the rate, so no assigner sustains more than ${model.ceiling.toFixed(0)} msg/s. Bisection from ` +
       `${String(start.low)} to ${String(start.high)} msg/s until within ${String(100 * settings.limits.precision)} % ` +
       `(at most ${String(settings.limits.maxProbes)} probes per assigner); each probe: stable group, ` +
-      `${String(timing.settleSeconds)} s settle, ${String(timing.windowSeconds)} s window.`,
+      `${String(timing.settleSeconds)} s settle, ${String(timing.windowSeconds)} s window. ${oracleText(model)}`,
   );
+  const probeCtx: ProbeContext = {
+    ...ctx,
+    pinnedPlans: { oracle: model.oracle.plan, 'load-aware-pinned': model.loadAwarePlan.plan },
+  };
   const probes = new Map(assigners.map((a) => [a, [] as ProbeRecord[]]));
   const brackets = await bisectInterleaved(assigners, start, settings.limits, async (assigner, rate) => {
     const done = probes.get(assigner)!;
@@ -134,7 +200,7 @@ export async function runSustainable(
       `  ${assigner} probe ${String(done.length + 1)} at ${String(rate)} msg/s (${pct(rate, model)} of nominal)...`,
     );
     const probeStarted = Date.now();
-    const result = await runProbe(assigner, rate, timing, ctx);
+    const result = await runProbe(assigner, rate, timing, probeCtx);
     const record = { ...result, wallSeconds: Math.round((Date.now() - probeStarted) / 100) / 10 };
     done.push(record);
     ctx.log(`    ${describeProbe(record)} [${String(record.wallSeconds)} s]`);
@@ -147,14 +213,19 @@ export async function runSustainable(
   });
   const rr = results.find((r) => r.assigner === 'round-robin');
   const la = results.find((r) => r.assigner === 'load-aware');
-  const ratio =
-    rr === undefined || la === undefined
-      ? null
-      : {
-          point: la.bracket.low / rr.bracket.low,
-          min: la.bracket.low / rr.bracket.high,
-          max: la.bracket.high / rr.bracket.low,
-        };
+  const between = (a: Bracket, b: Bracket): { point: number; min: number; max: number } => ({
+    point: a.low / b.low,
+    min: a.low / b.high,
+    max: a.high / b.low,
+  });
+  const ratio = rr === undefined || la === undefined ? null : between(la.bracket, rr.bracket);
+  const oracle = results.find((r) => r.assigner === 'oracle');
+  const ofOracle =
+    oracle === undefined
+      ? []
+      : results
+          .filter((r) => r.assigner !== 'oracle')
+          .map((r) => ({ assigner: r.assigner, ...between(r.bracket, oracle.bracket) }));
   return {
     settings,
     rule: { ...LAG_RULE },
@@ -162,8 +233,21 @@ export async function runSustainable(
     start,
     assigners: results,
     ratio,
+    ofOracle,
     wallSeconds: Math.round((Date.now() - started) / 1000),
   };
+}
+
+/** The oracle's plan in one sentence: busiest member's share, the rate that saturates it, each member's partitions. */
+function oracleText(model: CapacityModel): string {
+  const { oracle, loadAwarePlan } = model;
+  const slots = (plan: number[][]): string => plan.map((ps) => `[${ps.join(',')}]`).join(' ');
+  return (
+    `The oracle (best static plan, ${oracle.exact ? 'exact' : 'best found, search cut'}, ${String(oracle.nodes)} search nodes): ` +
+    `busiest member ${(100 * oracle.busiestShare).toFixed(1)} % of the rate, saturated at ${oracle.ceiling.toFixed(0)} msg/s; ` +
+    `members in layout order ${slots(oracle.plan)}. load-aware's own plan for the exact rates (load-aware-pinned): ` +
+    `busiest member ${(100 * loadAwarePlan.busiestShare).toFixed(1)} %; ${slots(loadAwarePlan.plan)}.`
+  );
 }
 
 function bound(rate: number, verified: boolean): string {
@@ -183,14 +267,16 @@ export function sustainableMarkdown(r: SustainableResult): string {
       `topic and group, stable group, ${String(settings.timing.settleSeconds)} s settle, ` +
       `${String(settings.timing.windowSeconds)} s window. Bounded: the sum of the members' positive lag slopes ≤ ` +
       `${String(100 * rule.maxGrowthFraction)} % of the rate, and the final lag ≤ ${String(rule.maxFinalLagSeconds)} s of traffic.`,
+    '',
+    oracleText(model),
   ];
   for (const a of r.assigners) {
     lines.push(
       '',
       `### ${a.assigner}`,
       '',
-      '| # | rate (msg/s) | of nominal | growth (msg/s) | limit | total lag slope (msg/s) | final lag | consumed (msg/s) | verdict |',
-      '| -: | -: | -: | -: | -: | -: | -: | -: | --- |',
+      '| # | rate (msg/s) | of nominal | busiest member (share of the rate) | growth (msg/s) | limit | total lag slope (msg/s) | final lag | consumed (msg/s) | verdict |',
+      '| -: | -: | -: | --- | -: | -: | -: | -: | -: | --- |',
     );
     a.probes.forEach((p, i) => {
       const v = p.verdict;
@@ -198,6 +284,7 @@ export function sustainableMarkdown(r: SustainableResult): string {
         String(i + 1),
         String(p.rate),
         pct(p.rate, model),
+        busiestMember(p),
         v === undefined ? '-' : v.growth.toFixed(1),
         v === undefined ? '-' : v.growthLimit.toFixed(1),
         v === undefined ? '-' : v.totalSlope.toFixed(1),
@@ -222,6 +309,12 @@ export function sustainableMarkdown(r: SustainableResult): string {
     lines.push(
       '',
       `load-aware ÷ round-robin: ${r.ratio.point.toFixed(2)} (the brackets allow ${r.ratio.min.toFixed(2)}–${r.ratio.max.toFixed(2)}).`,
+    );
+  }
+  for (const o of r.ofOracle) {
+    lines.push(
+      '',
+      `${o.assigner} ÷ oracle: ${o.point.toFixed(2)} (the brackets allow ${o.min.toFixed(2)}–${o.max.toFixed(2)}).`,
     );
   }
   return lines.join('\n');

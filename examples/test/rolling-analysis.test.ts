@@ -250,15 +250,30 @@ describe('summarizeRolling', () => {
     expect(s.totals.peakLag).toBe(500);
   });
 
+  it('with the produced rates: the fewest moves as balanced as each new generation, per rebalance and per step', () => {
+    const s = summarizeRolling({ ...run(), rates: [100, 20, 100, 80] });
+    const step = s.steps[0]!;
+    // Leave: a's 0 and 1 must move (120 msg/s); b keeps 2 and 3 (b's 300 on 2 members meets 150).
+    // Join: the new generation has 100 per member everywhere; b's 300 must shed one 100 → 1 move.
+    expect(step.transitions.map((t) => t.weighted)).toEqual([
+      { necessary: 2, necessaryWeight: 120, movedWeight: 220, limit: 150, exact: true },
+      { necessary: 1, necessaryWeight: 100, movedWeight: 100, limit: 100, exact: true },
+    ]);
+    expect(step.weighted).toMatchObject({ necessary: 3, necessaryWeight: 220, movedWeight: 320 });
+    expect(stepTable(s, 4)).toContain('| 5 | 4 | 3 | 1.67 | 1.45 (320/220) |');
+    expect(s.totals).toMatchObject({ weightedNecessary: 3, stepsOverWeightedTarget: 1 });
+  });
+
   it('renders the step and totals tables', () => {
     const s = summarizeRolling(run());
     const table = stepTable(s, 4);
     expect(table.split('\n')).toHaveLength(4);
     expect(table).toContain(
-      '| 1 | a | 2 leave, 3 unreported, 4 join | a → b (restarted) | 5 | 4 | 4/0 (b), 0/4 (b) | 1 | 1.20 | 500 | 6.0 | 30 |',
+      '| 1 | a | 2 leave, 3 unreported, 4 join | a → b (restarted) | 5 | 4 | - | - | - | 4/0 (b), 0/4 (b) | 1 | 1.20 | 500 | 6.0 | 30 |',
     );
     const totals = totalsTable([s.totals]);
     expect(totals).toContain('| excess moves (moved − necessary) | 1 |');
+    expect(totals).toContain('| weighted necessary moves (as balanced as the assigner, by the produced rates) | - |');
     expect(totals).toContain('| load-aware assignments with defaulted weights (defaulted partitions) | 1 of 2 (4) |');
   });
 });

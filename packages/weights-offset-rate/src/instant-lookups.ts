@@ -56,18 +56,19 @@ export class InstantLookups {
 
   /**
    * Looks up the partitions not looked up within the cooldown and resolves once every lookup
-   * covering `partitions` settled, or `timeoutMs` after `startedAt` (the caller's clock reading
-   * when it was asked; default now), whichever is first. Never rejects. A lookup still running
-   * then keeps going; its rates serve the next call.
+   * covering `partitions` settled, or `timeoutMs − reserveMs` after `startedAt` (the caller's
+   * clock reading when it was asked; default now), whichever is first. `reserveMs` is what the
+   * caller still has to do once this resolves (building its answer), so the whole call keeps
+   * `timeoutMs`. Never rejects. A lookup still running then keeps going; its rates serve the next call.
    */
-  async weigh(partitions: ReadonlyArray<TopicPartition>, startedAt?: number): Promise<void> {
+  async weigh(partitions: ReadonlyArray<TopicPartition>, startedAt?: number, reserveMs = 0): Promise<void> {
     const { clock, timeoutMs, metrics } = this.deps;
     const since = startedAt ?? clock.now();
     const waits = new Set(this.begin(partitions));
     if (waits.size === 0) return;
     // What is left of the caller's budget. The reader's own deadline starts later (after the
     // metadata), so this one passes first and the answer never waits for a failed read's cleanup.
-    const remainingMs = Math.max(0, timeoutMs - (clock.now() - since));
+    const remainingMs = Math.max(0, timeoutMs - reserveMs - (clock.now() - since));
     try {
       await raceClock(clock, Promise.all(waits), remainingMs, () => new Error('instantTimeoutMs passed'));
     } catch {
@@ -84,6 +85,12 @@ export class InstantLookups {
   prefetch(partitions: ReadonlyArray<TopicPartition>): void {
     // Lookups never reject, and stop() waits for them.
     void Promise.all(this.begin(partitions));
+  }
+
+  /** Settles once every lookup in flight now has (lookups never reject); undefined when none is. */
+  inFlight(): Promise<void> | undefined {
+    if (this.pending.size === 0) return undefined;
+    return Promise.all(new Set(this.pending.values())).then(() => undefined);
   }
 
   /** Stops storing results and waits for the lookups in flight (bounded by the reader's timeouts). */

@@ -28,6 +28,8 @@ export interface SamplerDeps {
   readonly untrackAfterMs: number;
   /** Told about partitions whose first sampled weight replaced an instant one (the cross-check). */
   readonly onReplaced?: (replaced: ReadonlyArray<ReplacedInstant>) => void;
+  /** Settles once the time-index lookups in flight have; undefined when none is. A sample waits for it. */
+  readonly lookupsInFlight?: () => Promise<void> | undefined;
 }
 
 /**
@@ -53,6 +55,11 @@ export class Sampler {
     if (this.running) return;
     this.running = true;
     this.schedule(0);
+  }
+
+  /** A call, not the field: the checker would keep `running` narrowed across an await. */
+  private stopped(): boolean {
+    return !this.running;
   }
 
   /** Asks for a sample as soon as possible (new partitions are tracked and have no history). */
@@ -105,6 +112,15 @@ export class Sampler {
   private async sampleOnce(): Promise<void> {
     const { tracker, clock, logger, metrics } = this.deps;
     try {
+      // A lookup in flight is a first getWeights() waiting on the time index within its box:
+      // reading every tracked partition's end offset now (10,000 of them right after start)
+      // would encode and decode one more request of them all on the same event loop, inside
+      // that box, for offsets the lookup reads anyway. Lookups are time-boxed, so this wait is too.
+      const lookups = this.deps.lookupsInFlight?.();
+      if (lookups !== undefined) {
+        await lookups;
+        if (this.stopped()) return;
+      }
       this.untrackIdle();
       const partitions = tracker.tracked();
       if (partitions.length === 0) return;

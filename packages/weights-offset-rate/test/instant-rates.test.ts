@@ -265,6 +265,60 @@ describe('instant rates from the time index', () => {
     expect(cluster.requests).toHaveLength(requests);
   });
 
+  it('counts the time its answer takes inside instantTimeoutMs: the wait ends that much earlier', async () => {
+    // A clock on which every reading costs 1 ms: answering 200 partitions takes ~200 ms of it.
+    class CostlyClock extends FakeClock {
+      readings = 0;
+      override now(): number {
+        return super.now() + this.readings++;
+      }
+    }
+    const cluster = new FakeCluster();
+    cluster.addTopic(
+      'orders',
+      Array.from({ length: 200 }, () => 1),
+    );
+    cluster.hold = true;
+    const clock = new CostlyClock();
+    const source = createOffsetRateWeightSource({
+      kafka: fakeKafka(cluster),
+      clock,
+      logger: recordingLogger(),
+      registry: new Registry(),
+      instantTimeoutMs: 1000,
+    }).start();
+    sources.push(source);
+    const partitions = Array.from({ length: 200 }, (_, p) => tp('orders', p));
+    const calledAt = clock.now();
+    let answeredAt: number | undefined;
+    const pending = source.getWeights(partitions).then(() => (answeredAt = clock.now()));
+    for (let ms = 0; ms < 1000 && answeredAt === undefined; ms += 10) await clock.advance(10);
+    await pending;
+    expect(answeredAt! - calledAt).toBeLessThanOrEqual(1000 + 20);
+    cluster.hold = false;
+    cluster.release();
+  });
+
+  it("starts the sampler's first read of new partitions only once the lookups are answered", async () => {
+    const cluster = new FakeCluster();
+    cluster.addTopic('orders', [1, 1]);
+    cluster.produceSteadily('orders', 0, 200, EPOCH_MS - WINDOW_MS, EPOCH_MS);
+    cluster.hold = true;
+    const { clock, source } = setup(cluster, { instantTimeoutMs: 5000 });
+    const pending = source.getWeights([tp('orders', 0), tp('orders', 1)]);
+    await clock.advance(0);
+    // The lookup's three requests (window start, latest, future) and nothing else while it runs.
+    expect(cluster.requests).toHaveLength(3);
+    cluster.hold = false;
+    cluster.release();
+    expect(await pending).toEqual([
+      { topic: 'orders', partition: 0, weight: 200 },
+      { topic: 'orders', partition: 1, weight: 0 },
+    ]);
+    await clock.advance(0);
+    expect(cluster.requests).toHaveLength(4); // then the sampler's first read
+  });
+
   it('waits for a lookup in flight instead of starting another', async () => {
     const cluster = new FakeCluster();
     cluster.addTopic('orders', [1]);
