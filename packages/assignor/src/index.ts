@@ -8,6 +8,10 @@
  * unstable.
  */
 export { LoadAwareAssigner, ASSIGNER_NAME, type LoadAwarePartitionAssigner } from './assigner.js';
+// Types that appear in the assigner's own signatures, so callers can name what it returns.
+export type { PartitionProgress } from './group-progress.js';
+export type { TopicPartitionsReading, ListedTopic } from './topic-partitions.js';
+export type { ObservedMember } from './described-group.js';
 export type { LoadAwareAssignerOptions, CrossGroupOptions } from './options.js';
 export type { SiblingReading, SiblingStatus, CrossGroupSettings } from './sibling-groups.js';
 export { createUniformWeightSource, type WeightSource, type PartitionWeight } from './weight-source.js';
@@ -15,11 +19,12 @@ export { type Logger, type LogFn } from './logger.js';
 export { kafkaJsLogCreator } from './kafkajs-log.js';
 export { processInstanceId } from './instance-id.js';
 export { measureRebalancePauses, type PauseSink } from './pause-meter.js';
-export type { RebalanceCause } from './rebalance-cause.js';
+export { REBALANCE_CAUSES, type RebalanceCause } from './rebalance-cause.js';
 export {
   balance,
   explain,
   type AssignmentExplanation,
+  type UnevennessFactor,
   type BalanceInput,
   type BalanceOptions,
   type BalanceResult,

@@ -40,7 +40,14 @@ export {
   type PartitionWeight,
 } from './weight-source.js';
 export { processInstanceId, processToken } from './instance-id.js';
-export { encodeUserData, decodeUserData, USER_DATA_VERSION, type LoadAwareUserData } from './user-data.js';
+export {
+  encodeUserData,
+  decodeUserData,
+  USER_DATA_VERSION,
+  type LoadAwareUserData,
+  type DecodedUserData,
+  type RebalancePause,
+} from './user-data.js';
 export { samePartitions, type OwnedPartitions } from './owned-partitions.js';
 export { LoadAwareError, ConfigError, WeightsTimeoutError, WeightsFailedError, isLoadAwareError } from './errors.js';
 export { ERROR_CODES, type LoadAwareErrorCode } from './error-codes.js';

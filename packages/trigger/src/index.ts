@@ -30,6 +30,7 @@ export type {
   Observation,
   SiblingLoad,
   Evaluation,
+  FirePrice,
   CooldownGrowth,
   GroupShape,
   PeriodicDecision,

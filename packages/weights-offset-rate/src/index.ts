@@ -12,7 +12,8 @@
 export { createOffsetRateWeightSource, type OffsetRateWeightSource } from './offset-rate-weight-source.js';
 export type { OffsetRateWeightSourceOptions, OffsetRateClient } from './options.js';
 // The two seams the options accept: your own end-offset reader and a clock (tests, simulations).
-export type { EndOffsetsReader } from './end-offsets-reader.js';
+export type { EndOffsetsReader, EndOffsetResult } from './end-offsets-reader.js';
+export type { UnmeasuredWeight } from './weight-answer.js';
 export type { Clock } from './clock.js';
 export type { PlatformaticAdmin } from './platformatic-admin-reader.js';
 export {
