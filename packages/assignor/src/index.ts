@@ -1,9 +1,10 @@
 /**
  * @packageDocumentation
+ * @module @load-aware/assignor
  * A load-aware partition assigner for KafkaJS: partitions are placed by measured weight, first
  * across instances (processes/pods), then across the members inside each instance.
  *
- * The root exports only what users need (listed, with why, in the package README). The sibling
+ * The root exports only what users need (each documented in this API reference). The sibling
  * packages and the tests reach the internals through `@load-aware/assignor/internal`, which is
  * unstable.
  */

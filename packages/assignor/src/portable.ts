@@ -1,5 +1,6 @@
 /**
  * @packageDocumentation
+ * @module @load-aware/assignor/portable
  * The parts of `@load-aware/assignor` that load no client library (no KafkaJS): what an adapter
  * for another Kafka client reuses so that it places, encodes, validates, logs and counts exactly
  * like the KafkaJS adapter (`@load-aware/platformatic` does). **Unstable**, like `./internal`:

@@ -1,9 +1,9 @@
 // The reference pages are checked against the code, so a new option, metric or error code cannot
 // ship undocumented, and no fact gets a second home that could drift from the first:
-// - every key of every zod options schema of every package has exactly one row per schema in
+// - every key of every zod options schema of every package has exactly one entry per schema in
 //   its package's section of docs/configuration.md;
 // - every metric name registered anywhere, and every error code of the catalogue, has exactly one
-//   row in docs/observability.md and no row anywhere else;
+//   entry (a table row or a list item) in docs/observability.md and none anywhere else;
 // - every flag of the CLI's usage text appears in docs/cli.md.
 // The names come from the sources (the TypeScript AST of the schemas, the string literals metrics
 // are registered under) and from the catalogue itself, never from a list kept here.
@@ -67,10 +67,10 @@ function section(text: string, heading: string): string[] {
   return lines.slice(start + 1, end < 0 ? undefined : end);
 }
 
-/** The first cell of each table row that starts with a code span: `a.b` → `a.b`. */
+/** The code span that opens each reference entry: a table row's first cell or a list item. */
 function rowKeys(lines: ReadonlyArray<string>): string[] {
   return lines.flatMap((l) => {
-    const match = /^\| `([^`]+)`/.exec(l);
+    const match = /^(?:\| |- )`([^`]+)`/.exec(l);
     return match === null ? [] : [match[1]!];
   });
 }

@@ -6,7 +6,7 @@
  * once from the brokers' time index (offsets by timestamp), so a fresh process's first
  * assignment is already balanced by load.
  *
- * The root exports what users need (listed in the package README); tests reach the internals
+ * The root exports what users need (each documented in this API reference); tests reach the internals
  * through the unstable `@load-aware/weights-offset-rate/internal`.
  */
 export { createOffsetRateWeightSource, type OffsetRateWeightSource } from './offset-rate-weight-source.js';
