@@ -4,6 +4,8 @@
 //   its package's section of docs/configuration.md;
 // - every metric name registered anywhere, and every error code of the catalogue, has exactly one
 //   entry (a table row or a list item) in docs/observability.md and none anywhere else;
+// - every log message a package passes to its logger appears in docs/observability.md (its fixed
+//   start: the text before the first value, colon, semicolon or parenthesis);
 // - every flag of the CLI's usage text appears in docs/cli.md.
 // The names come from the sources (the TypeScript AST of the schemas, the string literals metrics
 // are registered under) and from the catalogue itself, never from a list kept here.
@@ -56,6 +58,36 @@ function schemaKeySets(file: string): string[][] {
   };
   visit(source);
   return sets;
+}
+
+/** The fixed start of every message given to `logger.debug/info/warn/error(fields, message)`. */
+function logMessageKeys(file: string): string[] {
+  const source = ts.createSourceFile(file, read(file), ts.ScriptTarget.Latest, true);
+  const keys: string[] = [];
+  const visit = (node: ts.Node): void => {
+    if (
+      ts.isCallExpression(node) &&
+      ts.isPropertyAccessExpression(node.expression) &&
+      ['debug', 'info', 'warn', 'error'].includes(node.expression.name.text)
+    ) {
+      let message = node.arguments[1];
+      // Messages with other members' ids go through escapeLogText(...): read its argument.
+      while (message !== undefined && ts.isCallExpression(message)) message = message.arguments[0];
+      let head: string | undefined;
+      if (message !== undefined && (ts.isStringLiteral(message) || ts.isNoSubstitutionTemplateLiteral(message))) {
+        head = message.text;
+      } else if (message !== undefined && ts.isTemplateExpression(message)) {
+        head = message.head.text;
+      }
+      const key = head?.split(/[:;(]/)[0]?.trim();
+      // Shorter starts ("instance ") say nothing on their own; the message around them is checked
+      // by reading the page.
+      if (key !== undefined && key.length >= 8) keys.push(key);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return keys;
 }
 
 /** The lines of `## heading` up to the next `## `. */
@@ -130,6 +162,19 @@ describe('docs/observability.md', () => {
   it.each(metricNames)('documents the metric %s in exactly one row, on this page only', (metric) => {
     expect(count(rows, metric)).toBe(1);
     expect(elsewhere.filter((r) => r.k === metric)).toEqual([]);
+  });
+
+  const logKeys = [
+    ...new Set(PACKAGES.flatMap((name) => sourceFiles(path.join('packages', name, 'src'))).flatMap(logMessageKeys)),
+  ].sort();
+  const prose = read(reference).replace(/\s+/g, ' ');
+
+  it('finds the log messages it checks', () => {
+    expect(logKeys).toContain('load-aware assignment');
+  });
+
+  it.each(logKeys)('documents the log message "%s"', (key) => {
+    expect(prose).toContain(key);
   });
 
   it.each(errorCodes)('documents the error code %s in exactly one row, on this page only', (code) => {
