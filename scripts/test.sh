@@ -63,6 +63,7 @@ step "install dependencies" pnpm install --frozen-lockfile || { echo "0 passed, 
 step "build (tsc -b)" pnpm exec tsc -b || { echo "0 passed, 1 failed"; exit 1; }
 step "lint (eslint)" pnpm exec eslint . || true
 step "format (prettier --check)" pnpm exec prettier --check . || true
+step "API reference (typedoc, warnings are errors)" pnpm run --silent docs || true
 
 # Node lines: the machine's node (20+), plus Node 24 under CI or FULL_MATRIX.
 node_bins=("$(dirname "$(command -v node)")")

@@ -22,8 +22,11 @@ export interface RememberedAssignment {
  * of the process shares.
  */
 export interface AssignmentMemory {
+  /** The last assignment remembered for the group, if any. */
   recall(groupId: string): RememberedAssignment | undefined;
+  /** Remembers the group's new assignment, replacing the previous one. */
   remember(groupId: string, assignment: RememberedAssignment): void;
+  /** Drops what is remembered for the group (its assignment could not be trusted). */
   forget(groupId: string): void;
 }
 

@@ -66,9 +66,7 @@ export const ERROR_CODES = {
   },
 } as const;
 
-type Catalogue = typeof ERROR_CODES;
-
 /** Every code any load-aware package produces: the type of `LoadAwareError.code`. */
 export type LoadAwareErrorCode = {
-  [P in keyof Catalogue]: Catalogue[P][keyof Catalogue[P]];
-}[keyof Catalogue];
+  [P in keyof typeof ERROR_CODES]: (typeof ERROR_CODES)[P][keyof (typeof ERROR_CODES)[P]];
+}[keyof typeof ERROR_CODES];

@@ -1,13 +1,18 @@
 /**
  * @packageDocumentation
+ * @module @load-aware/assignor
  * A load-aware partition assigner for KafkaJS: partitions are placed by measured weight, first
  * across instances (processes/pods), then across the members inside each instance.
  *
- * The root exports only what users need (listed, with why, in the package README). The sibling
+ * The root exports only what users need (each documented in this API reference). The sibling
  * packages and the tests reach the internals through `@load-aware/assignor/internal`, which is
  * unstable.
  */
 export { LoadAwareAssigner, ASSIGNER_NAME, type LoadAwarePartitionAssigner } from './assigner.js';
+// Types that appear in the assigner's own signatures, so callers can name what it returns.
+export type { PartitionProgress } from './group-progress.js';
+export type { TopicPartitionsReading, ListedTopic } from './topic-partitions.js';
+export type { ObservedMember } from './described-group.js';
 export type { LoadAwareAssignerOptions, CrossGroupOptions } from './options.js';
 export type { SiblingReading, SiblingStatus, CrossGroupSettings } from './sibling-groups.js';
 export { createUniformWeightSource, type WeightSource, type PartitionWeight } from './weight-source.js';
@@ -15,11 +20,12 @@ export { type Logger, type LogFn } from './logger.js';
 export { kafkaJsLogCreator } from './kafkajs-log.js';
 export { processInstanceId } from './instance-id.js';
 export { measureRebalancePauses, type PauseSink } from './pause-meter.js';
-export type { RebalanceCause } from './rebalance-cause.js';
+export { REBALANCE_CAUSES, type RebalanceCause } from './rebalance-cause.js';
 export {
   balance,
   explain,
   type AssignmentExplanation,
+  type UnevennessFactor,
   type BalanceInput,
   type BalanceOptions,
   type BalanceResult,

@@ -3,7 +3,7 @@
  * Internals of `@load-aware/assignor`, shared with the sibling load-aware packages and the tests:
  * option resolution, the metric and timeout helpers, the userData codec, the reference
  * algorithms. **Unstable**: anything here may change in any release, without notice. Users import
- * from the package root, whose names are listed in the package README.
+ * from the package root, whose names are listed in the API reference.
  */
 export * from './index.js';
 export { resolveOptions, isRegistry, type ResolvedLoadAwareAssignerOptions } from './options.js';

@@ -25,7 +25,7 @@ export const DEFAULT_MAX_STALE_MS = 120_000;
 export const DEFAULT_TURN_MS = 60_000;
 
 /**
- * The option schema of {@link LoadAwareAssigner}, before the cross-field checks. Exported (through
+ * The option schema of `LoadAwareAssigner`, before the cross-field checks. Exported (through
  * `./portable`) so that adapters for other clients derive theirs from it (`omit`, `extend`) and
  * validate the shared keys with the very same rules and messages.
  */

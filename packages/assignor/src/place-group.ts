@@ -34,7 +34,12 @@ export interface PlacementContext {
   /** The last assignment this process computed per group: owners for members that report none. */
   readonly memory: AssignmentMemory;
   /** The leader consumer's own membership: the generation this assignment is computed for. */
-  readonly own?: { generation(): number | undefined } | undefined;
+  readonly own?:
+    | {
+        /** The generation of the leader's latest JoinGroup answer, undefined before the first. */
+        generation(): number | undefined;
+      }
+    | undefined;
 }
 
 /** What {@link placeMembers} placed and how. */

@@ -1,5 +1,6 @@
 /**
  * @packageDocumentation
+ * @module @load-aware/assignor/portable
  * The parts of `@load-aware/assignor` that load no client library (no KafkaJS): what an adapter
  * for another Kafka client reuses so that it places, encodes, validates, logs and counts exactly
  * like the KafkaJS adapter (`@load-aware/platformatic` does). **Unstable**, like `./internal`:
@@ -40,7 +41,14 @@ export {
   type PartitionWeight,
 } from './weight-source.js';
 export { processInstanceId, processToken } from './instance-id.js';
-export { encodeUserData, decodeUserData, USER_DATA_VERSION, type LoadAwareUserData } from './user-data.js';
+export {
+  encodeUserData,
+  decodeUserData,
+  USER_DATA_VERSION,
+  type LoadAwareUserData,
+  type DecodedUserData,
+  type RebalancePause,
+} from './user-data.js';
 export { samePartitions, type OwnedPartitions } from './owned-partitions.js';
 export type { ObservedGroup, ObservedMember } from './observed-group.js';
 export { LoadAwareError, ConfigError, WeightsTimeoutError, WeightsFailedError, isLoadAwareError } from './errors.js';

@@ -19,7 +19,10 @@ export interface CrossGroupSettings {
   readonly groups: ReadonlyArray<string>;
   /** How long a Stable reading of a group stands in for it while it rebalances or cannot be read. */
   readonly maxStaleMs: number;
-  /** Length of each group's turn for proactive rebalances (see {@link turnOf}). */
+  /**
+   * Length of each group's turn for proactive rebalances: the wall clock is cut into turns handed to
+   * the groups in sorted order, so two groups of the set never fire together.
+   */
   readonly turnMs: number;
 }
 

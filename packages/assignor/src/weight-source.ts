@@ -13,6 +13,11 @@ export interface PartitionWeight extends TopicPartition {
  * assignor gives the rest the default weight and counts them as defaulted.
  */
 export interface WeightSource {
+  /**
+   * Resolves to the weights of the partitions asked for, in any order; partitions it does not
+   * know may be left out. Called by the group leader at every assignment, inside
+   * `weightsTimeoutMs`.
+   */
   getWeights(partitions: ReadonlyArray<TopicPartition>): Promise<ReadonlyArray<PartitionWeight>>;
 }
 

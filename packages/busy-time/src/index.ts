@@ -5,7 +5,7 @@
  * registry, and a blend source that weighs partitions no handler has measured yet by their
  * traffic, in the same units.
  *
- * The root exports what users need (listed in the package README); tests reach the internals
+ * The root exports what users need (each documented in this API reference); tests reach the internals
  * through the unstable `@load-aware/busy-time/internal`.
  */
 export { createBusyTimeRecorder, type BusyTimeRecorder, type PartitionShare } from './busy-time-recorder.js';

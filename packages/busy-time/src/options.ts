@@ -13,7 +13,7 @@ import { z } from 'zod';
 /**
  * What a handler's time is measured with. `wall`: elapsed time between the handler's start and
  * the settling of its promise, awaited I/O included. `cpu`: the process's user + system CPU time
- * over the same span (see the package README for why this over-counts with concurrent partitions).
+ * over the same span (docs/weight-sources.md says why this over-counts with concurrent partitions).
  */
 export type BusyClock = 'wall' | 'cpu';
 

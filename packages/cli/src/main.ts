@@ -14,8 +14,21 @@ export const EXIT = { ok: 0, error: 1, aboveThreshold: 2 } as const;
 
 /** Where a run writes, and what it knows about its terminal. */
 export interface CliIo {
-  readonly stdout: { write(text: string): unknown; readonly isTTY?: boolean | undefined };
-  readonly stderr: { write(text: string): unknown; readonly isTTY?: boolean | undefined };
+  /** Where reports go; `isTTY` turns on colour. */
+  readonly stdout: {
+    /** Writes one chunk of output. */
+    write(text: string): unknown;
+    /** True when the stream is a terminal. */
+    readonly isTTY?: boolean | undefined;
+  };
+  /** Where errors and progress go; progress only when `isTTY`. */
+  readonly stderr: {
+    /** Writes one chunk of output. */
+    write(text: string): unknown;
+    /** True when the stream is a terminal. */
+    readonly isTTY?: boolean | undefined;
+  };
+  /** The environment, read for the SASL password (`LOAD_AWARE_SASL_PASSWORD`). */
   readonly env: Readonly<Record<string, string | undefined>>;
 }
 

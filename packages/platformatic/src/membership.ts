@@ -11,10 +11,15 @@ import { samePartitions, type OwnedPartitions, type TopicPartition } from '@load
 
 /** The parts of a platformatic `Consumer` this package uses (a real one fits as it is). */
 export interface AttachableConsumer {
+  /** The consumer's group. */
   readonly groupId: string;
+  /** The member id the coordinator gave it; null before the first join. */
   readonly memberId: string | null;
+  /** The generation of its latest join. */
   readonly generationId: number;
+  /** The partitions it holds, per topic; null before the first assignment. */
   readonly assignments: ReadonlyArray<{ readonly topic: string; readonly partitions: ReadonlyArray<number> }> | null;
+  /** Called after each join with the generation and the partitions it was given. */
   on(
     event: 'consumer:group:join',
     listener: (payload: {
@@ -22,9 +27,11 @@ export interface AttachableConsumer {
       assignments?: ReadonlyArray<{ topic: string; partitions: number[] }> | undefined;
     }) => void,
   ): unknown;
+  /** Called when the consumer leaves its group. */
   on(event: 'consumer:group:leave', listener: () => void): unknown;
   /** Platformatic's own (re)join path: sends JoinGroup with the consumer's group options. */
   joinGroup(): Promise<unknown>;
+  /** False once the consumer is closed. */
   isActive(): boolean;
 }
 

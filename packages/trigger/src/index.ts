@@ -6,7 +6,7 @@
  * group rebalance. The decision is pluggable: periodic and ALL/ANY composite triggers ship too,
  * and any object with `evaluate(observation)` can decide instead.
  *
- * The root exports what users need (listed in the package README); tests reach the internals
+ * The root exports what users need (each documented in this API reference); tests reach the internals
  * through the unstable `@load-aware/trigger/internal`.
  */
 export { createTriggerController, type TriggerController, type CheckResult } from './controller.js';
@@ -33,6 +33,7 @@ export type {
   Observation,
   SiblingLoad,
   Evaluation,
+  FirePrice,
   CooldownGrowth,
   GroupShape,
   PeriodicDecision,

@@ -14,6 +14,7 @@ export type EndOffsetResult =
  * "nothing could be read" and fails every partition of the sample.
  */
 export interface EndOffsetsReader {
+  /** Reads the end offsets of `partitions`, one result per partition, within `timeoutMs`. */
   read(partitions: ReadonlyArray<TopicPartition>, timeoutMs: number): Promise<ReadonlyArray<EndOffsetResult>>;
 }
 

@@ -6,13 +6,14 @@
  * once from the brokers' time index (offsets by timestamp), so a fresh process's first
  * assignment is already balanced by load.
  *
- * The root exports what users need (listed in the package README); tests reach the internals
+ * The root exports what users need (each documented in this API reference); tests reach the internals
  * through the unstable `@load-aware/weights-offset-rate/internal`.
  */
 export { createOffsetRateWeightSource, type OffsetRateWeightSource } from './offset-rate-weight-source.js';
 export type { OffsetRateWeightSourceOptions, OffsetRateClient } from './options.js';
 // The two seams the options accept: your own end-offset reader and a clock (tests, simulations).
-export type { EndOffsetsReader } from './end-offsets-reader.js';
+export type { EndOffsetsReader, EndOffsetResult } from './end-offsets-reader.js';
+export type { UnmeasuredWeight } from './weight-answer.js';
 export type { Clock } from './clock.js';
 export type { PlatformaticAdmin } from './platformatic-admin-reader.js';
 export {

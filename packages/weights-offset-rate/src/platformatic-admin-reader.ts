@@ -10,12 +10,15 @@ import type { TimeIndexAnswer, TimeIndexReader, TimeIndexTargets } from './time-
  * here rather than imported, so this package's types do not need platformatic installed.
  */
 export interface PlatformaticAdmin {
+  /** ListOffsets for the given partitions and target timestamps (-1n: the end offset). */
   listOffsets(options: {
     topics: Array<{ name: string; partitions: Array<{ partitionIndex: number; timestamp: bigint }> }>;
   }): Promise<
     Array<{ name: string; partitions: Array<{ partitionIndex: number; offset: bigint; timestamp: bigint }> }>
   >;
+  /** The names of the cluster's topics. */
   listTopics(): Promise<string[]>;
+  /** Closes the admin's connections. */
   close(): Promise<void>;
 }
 

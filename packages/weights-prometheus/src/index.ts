@@ -3,7 +3,7 @@
  * Partition weights from Prometheus or VictoriaMetrics for the load-aware KafkaJS assigner: one
  * PromQL instant query per assignment, over the HTTP API, with an optional short-lived cache.
  *
- * The root exports what users need (listed in the package README); tests reach the internals
+ * The root exports what users need (each documented in this API reference); tests reach the internals
  * through the unstable `@load-aware/weights-prometheus/internal`.
  */
 export { createPrometheusWeightSource } from './prometheus-weight-source.js';
