@@ -14,6 +14,8 @@ export type {
   GroupDescriber,
   TriggerConsumer,
   TargetMembershipEvent,
+  GroupJoinPayload,
+  HeartbeatPayload,
 } from './trigger-target.js';
 export { GroupNotDescribedError } from './errors.js';
 export { ConfigError, isLoadAwareError, type WeightSource, type PartitionWeight } from '@load-aware/assignor/portable';

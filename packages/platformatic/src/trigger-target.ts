@@ -19,27 +19,36 @@ import { userDataOf } from './subscriptions.js';
 
 /** What the target reads of the group: a platformatic `Admin` fits as it is. */
 export interface GroupDescriber {
+  /** Describes the named groups, as platformatic's `Admin.describeGroups` does. */
   describeGroups(options: { groups: string[] }): Promise<Map<string, Group>>;
 }
 
 /** The parts of a platformatic `Consumer` the target follows (a real one fits as it is). */
 export interface TriggerConsumer {
   readonly groupId: string;
+  /** The consumer joined the group: its member id, and whether it leads. */
   on(event: 'consumer:group:join', listener: (payload: GroupJoinPayload) => void): unknown;
+  /** A heartbeat ended: the member id the consumer holds now. */
   on(event: 'consumer:heartbeat:end', listener: (payload: HeartbeatPayload) => void): unknown;
+  /** The consumer left the group or closed. */
   on(event: 'consumer:group:leave' | 'client:close', listener: () => void): unknown;
+  /** Stops following joins. */
   removeListener(event: 'consumer:group:join', listener: (payload: GroupJoinPayload) => void): unknown;
+  /** Stops following heartbeats. */
   removeListener(event: 'consumer:heartbeat:end', listener: (payload: HeartbeatPayload) => void): unknown;
+  /** Stops following leaves and closes. */
   removeListener(event: 'consumer:group:leave' | 'client:close', listener: () => void): unknown;
 }
 
-interface GroupJoinPayload {
+/** What platformatic's `consumer:group:join` event carries that the target reads. */
+export interface GroupJoinPayload {
   readonly groupId: string;
   readonly memberId: string;
   readonly isLeader?: boolean | undefined;
 }
 
-interface HeartbeatPayload {
+/** What platformatic's `consumer:heartbeat:end` event carries that the target reads. */
+export interface HeartbeatPayload {
   readonly groupId: string;
   readonly memberId: string | null;
 }
@@ -67,7 +76,9 @@ export interface PlatformaticTriggerTarget {
     /** Absent on purpose: static members' progress is not read, so fires are not held for them. */
     readonly staticMembership: false;
   };
+  /** Reads the group through the `Admin`, its members decoded as the leader decodes them. */
   describeGroup(): Promise<ObservedGroup>;
+  /** Follows the consumer's membership; the returned function stops following. */
   onMembership(listener: (event: TargetMembershipEvent) => void): () => void;
 }
 
