@@ -48,45 +48,66 @@ export function buildRackModel(model: BalanceModel, input: BalanceInput): RackMo
     return rack === undefined ? -1 : rackIndex.get(rack)!;
   });
 
-  // Duplicated partitions in the input: the union of their racks, so input order cannot matter.
-  const racksByPartition = new Map<string, Map<number, Set<string>>>();
+  const width = racks.length;
+  // Each partition's racks as a bit mask over the members' racks; duplicated partitions in the
+  // input get the union, so input order cannot matter. Bits beyond 30 racks would not fit: past
+  // that many member racks, the racks from the 31st on are treated as holding no replica.
+  const maskOf = new Int32Array(model.partitionCount);
+  const listed = new Uint8Array(model.partitionCount);
+  const bits = Math.min(width, 30);
   for (const p of input.partitions) {
+    const given: unknown = p.racks;
     // Plain-JavaScript callers may pass anything here: only an array of strings counts.
-    const listed: unknown = p.racks;
-    if (!Array.isArray(listed) || listed.length === 0) continue;
-    let byNumber = racksByPartition.get(p.topic);
-    if (byNumber === undefined) racksByPartition.set(p.topic, (byNumber = new Map<number, Set<string>>()));
-    let set = byNumber.get(p.partition);
-    if (set === undefined) byNumber.set(p.partition, (set = new Set()));
-    for (const r of listed as unknown[]) if (typeof r === 'string') set.add(r);
+    if (!Array.isArray(given) || given.length === 0) continue;
+    const index = modelIndex(model, p.topic, p.partition);
+    if (index < 0) continue;
+    let mask = 0;
+    for (const r of given as unknown[]) {
+      const at = typeof r === 'string' ? rackIndex.get(r) : undefined;
+      if (at !== undefined && at < bits) mask |= 1 << at;
+    }
+    listed[index] = 1;
+    maskOf[index] = maskOf[index]! | mask;
   }
 
-  const width = racks.length;
-  const setIds = new Map<string, number>();
+  const full = bits === 31 ? -1 : (1 << bits) - 1;
+  const setIds = new Map<number, number>();
   const localRows: number[] = [];
   const setOf = new Int32Array(model.partitionCount).fill(-1);
   let active = false;
   for (let p = 0; p < model.partitionCount; p++) {
-    const held = racksByPartition.get(model.topics[model.topicOf[p]!]!)?.get(model.partitionOf[p]!);
-    if (held === undefined || held.size === 0) continue;
-    let mask = '';
-    let count = 0;
-    for (let r = 0; r < width; r++) {
-      const has = held.has(racks[r]!);
-      mask += has ? '1' : '0';
-      if (has) count++;
-    }
+    if (listed[p] === 0) continue;
+    const mask = maskOf[p]!;
     let id = setIds.get(mask);
     if (id === undefined) {
       if (setIds.size >= MAX_RACK_SETS) continue;
       id = setIds.size;
       setIds.set(mask, id);
-      for (let r = 0; r < width; r++) localRows.push(mask[r] === '1' ? 1 : 0);
+      for (let r = 0; r < width; r++) localRows.push(r < bits && mask & (1 << r) ? 1 : 0);
     }
     setOf[p] = id;
-    if (count > 0 && count < width) active = true;
+    if (mask !== 0 && (mask !== full || bits < width)) active = true;
   }
   return { racks, instanceRack, setOf, local: Uint8Array.from(localRows), setCount: setIds.size, active };
+}
+
+/**
+ * The model index of `topic`/`partition`, or -1 when the model has no such placeable partition:
+ * a binary search among the topic's partitions, which the model keeps in partition order.
+ */
+function modelIndex(model: BalanceModel, topic: string, partition: number): number {
+  const t = model.topicIndex.get(topic);
+  if (t === undefined || model.subscribersOf[t] === undefined) return -1;
+  let lo = model.topicStart[t]!;
+  let hi = model.topicStart[t + 1]!;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (model.partitionOf[model.canonical[mid]!]! < partition) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo < model.topicStart[t + 1]! && model.partitionOf[model.canonical[lo]!] === partition)
+    return model.canonical[lo]!;
+  return -1;
 }
 
 /** True when partition `p` on instance `i` is fetched from another rack. */
