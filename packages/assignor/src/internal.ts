@@ -34,7 +34,7 @@ export { escapeLogText, findUnsafeLogChar } from './log-text.js';
 export { isWeightSource, fetchWeights } from './weight-source.js';
 export { mergeWeights } from './merge-weights.js';
 export { partitionRacks, type ReplicaRackMode } from './partition-racks.js';
-export { brokerRacksOf } from './broker-racks.js';
+export { brokerRacksOf, replicaRacksThrough } from './broker-racks.js';
 export { listPartitions } from './partition-catalog.js';
 export {
   encodeUserData,
