@@ -161,6 +161,7 @@ describe('load-aware CLI against a real broker', () => {
       'connect: N ms',
       'describe group: N ms',
       'list partitions: N ms',
+      'read replica racks: N ms',
       'read offsets: N ms',
       'weigh partitions: N ms',
     ]);

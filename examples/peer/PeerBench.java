@@ -16,6 +16,8 @@ import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.Subscription;
 import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
 import org.apache.kafka.clients.consumer.StickyAssignor;
 import org.apache.kafka.clients.consumer.internals.AbstractStickyAssignor;
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -27,7 +29,9 @@ import org.apache.kafka.common.TopicPartition;
 public final class PeerBench {
   private record Step(String kind, Map<String, List<String>> members) {}
 
-  private record Case(String id, int repeats, int warmups, Map<String, Integer> topics, List<Step> steps) {}
+  /** Racks as in Kafka's assignor tests: one broker per rack; 0 racks means none. */
+  private record Case(
+      String id, int repeats, int warmups, Map<String, Integer> topics, List<Step> steps, int racks, int rf) {}
 
   public static void main(String[] args) throws IOException {
     for (Case c : read(args[0])) {
@@ -65,21 +69,25 @@ public final class PeerBench {
         for (Map.Entry<String, List<String>> m : step.members().entrySet()) {
           List<TopicPartition> owned = previous.getOrDefault(m.getKey(), List.of());
           ByteBuffer data = userData.get(m.getKey());
+          Optional<String> rack = c.racks() == 0 ? Optional.empty() : Optional.of(rackOf(m.getKey(), c.racks()));
           subscriptions.put(
               m.getKey(),
-              new Subscription(m.getValue(), data == null ? null : data.duplicate(), owned, generation, Optional.empty()));
+              new Subscription(m.getValue(), data == null ? null : data.duplicate(), owned, generation, rack));
         }
         AbstractStickyAssignor assignor = factory.create();
         long started = System.nanoTime();
-        result = assignor.assign(c.topics(), subscriptions);
+        result = c.racks() == 0
+            ? assignor.assign(c.topics(), subscriptions)
+            : assignor.assignPartitions(partitionInfos(c), subscriptions);
         nanos[r] = System.nanoTime() - started;
       }
       if (report) {
         Arrays.sort(nanos);
         double medianMs = nanos[nanos.length / 2] / 1e6;
         System.out.printf(
-            "result\t%s\t%s\t%d\t%s\t%.3f\t%d\t%d\t%d%n",
-            c.id(), name, s, step.kind(), medianMs, moved(previous, result), max(result), min(result));
+            "result\t%s\t%s\t%d\t%s\t%.3f\t%d\t%d\t%d\t%s%n",
+            c.id(), name, s, step.kind(), medianMs, moved(previous, result), max(result), min(result),
+            c.racks() == 0 ? "-" : String.valueOf(mismatches(c, result)));
       }
       previous = result;
       generation++;
@@ -97,6 +105,44 @@ public final class PeerBench {
     member.onAssignment(
         new Assignment(owned), new ConsumerGroupMetadata("peer-bench", generation - 1, memberId, Optional.empty()));
     return member.subscriptionUserData(new HashSet<>(topics));
+  }
+
+  /** Member m<n> sits in rack n % racks (a, b, c, ...). */
+  private static String rackOf(String memberId, int racks) {
+    return String.valueOf((char) ('a' + Integer.parseInt(memberId.substring(1)) % racks));
+  }
+
+  /** Kafka's test layout: partition p of the k-th topic on brokers (p + j + first) % racks, j below rf. */
+  private static Map<String, List<PartitionInfo>> partitionInfos(Case c) {
+    List<Node> nodes = new ArrayList<>();
+    for (int i = 0; i < c.racks(); i++) nodes.add(new Node(i, "", i, String.valueOf((char) ('a' + i))));
+    Map<String, List<PartitionInfo>> out = new LinkedHashMap<>();
+    int first = 0;
+    for (Map.Entry<String, Integer> t : c.topics().entrySet()) {
+      List<PartitionInfo> infos = new ArrayList<>();
+      for (int p = 0; p < t.getValue(); p++) {
+        Node[] replicas = new Node[c.rf()];
+        for (int j = 0; j < c.rf(); j++) replicas[j] = nodes.get((p + j + first) % nodes.size());
+        infos.add(new PartitionInfo(t.getKey(), p, replicas[0], replicas, replicas));
+      }
+      out.put(t.getKey(), infos);
+      first += t.getValue();
+    }
+    return out;
+  }
+
+  /** Partitions on a member whose rack holds none of their replicas. */
+  private static int mismatches(Case c, Map<String, List<TopicPartition>> assignment) {
+    Map<String, List<PartitionInfo>> infos = partitionInfos(c);
+    int mismatched = 0;
+    for (Map.Entry<String, List<TopicPartition>> e : assignment.entrySet()) {
+      String rack = rackOf(e.getKey(), c.racks());
+      for (TopicPartition tp : e.getValue()) {
+        PartitionInfo info = infos.get(tp.topic()).get(tp.partition());
+        if (Arrays.stream(info.replicas()).noneMatch(n -> rack.equals(n.rack()))) mismatched++;
+      }
+    }
+    return mismatched;
   }
 
   /** Partitions whose owner changed although that owner is still in the group. */
@@ -121,7 +167,10 @@ public final class PeerBench {
     return a.values().stream().mapToInt(List::size).min().orElse(0);
   }
 
-  /** The scenario file: "case id repeats warmups", "topic name count", "step kind", "member id t1,t2", "end". */
+  /**
+   * The scenario file: "case id repeats warmups", optionally "racks count replicationFactor",
+   * "topic name count", "step kind", "member id t1,t2", "end".
+   */
   private static List<Case> read(String path) throws IOException {
     List<Case> cases = new ArrayList<>();
     try (BufferedReader in = new BufferedReader(new FileReader(path))) {
@@ -130,6 +179,8 @@ public final class PeerBench {
       int warmups = 0;
       Map<String, Integer> topics = null;
       List<Step> steps = null;
+      int racks = 0;
+      int rf = 0;
       Map<String, List<String>> members = null;
       for (String line; (line = in.readLine()) != null; ) {
         String[] f = line.split(" ");
@@ -140,6 +191,12 @@ public final class PeerBench {
             warmups = Integer.parseInt(f[3]);
             topics = new LinkedHashMap<>();
             steps = new ArrayList<>();
+            racks = 0;
+            rf = 0;
+          }
+          case "racks" -> {
+            racks = Integer.parseInt(f[1]);
+            rf = Integer.parseInt(f[2]);
           }
           case "topic" -> topics.put(f[1], Integer.parseInt(f[2]));
           case "step" -> {
@@ -147,7 +204,7 @@ public final class PeerBench {
             steps.add(new Step(f[1], members));
           }
           case "member" -> members.put(f[1], List.of(f[2].split(",")));
-          case "end" -> cases.add(new Case(id, repeats, warmups, topics, steps));
+          case "end" -> cases.add(new Case(id, repeats, warmups, topics, steps, racks, rf));
           default -> throw new IOException("Unexpected line: " + line);
         }
       }

@@ -1,5 +1,5 @@
 import { balance, type TopicPartition, type WeightedPartition } from '@load-aware/assignor';
-import type { PeerCase } from './peer-cases.js';
+import { rackLayout, type PeerCase } from './peer-cases.js';
 
 /** What one assignor did on one step. */
 export interface StepResult {
@@ -12,6 +12,25 @@ export interface StepResult {
   /** Largest and smallest partition count of a member. */
   readonly maxCount: number;
   readonly minCount: number;
+  /** Partitions on a member whose rack holds none of their replicas; undefined for cases without racks. */
+  readonly rackMismatches?: number | undefined;
+}
+
+/** Partitions placed on a member whose rack holds none of their replicas (Kafka's count). */
+export function rackMismatches(
+  c: PeerCase,
+  assignments: ReadonlyMap<string, ReadonlyArray<TopicPartition>>,
+): number | undefined {
+  if (c.racks === undefined) return undefined;
+  const layout = rackLayout(c);
+  let mismatched = 0;
+  for (const [member, partitions] of assignments) {
+    const rack = layout.memberRack(member);
+    for (const p of partitions) {
+      if (!(layout.partitionRacks.get(`${p.topic}:${String(p.partition)}`) ?? []).includes(rack)) mismatched++;
+    }
+  }
+  return mismatched;
 }
 
 /** Partitions whose owner changed although that owner is still in the group. */
@@ -39,8 +58,15 @@ export function movedCount(
  */
 export function runBalanceSide(c: PeerCase): StepResult[] {
   const partitions: WeightedPartition[] = [];
-  for (const [topic, count] of c.topics)
-    for (let p = 0; p < count; p++) partitions.push({ topic, partition: p, weight: 1 });
+  const layout = c.racks === undefined ? undefined : rackLayout(c);
+  for (const [topic, count] of c.topics) {
+    for (let p = 0; p < count; p++) {
+      const racks = layout?.partitionRacks.get(`${topic}:${String(p)}`);
+      partitions.push(
+        racks === undefined ? { topic, partition: p, weight: 1 } : { topic, partition: p, weight: 1, racks },
+      );
+    }
+  }
   const sequence = (report: boolean): StepResult[] => {
     const results: StepResult[] = [];
     let previous = new Map<string, ReadonlyArray<TopicPartition>>();
@@ -49,6 +75,7 @@ export function runBalanceSide(c: PeerCase): StepResult[] {
         memberId,
         instanceId: memberId,
         topics: [...topics],
+        ...(layout === undefined ? {} : { rack: layout.memberRack(memberId) }),
       }));
       const times: number[] = [];
       let assignments = new Map<string, ReadonlyArray<TopicPartition>>();
@@ -67,6 +94,7 @@ export function runBalanceSide(c: PeerCase): StepResult[] {
           moved: movedCount(previous, assignments),
           maxCount: Math.max(...counts),
           minCount: Math.min(...counts),
+          rackMismatches: rackMismatches(c, assignments),
         });
       }
       previous = assignments;

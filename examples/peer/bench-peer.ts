@@ -45,6 +45,7 @@ async function main(): Promise<void> {
       s === undefined || s.medianMs === 0 ? '-' : `${(r.medianMs / s.medianMs).toFixed(2)}x`,
       `${s === undefined ? '-' : String(s.moved)} / ${String(r.moved)}`,
       `${s === undefined ? '-' : `${String(s.minCount)}-${String(s.maxCount)}`} / ${String(r.minCount)}-${String(r.maxCount)}`,
+      r.rackMismatches === undefined ? '' : `${String(s?.rackMismatches ?? '-')} / ${String(r.rackMismatches)}`,
     ];
   });
   process.stdout.write(
@@ -58,6 +59,7 @@ async function main(): Promise<void> {
         'balance ÷ Sticky',
         'moved (Sticky / ours)',
         'partitions per member (Sticky / ours)',
+        'cross-rack partitions (Sticky / ours)',
       ],
       rows,
       new Set([2, 3, 4, 5]),

@@ -47,6 +47,7 @@ function parseResults(stdout: string, cases: ReadonlyArray<PeerCase>): KafkaResu
   for (const line of stdout.split('\n')) {
     const f = line.split('\t');
     if (f[0] !== 'result' || f.length < 9) continue;
+    const mismatches = f[9];
     const [, caseId, assignor, step, , ms, moved, max, min] = f as [
       string,
       string,
@@ -68,6 +69,7 @@ function parseResults(stdout: string, cases: ReadonlyArray<PeerCase>): KafkaResu
       moved: Number(moved),
       maxCount: Number(max),
       minCount: Number(min),
+      rackMismatches: mismatches === undefined || mismatches === '-' ? undefined : Number(mismatches),
     });
     byAssignor.set(assignor, list);
   }

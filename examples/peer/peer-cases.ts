@@ -13,6 +13,34 @@ export interface PeerCase {
   /** Topic → partition count. */
   readonly topics: ReadonlyMap<string, number>;
   readonly steps: ReadonlyArray<{ readonly kind: string; readonly members: Membership }>;
+  /**
+   * Racks, as in Kafka's own assignor tests: one broker per rack (a, b, c, ...), partition `p` of
+   * the k-th topic with its replicas on brokers `(p + j + first) % racks` for j below the
+   * replication factor (`first`: the partitions of the topics before it), and member `m<n>` in
+   * rack `n % racks`. Undefined: no racks.
+   */
+  readonly racks?: { readonly count: number; readonly replicationFactor: number } | undefined;
+}
+
+/** The rack of member `m<n>` and the racks of every partition, by the layout of {@link PeerCase.racks}. */
+export function rackLayout(c: PeerCase): {
+  readonly memberRack: (memberId: string) => string;
+  readonly partitionRacks: ReadonlyMap<string, ReadonlyArray<string>>;
+} {
+  const count = c.racks?.count ?? 1;
+  const rf = c.racks?.replicationFactor ?? 1;
+  const name = (i: number): string => String.fromCharCode(97 + (i % count));
+  const partitionRacks = new Map<string, string[]>();
+  let first = 0;
+  for (const [topic, partitions] of c.topics) {
+    for (let p = 0; p < partitions; p++) {
+      const racks = new Set<string>();
+      for (let j = 0; j < rf; j++) racks.add(name(p + j + first));
+      partitionRacks.set(`${topic}:${String(p)}`, [...racks].sort());
+    }
+    first += partitions;
+  }
+  return { memberRack: (memberId) => name(Number(memberId.slice(1))), partitionRacks };
 }
 
 /** Subscriptions of member `i`: every topic, or one of two overlapping halves. */
@@ -30,6 +58,7 @@ function peerCase(
   shape: { id: string; label: string; topics: number; partitions: number; members: number; churnSteps: number },
   pattern: Pattern,
   timing: { repeats: number; warmups: number },
+  racks?: PeerCase['racks'],
 ): PeerCase {
   const random = createRandom(0x5eed ^ shape.members ^ shape.topics);
   const topics = new Map(topicNames(shape.topics).map((t) => [t, shape.partitions]));
@@ -62,7 +91,7 @@ function peerCase(
       snapshot('churn: one joins');
     }
   }
-  return { id: shape.id, label: shape.label, ...timing, topics, steps };
+  return { id: shape.id, label: shape.label, ...timing, topics, steps, racks };
 }
 
 /** The cases of `pnpm bench:peer`; `quick` keeps the small ones only (a smoke run). */
@@ -102,6 +131,21 @@ export function peerCases(quick: boolean): PeerCase[] {
       halves(10),
       { repeats: 1, warmups: 1 },
     ),
+    ...[1, 2].map((replicationFactor) =>
+      peerCase(
+        {
+          id: `racks-rf${String(replicationFactor)}-10k`,
+          label: `10k partitions / 99 members in 3 racks, replication factor ${String(replicationFactor)}`,
+          topics: 10,
+          partitions: 1000,
+          members: 99,
+          churnSteps: 3,
+        },
+        all(10),
+        { repeats: 5, warmups: 2 },
+        { count: 3, replicationFactor },
+      ),
+    ),
   ];
   if (quick) return cases;
   return [
@@ -126,6 +170,7 @@ export function caseFile(cases: ReadonlyArray<PeerCase>): string {
   const lines: string[] = [];
   for (const c of cases) {
     lines.push(`case ${c.id} ${String(c.repeats)} ${String(c.warmups)}`);
+    if (c.racks !== undefined) lines.push(`racks ${String(c.racks.count)} ${String(c.racks.replicationFactor)}`);
     for (const [topic, count] of c.topics) lines.push(`topic ${topic} ${String(count)}`);
     for (const step of c.steps) {
       lines.push(`step ${step.kind.replace(/[^a-z]+/g, '-')}`);

@@ -17,6 +17,7 @@ import { createRejoinSwitchboard } from './rejoin.js';
 import { LateTopicMetadata } from './late-metadata.js';
 import { topicPartitionsThrough, type ReadTopicPartitions, type TopicPartitionsReading } from './topic-partitions.js';
 import { decodeUserData, encodeUserData } from './user-data.js';
+import { replicaRacksThrough } from './broker-racks.js';
 import type { WeightSource } from './weight-source.js';
 import {
   describeThrough,
@@ -47,6 +48,18 @@ export interface LoadAwarePartitionAssigner extends PartitionAssigner {
    * trigger). Other groups sharing the assigner keep their metadata, so they do not rebalance.
    */
   bumpEpoch(groupId: string): number;
+  /** The `rack` option: this process's rack, undefined when none is configured. */
+  readonly rack: string | undefined;
+  /**
+   * The racks holding a replica of each of `partitions` (which replicas count: the `replicaRacks`
+   * option), read from the metadata this process's consumer of `groupId` already holds, so that
+   * the trigger places with the racks the leader places with. Undefined entries: no rack known.
+   * Undefined when no consumer of `groupId` uses this assigner.
+   */
+  replicaRacksOf(
+    groupId: string,
+    partitions: ReadonlyArray<TopicPartition>,
+  ): Array<ReadonlyArray<string> | undefined> | undefined;
   /** The weight source assignments use, so that the trigger judges with the very same weights. */
   readonly weights: WeightSource;
   /** The weight given to partitions without a usable weight (counted as defaulted). */
@@ -180,6 +193,7 @@ export function LoadAwareAssigner(options: LoadAwareAssignerOptions = {}): LoadA
   const describers = new Map<string, DescribeGroup>();
   const progressReaders = new Map<string, ReadProgress>();
   const topicReaders = new Map<string, ReadTopicPartitions>();
+  const rackReaders = new Map<string, ReturnType<typeof replicaRacksThrough>>();
   // The consumers' own-assignment views, to find the one a measured pause belongs to.
   const ownViews = new WeakGroupLists<OwnAssignment>();
   // Per group, each consumer's way to send a JoinGroup on its own behalf.
@@ -201,6 +215,13 @@ export function LoadAwareAssigner(options: LoadAwareAssignerOptions = {}): LoadA
       `rebalance paused this member ${seconds.toFixed(3)} s (${cause})`,
     );
   };
+  // What a member says about itself besides its subscription: all but the epoch fixed for the assigner's life.
+  const identity = (epoch: number): MemberIdentity => ({
+    instanceId: resolved.instanceId,
+    capacity: resolved.capacity,
+    epoch,
+    ...(resolved.rack === undefined ? {} : { rack: resolved.rack }),
+  });
   const crossGroupOf = (groupId: string, describe: DescribeGroup | undefined) =>
     resolved.crossGroup === undefined || describe === undefined
       ? undefined
@@ -218,6 +239,7 @@ export function LoadAwareAssigner(options: LoadAwareAssignerOptions = {}): LoadA
     }
     if (typeof cluster.findGroupCoordinator === 'function')
       topicReaders.set(groupId, topicPartitionsThrough(cluster, groupId));
+    rackReaders.set(groupId, replicaRacksThrough(cluster, resolved.replicaRacks));
     const crossGroup = crossGroupOf(groupId, describe);
     const rejoin = rejoins.install(cluster, groupId);
     // Installed under the own-assignment observer, which then sees the answers to static requests.
@@ -258,7 +280,7 @@ export function LoadAwareAssigner(options: LoadAwareAssignerOptions = {}): LoadA
       if (request === undefined || lastTopics === undefined || request.memberId === '' || wire === undefined) {
         return false;
       }
-      const record = { instanceId: resolved.instanceId, capacity: resolved.capacity, epoch: epochOf(groupId) };
+      const record = identity(epochOf(groupId));
       const fresh = metadata(lastTopics, record);
       const groupProtocols = request.groupProtocols.map((p) =>
         p.name === ASSIGNER_NAME ? { name: p.name, metadata: fresh } : p,
@@ -301,7 +323,7 @@ export function LoadAwareAssigner(options: LoadAwareAssignerOptions = {}): LoadA
       protocol({ topics }) {
         rejoin.joining();
         lastTopics = topics;
-        const record = { instanceId: resolved.instanceId, capacity: resolved.capacity, epoch: epochOf(groupId) };
+        const record = identity(epochOf(groupId));
         return { name: ASSIGNER_NAME, metadata: metadata(topics, record) };
       },
       assign: (group) =>
@@ -314,6 +336,10 @@ export function LoadAwareAssigner(options: LoadAwareAssignerOptions = {}): LoadA
 
   return Object.defineProperties(factory, {
     instanceId: { value: resolved.instanceId, enumerable: true },
+    rack: { value: resolved.rack, enumerable: true },
+    replicaRacksOf: {
+      value: (groupId: string, partitions: ReadonlyArray<TopicPartition>) => rackReaders.get(groupId)?.(partitions),
+    },
     epochOf: { value: epochOf },
     bumpEpoch: { value: bumpEpoch },
     weights: { value: resolved.weights, enumerable: true },
@@ -372,9 +398,7 @@ export function LoadAwareAssigner(options: LoadAwareAssignerOptions = {}): LoadA
  * reads owners one generation old for this member, which the generation rule of owned claims
  * resolves.
  */
-function stableMetadata(
-  own: OwnAssignment,
-): (topics: string[], record: { instanceId: string; capacity: number; epoch: number }) => Buffer {
+function stableMetadata(own: OwnAssignment): (topics: string[], record: MemberIdentity) => Buffer {
   return (topics, record) => {
     const quiet = own.quietRejoinProtocols()?.find((p) => p.name === ASSIGNER_NAME)?.metadata;
     if (quiet !== undefined && sameIdentity(quiet, topics, record)) return quiet;
@@ -383,12 +407,16 @@ function stableMetadata(
   };
 }
 
-/** True when `metadata` carries these topics and this instance, capacity and epoch. */
-function sameIdentity(
-  metadata: Buffer,
-  topics: ReadonlyArray<string>,
-  record: { instanceId: string; capacity: number; epoch: number },
-): boolean {
+/** The fields of a member's userData that only configuration and epoch bumps change. */
+interface MemberIdentity {
+  readonly instanceId: string;
+  readonly capacity: number;
+  readonly epoch: number;
+  readonly rack?: string;
+}
+
+/** True when `metadata` carries these topics and this instance, capacity, epoch and rack. */
+function sameIdentity(metadata: Buffer, topics: ReadonlyArray<string>, record: MemberIdentity): boolean {
   try {
     const decoded = AssignerProtocol.MemberMetadata.decode(metadata);
     if (decoded === null || decoded.topics.join('\u0000') !== topics.join('\u0000')) return false;
@@ -397,7 +425,8 @@ function sameIdentity(
       data.ok &&
       data.value.instanceId === record.instanceId &&
       data.value.capacity === record.capacity &&
-      data.value.epoch === record.epoch
+      data.value.epoch === record.epoch &&
+      data.value.rack === record.rack
     );
   } catch {
     return false;

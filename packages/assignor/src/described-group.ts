@@ -43,6 +43,7 @@ function decodeMember(m: MemberDescription): { member: ObservedMember; isLoadAwa
       assigned: decodeAssignment(m.memberAssignment),
       capacity: subscription.capacity,
       lastPause: subscription.lastPause,
+      ...(subscription.rack === undefined ? {} : { rack: subscription.rack }),
     },
     isLoadAware: subscription.problem === undefined,
   };

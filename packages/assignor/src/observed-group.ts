@@ -21,6 +21,8 @@ export interface ObservedMember {
   readonly capacity?: number | undefined;
   /** What its last rebalance cost it (userData version 4), when it reports it. */
   readonly lastPause?: RebalancePause | undefined;
+  /** Its rack (userData version 5), when it reports one. */
+  readonly rack?: string | undefined;
 }
 
 /** A described group, decoded. */

@@ -49,6 +49,7 @@ export {
   type DecodedUserData,
   type RebalancePause,
 } from './user-data.js';
+export { partitionRacks, type ReplicaRackMode } from './partition-racks.js';
 export { samePartitions, type OwnedPartitions } from './owned-partitions.js';
 export type { ObservedGroup, ObservedMember } from './observed-group.js';
 export { LoadAwareError, ConfigError, WeightsTimeoutError, WeightsFailedError, isLoadAwareError } from './errors.js';

@@ -5,6 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { Kafka, logLevel, type Admin, type KafkaConfig, type SASLOptions } from 'kafkajs';
+import { withReplicaRacks } from './racks.js';
 import { errorCodeOf, errorMessageOf, withTimeout, type TopicPartition } from '@load-aware/assignor/internal';
 import { observeGroup } from '@load-aware/trigger/internal';
 import type { CliOptions } from './args.js';
@@ -73,7 +74,9 @@ export async function readCluster(options: CliOptions, hooks: ReadHooks): Promis
     );
 
     const topics = [...new Set(group.members.flatMap((m) => [...m.topics, ...m.assigned.map((p) => p.topic)]))].sort();
-    const { partitions, missingTopics } = await bounded('list partitions', listPartitions(admin, topics));
+    const listed = await bounded('list partitions', listPartitions(admin, topics));
+    const { missingTopics } = listed;
+    const partitions = await bounded('read replica racks', withReplicaRacks(kafka, listed.partitions));
     const present = topics.filter((t) => !missingTopics.includes(t));
     const lags = await bounded('read offsets', readLags(admin, options.groupId, present));
     const weighingStartedAt = performance.now();

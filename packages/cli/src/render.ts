@@ -54,7 +54,7 @@ export function renderText(command: Command, report: GroupReport, options: Rende
       ...table(
         ['INSTANCE', 'CAP', 'MEMBERS', 'PARTS', 'LOAD', 'SHARE', 'LOAD÷IDEAL', 'LAG', ''],
         report.instances.map((i) => [
-          i.instanceId,
+          withRack(i.instanceId, i.rack),
           num(i.capacity),
           String(i.memberIds.length),
           String(i.partitions),
@@ -74,7 +74,7 @@ export function renderText(command: Command, report: GroupReport, options: Rende
           m.memberId,
           m.clientId,
           m.clientHost,
-          m.instanceId,
+          withRack(m.instanceId, m.rack),
           String(m.partitions.length),
           num(m.load),
           pct(m.share),
@@ -94,12 +94,18 @@ export function renderText(command: Command, report: GroupReport, options: Rende
           : `   member busiest ÷ planned: ${paint(ratioColor(report.memberRatio.ratio), ratio(report.memberRatio.ratio))} (${report.memberRatio.instanceId})`) +
         (report.totalLag === undefined ? '' : `   total lag ${lag(report.totalLag)}`),
     );
+    if (report.crossRack !== undefined) {
+      lines.push(
+        `cross-rack load: ${pct(report.crossRack.now)} now, ${pct(report.crossRack.proposed)} proposed ` +
+          `(at least ${pct(report.crossRack.lowerBound)} at that balance)`,
+      );
+    }
   } else {
     lines.push(
       ...table(
         ['INSTANCE', 'CAP', 'PARTS', 'LOAD', 'LOAD÷IDEAL', '', 'PROPOSED', 'LOAD÷IDEAL', ''],
         report.instances.map((i) => [
-          i.instanceId,
+          withRack(i.instanceId, i.rack),
           num(i.capacity),
           `${String(i.partitions)} → ${String(i.proposed.partitions)}`,
           num(i.load),
@@ -117,6 +123,12 @@ export function renderText(command: Command, report: GroupReport, options: Rende
         `${paint(ratioColor(report.proposedRatio), ratio(report.proposedRatio))}   ` +
         `${String(report.moves.length)} move(s)`,
     );
+    if (report.crossRack !== undefined) {
+      lines.push(
+        `cross-rack load: ${pct(report.crossRack.now)} → ${pct(report.crossRack.proposed)} ` +
+          `(at least ${pct(report.crossRack.lowerBound)} at that balance)`,
+      );
+    }
     if (report.moves.length > 0) {
       lines.push('');
       lines.push(
@@ -135,6 +147,11 @@ export function renderText(command: Command, report: GroupReport, options: Rende
     lines.push('plan only: the group was not changed');
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** An instance id with its rack, when it has one: `pod-a @eu-west-1a`. */
+function withRack(instanceId: string, rack: string | undefined): string {
+  return rack === undefined ? instanceId : `${instanceId} @${rack}`;
 }
 
 type Color = 'green' | 'yellow' | 'red';

@@ -10,6 +10,7 @@ import {
   partitionLabel,
   isUsableWeight,
   DEFAULT_PARTITION_WEIGHT,
+  type BalanceResult,
   type PartitionWeight,
   type WeightedPartition,
   type TopicPartition,
@@ -35,8 +36,8 @@ export interface GroupSnapshot {
   readonly group: ObservedGroup;
   /** Client of each member id. */
   readonly clients: ReadonlyMap<string, MemberClient>;
-  /** Every partition of the topics the group subscribes to. */
-  readonly partitions: ReadonlyArray<TopicPartition>;
+  /** Every partition of the topics the group subscribes to, with its replica racks when known. */
+  readonly partitions: ReadonlyArray<TopicPartition & Pick<WeightedPartition, 'racks'>>;
   /** What the weight source answered. */
   readonly weights: ReadonlyArray<PartitionWeight>;
   /** Records behind the end offset, by `keyOfPartition`; absent when the group committed nothing there. */
@@ -64,6 +65,8 @@ export type InstanceSource = 'userData' | 'clientHost' | 'clientId';
 /** One instance now, and in the proposal. */
 export interface InstanceReport {
   readonly instanceId: string;
+  /** Its rack (the members' `rack` option); undefined without one. */
+  readonly rack: string | undefined;
   /** `userData`: the load-aware assignor's; `clientHost` / `clientId`: the member has none, grouped by host or client id. */
   readonly source: InstanceSource;
   readonly capacity: number;
@@ -85,6 +88,8 @@ export interface MemberReport {
   readonly clientId: string;
   readonly clientHost: string;
   readonly instanceId: string;
+  /** The member's rack (its `rack` option); undefined without one. */
+  readonly rack: string | undefined;
   readonly partitions: ReadonlyArray<string>;
   readonly load: number;
   readonly share: number;
@@ -149,6 +154,11 @@ export interface GroupReport {
   readonly moves: ReadonlyArray<Move>;
   /** Subscribed or held topics the cluster does not know; left out of every figure. */
   readonly missingTopics: ReadonlyArray<string>;
+  /**
+   * Share of the load fetched across racks now and in the proposal, and the least share any
+   * placement as balanced as the proposal reaches; undefined when no member has a rack.
+   */
+  readonly crossRack: { readonly now: number; readonly proposed: number; readonly lowerBound: number } | undefined;
 }
 
 /** Prefix of the instance id given to a member without load-aware userData. */
@@ -227,6 +237,7 @@ export function buildReport(snapshot: GroupSnapshot, options: PlanOptions = {}):
         clientId: client?.clientId ?? '',
         clientHost: client?.clientHost ?? '',
         instanceId: m.instanceId,
+        rack: m.rack,
         partitions: m.assigned.map(partitionLabel).sort(compareLabels),
         load,
         share: shareOf(load),
@@ -249,6 +260,7 @@ export function buildReport(snapshot: GroupSnapshot, options: PlanOptions = {}):
     const after = proposed.get(instanceId);
     return {
       instanceId,
+      rack: after?.rack,
       source: source.get(instanceId)!,
       capacity: cap,
       memberIds: own.map((m) => m.memberId).sort(),
@@ -285,7 +297,37 @@ export function buildReport(snapshot: GroupSnapshot, options: PlanOptions = {}):
     partitions: partitionsOf(members, weights.partitions, weightOf, snapshot.lags),
     moves: movesOf(members, plan.assignments, weightOf),
     missingTopics: [...missing].sort(),
+    crossRack: crossRackOf(members, weights.partitions, plan, weightOf),
   };
+}
+
+/**
+ * Cross-rack shares now (each member judged by its instance's rack, as `balance()` judges it) and
+ * in the proposal; undefined when no instance has a rack.
+ */
+function crossRackOf(
+  members: ReadonlyArray<ObservedMember>,
+  partitions: ReadonlyArray<WeightedPartition>,
+  plan: BalanceResult,
+  weightOf: (p: TopicPartition) => number,
+): GroupReport['crossRack'] {
+  const rackOf = new Map(
+    plan.instances.flatMap((i) => (i.rack === undefined ? [] : [[i.instanceId, i.rack] as const])),
+  );
+  if (rackOf.size === 0) return undefined;
+  const racksOf = new Map(partitions.map((p) => [keyOfPartition(p), p.racks ?? []]));
+  let now = 0;
+  for (const m of members) {
+    const rack = rackOf.get(m.instanceId);
+    if (rack === undefined) continue;
+    for (const p of m.assigned) {
+      const racks = racksOf.get(keyOfPartition(p)) ?? [];
+      if (racks.length > 0 && !racks.includes(rack)) now += weightOf(p);
+    }
+  }
+  const total = plan.totalWeight;
+  const share = (w: number): number => (total > 0 ? w / total : 0);
+  return { now: share(now), proposed: share(plan.crossRackWeight), lowerBound: share(plan.crossRackLowerBound) };
 }
 
 /**

@@ -27,6 +27,7 @@ import {
 } from './options.js';
 import { createThresholdTrigger } from './threshold-trigger.js';
 import { createUnheldCheck } from './unheld-check.js';
+import type { TriggerAssigner } from './target.js';
 import { isTrigger, type Trigger } from './trigger.js';
 import { TRIGGER_OUTCOMES, type Evaluation, type SiblingLoad, type TriggerDecision } from './types.js';
 
@@ -223,7 +224,7 @@ export function createTriggerController<D extends TriggerDecision = Evaluation>(
       const extra = readings === undefined ? [] : siblingPartitions(readings);
       try {
         const weights = await fetchWeights(o.weights, extra.length === 0 ? held : [...held, ...extra], budgetMs());
-        partitions = withWeights(held, weights);
+        partitions = withRacks(withWeights(held, weights), assigner, group.groupId);
         if (readings !== undefined) siblings = siblingLoad(readings, weights, assigner.defaultWeight);
       } catch (err) {
         if (live()) metrics.samplerError(group.groupId);
@@ -400,3 +401,18 @@ export function createTriggerController<D extends TriggerDecision = Evaluation>(
 }
 
 const skipped: CheckResult<never> = Object.freeze({ outcome: 'skipped', evaluation: undefined });
+
+/**
+ * The partitions with the replica racks the leader places with, read from this consumer's own
+ * metadata (an assigner from an older version knows no racks: the plan then ignores them, as the
+ * leader of that version does).
+ */
+function withRacks(partitions: WeightedPartition[], assigner: TriggerAssigner, groupId: string): WeightedPartition[] {
+  if (typeof assigner.replicaRacksOf !== 'function') return partitions;
+  const racks = assigner.replicaRacksOf(groupId, partitions);
+  if (racks === undefined || !racks.some((r) => r !== undefined)) return partitions;
+  return partitions.map((p, i) => {
+    const r = racks[i];
+    return r === undefined ? p : { ...p, racks: r };
+  });
+}

@@ -31,6 +31,8 @@ export function kafkajsTarget(consumer: Consumer, assigner: LoadAwarePartitionAs
     ...(typeof legacy.readTopicPartitions === 'function'
       ? { readTopicPartitions: assigner.readTopicPartitions.bind(assigner) }
       : {}),
+    // So that the plan places with the racks the leader places with (absent before racks).
+    ...(typeof legacy.replicaRacksOf === 'function' ? { replicaRacksOf: assigner.replicaRacksOf.bind(assigner) } : {}),
   };
   return {
     assigner: adapted,

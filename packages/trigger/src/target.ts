@@ -66,6 +66,14 @@ export interface TriggerAssigner {
     topics: ReadonlyArray<string>,
     timeoutMs: number,
   ): Promise<TopicPartitionsReading> | undefined;
+  /**
+   * The racks holding a replica of each of `partitions`, as the leader places with them (absent:
+   * the plan ignores racks, as a leader without racks does).
+   */
+  replicaRacksOf?(
+    groupId: string,
+    partitions: ReadonlyArray<TopicPartition>,
+  ): Array<ReadonlyArray<string> | undefined> | undefined;
 }
 
 /**

@@ -17,4 +17,5 @@ export {
 export type { EndOffsetResult } from './end-offsets-reader.js';
 export type { UnmeasuredWeight } from './weight-answer.js';
 export { MAX_CONSECUTIVE_FAILURES } from './partition-tracker.js';
+export { createInternalCluster, type InternalCluster } from './kafkajs-internals.js';
 export { PartitionHistory, MAX_SAMPLES_PER_WINDOW, type RateWindow, type RecordOutcome } from './partition-history.js';

@@ -20,6 +20,7 @@ import { createRng } from './rng.js';
 import { buildCase, CASE_IDS, type QualityCase } from './suite.js';
 import { markdownTable as markdown } from '@load-aware/test-support';
 import { runTimed } from './timing.js';
+import { racksTable, runRackCases } from './racks.js';
 
 /** Noise draws per case: each scales every weight by an independent factor in [0.9, 1.1). */
 const NOISE_DRAWS = 3;
@@ -286,8 +287,15 @@ function targets(rows: ReadonlyArray<CaseReport>): string {
 
 async function main(): Promise<void> {
   const wanted = process.argv.slice(2);
-  const ids = wanted.length > 0 ? wanted : CASE_IDS;
   const started = performance.now();
+  // `racks` (or a racks-… case id) runs only the rack-aware cases.
+  if (wanted.length > 0 && wanted.every((w) => w === 'racks' || w.startsWith('racks-'))) {
+    const rackRows = await runRackCases(wanted.filter((w) => w !== 'racks'));
+    process.stdout.write(`Rack-aware placement (log-normal σ 1, 3 racks):\n\n${racksTable(rackRows)}\n\n`);
+    printMachine(started);
+    return;
+  }
+  const ids = wanted.length > 0 ? wanted : CASE_IDS;
   const rows: CaseReport[] = [];
   const based: BaseLoadReport[] = [];
   for (const [index, id] of ids.entries()) {
@@ -296,10 +304,19 @@ async function main(): Promise<void> {
     rows.push(await runCase(c));
     based.push(scoreWithBaseLoads(c, 5000 + index));
   }
-  const [one, five, fifteen] = loadavg();
-  const cpu = cpus()[0]?.model ?? 'unknown CPU';
   process.stdout.write(`${report(rows)}\n\nTargets:\n${targets(rows)}\n\n`);
   process.stdout.write(`With random base loads per instance (cross-group balancing):\n\n${baseLoadTable(based)}\n\n`);
+  if (wanted.length === 0) {
+    const rackRows = await runRackCases();
+    process.stdout.write(`Rack-aware placement (log-normal σ 1, 3 racks):\n\n${racksTable(rackRows)}\n\n`);
+  }
+  printMachine(started);
+}
+
+/** The machine line: Node, CPUs, load average, total time. */
+function printMachine(started: number): void {
+  const [one, five, fifteen] = loadavg();
+  const cpu = cpus()[0]?.model ?? 'unknown CPU';
   process.stdout.write(
     `Node ${process.version}, ${String(availableParallelism())} × ${cpu}, load average ` +
       `${[one, five, fifteen].map((x) => x!.toFixed(2)).join(' ')}; ${((performance.now() - started) / 1000).toFixed(0)} s in all.\n`,

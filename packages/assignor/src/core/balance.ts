@@ -1,4 +1,4 @@
-import type { BalanceInput, BalanceOptions, BalanceResult } from './types.js';
+import type { BalanceInput, BalanceOptions, BalanceResult, InstanceLoad } from './types.js';
 import { buildModel } from './model.js';
 import { emptyTallies, placeGreedy } from './greedy.js';
 import { placeOnInstances, placeOnMembers } from './levels.js';
@@ -7,6 +7,9 @@ import { lowerBound } from './lower-bound.js';
 import { resolvePrevious } from './previous.js';
 import { summarize } from './summarize.js';
 import { resolveBalanceOptions } from './tuning.js';
+import { buildRackModel, type RackModel } from './racks/rack-model.js';
+import { placeWithRacks } from './racks/place-with-racks.js';
+import { NO_RACKS, tallyRacks } from './racks/rack-tally.js';
 
 /**
  * Places every partition on exactly one subscribed member so that instance loads (per unit of
@@ -20,6 +23,15 @@ import { resolveBalanceOptions } from './tuning.js';
  * With `previous` (the current owners) it is sticky: partitions stay put unless moving them
  * buys more than `options.moveTolerance`, and at most `options.maxMovesPerRebalance` leave a
  * still-valid owner, and no topic moves both ways between two members.
+ *
+ * With racks (`members[].rack`, `partitions[].racks`) it then matches racks on the instance level:
+ * partitions fetched across racks move or trade places into an instance of a rack holding a
+ * replica, as far as every instance stays within the balance reached (the tolerance band the
+ * next rebalance keeps; on equal terms, the counts exactly). The objective is thus, in order:
+ * the busiest instance, the cross-rack weight, stickiness, member balance. Where racks cannot
+ * matter (no member has one, or every partition is in all or none of the members' racks) the
+ * placement is exactly what it is without them. `crossRackWeight`, `crossRackPartitions` and
+ * `crossRackLowerBound` report the outcome.
  *
  * Pure and deterministic: no I/O, clock or randomness, and the same input in any order gives the
  * same result. Unusable weights (missing, NaN, ±Infinity, negative) count as
@@ -57,8 +69,24 @@ export function balance(input: BalanceInput, options: BalanceOptions = {}): Bala
     moves: { limit: settings.maxMoves, used: 0 },
   };
   const instances = placeOnInstances(model, previous, level);
-  const owner = placeOnMembers(model, instances.instance, previous, level);
-  return summarize(model, owner, instances.lowerBound, previous);
+  const racks = buildRackModel(model, input);
+  const instanceOf =
+    racks?.active === true
+      ? placeWithRacks(model, racks, previous, level, instances, settings.searchBudget)
+      : instances.instance;
+  const owner = placeOnMembers(model, instanceOf, previous, level);
+  const result = summarize(model, owner, instances.lowerBound, previous);
+  if (racks === undefined) return { ...result, ...NO_RACKS };
+  const tally = tallyRacks(model, racks, instanceOf, result.maxCombinedLoad);
+  return { ...result, instances: withRacks(result.instances, racks), ...tally };
+}
+
+/** The instances with their racks, for the log and the CLI. */
+function withRacks(instances: ReadonlyArray<InstanceLoad>, racks: RackModel): InstanceLoad[] {
+  return instances.map((instance, i) => {
+    const r = racks.instanceRack[i]!;
+    return r < 0 ? instance : { ...instance, rack: racks.racks[r]! };
+  });
 }
 
 /**
@@ -85,5 +113,10 @@ export function referenceBalance(input: BalanceInput, options: BalanceOptions = 
       binsOf: (t) => model.subscribersOf[t]!.instances,
     }),
   );
-  return summarize(model, owner, bound, undefined);
+  const result = summarize(model, owner, bound, undefined);
+  const racks = buildRackModel(model, input);
+  if (racks === undefined) return { ...result, ...NO_RACKS };
+  const instanceOf = Int32Array.from(owner, (m) => model.memberInstance[m]!);
+  const tally = tallyRacks(model, racks, instanceOf, result.maxCombinedLoad);
+  return { ...result, instances: withRacks(result.instances, racks), ...tally };
 }

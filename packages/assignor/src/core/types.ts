@@ -13,6 +13,12 @@ export interface TopicPartition {
 export interface WeightedPartition extends TopicPartition {
   /** Missing, non-finite or negative weights count as the default weight and are reported as defaulted. */
   readonly weight?: number | null | undefined;
+  /**
+   * The racks holding a replica of the partition (all replicas, or the leader's only: the
+   * caller's choice). A member in one of them fetches it in-rack. Missing or empty: no
+   * preference, the partition is never counted as cross-rack.
+   */
+  readonly racks?: ReadonlyArray<string> | undefined;
 }
 
 /** A consumer group member as the balancer sees it. */
@@ -24,6 +30,12 @@ export interface BalanceMember {
   readonly topics: ReadonlyArray<string>;
   /** Relative capacity of the member's instance (default 1). Members of one instance should agree. */
   readonly capacity?: number | undefined;
+  /**
+   * The rack (availability zone) the member runs in; members of one instance share it (the
+   * smallest one reported counts when they disagree). Missing: no rack, nothing it is assigned
+   * counts as cross-rack.
+   */
+  readonly rack?: string | undefined;
 }
 
 /** Everything `balance()` needs. */
@@ -97,6 +109,8 @@ export interface InstanceLoad {
   readonly partitionCount: number;
   /** Member ids of the instance, sorted. */
   readonly memberIds: ReadonlyArray<string>;
+  /** The instance's rack (see `BalanceMember.rack`); absent when it has none. */
+  readonly rack?: string;
 }
 
 /** Load of one member after balancing. */
@@ -182,4 +196,24 @@ export interface BalanceResult {
    * overflow).
    */
   readonly weightScale: number;
+  /**
+   * Weight placed on an instance with a rack that holds none of the partition's replicas: what
+   * is fetched across racks (availability zones). Partitions without racks and members without a
+   * rack never count. 0 when no member has a rack.
+   */
+  readonly crossRackWeight: number;
+  /** How many partitions {@link BalanceResult.crossRackWeight} is made of (zero-weight ones included). */
+  readonly crossRackPartitions: number;
+  /**
+   * No placement whose busiest instance is at most `maxCombinedLoad` (per unit of capacity) can
+   * fetch less weight across racks than this: `crossRackWeight ÷ crossRackLowerBound` says how
+   * close rack matching came. At most `crossRackWeight`; 0 when nothing has to cross.
+   */
+  readonly crossRackLowerBound: number;
+  /**
+   * Of {@link BalanceResult.crossRackWeight}, the weight of partitions that no member in one of
+   * their racks (or without a rack) subscribes to: no placement could fetch them in-rack. The rest
+   * crosses racks because the balance came first.
+   */
+  readonly crossRackForcedWeight: number;
 }
