@@ -79,6 +79,7 @@ export async function assignGroup(
       ctx.options.weightsTimeoutMs,
       logger,
       ctx.lateMetadata,
+      ctx.options.replicaRacks,
     );
     const siblings = await siblingsRead;
     const extra = siblings === undefined ? [] : siblingPartitions(siblings);

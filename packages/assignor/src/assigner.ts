@@ -201,6 +201,13 @@ export function LoadAwareAssigner(options: LoadAwareAssignerOptions = {}): LoadA
       `rebalance paused this member ${seconds.toFixed(3)} s (${cause})`,
     );
   };
+  // What a member says about itself besides its subscription: all but the epoch fixed for the assigner's life.
+  const identity = (epoch: number): MemberIdentity => ({
+    instanceId: resolved.instanceId,
+    capacity: resolved.capacity,
+    epoch,
+    ...(resolved.rack === undefined ? {} : { rack: resolved.rack }),
+  });
   const crossGroupOf = (groupId: string, describe: DescribeGroup | undefined) =>
     resolved.crossGroup === undefined || describe === undefined
       ? undefined
@@ -258,7 +265,7 @@ export function LoadAwareAssigner(options: LoadAwareAssignerOptions = {}): LoadA
       if (request === undefined || lastTopics === undefined || request.memberId === '' || wire === undefined) {
         return false;
       }
-      const record = { instanceId: resolved.instanceId, capacity: resolved.capacity, epoch: epochOf(groupId) };
+      const record = identity(epochOf(groupId));
       const fresh = metadata(lastTopics, record);
       const groupProtocols = request.groupProtocols.map((p) =>
         p.name === ASSIGNER_NAME ? { name: p.name, metadata: fresh } : p,
@@ -301,7 +308,7 @@ export function LoadAwareAssigner(options: LoadAwareAssignerOptions = {}): LoadA
       protocol({ topics }) {
         rejoin.joining();
         lastTopics = topics;
-        const record = { instanceId: resolved.instanceId, capacity: resolved.capacity, epoch: epochOf(groupId) };
+        const record = identity(epochOf(groupId));
         return { name: ASSIGNER_NAME, metadata: metadata(topics, record) };
       },
       assign: (group) =>
@@ -372,9 +379,7 @@ export function LoadAwareAssigner(options: LoadAwareAssignerOptions = {}): LoadA
  * reads owners one generation old for this member, which the generation rule of owned claims
  * resolves.
  */
-function stableMetadata(
-  own: OwnAssignment,
-): (topics: string[], record: { instanceId: string; capacity: number; epoch: number }) => Buffer {
+function stableMetadata(own: OwnAssignment): (topics: string[], record: MemberIdentity) => Buffer {
   return (topics, record) => {
     const quiet = own.quietRejoinProtocols()?.find((p) => p.name === ASSIGNER_NAME)?.metadata;
     if (quiet !== undefined && sameIdentity(quiet, topics, record)) return quiet;
@@ -383,12 +388,16 @@ function stableMetadata(
   };
 }
 
-/** True when `metadata` carries these topics and this instance, capacity and epoch. */
-function sameIdentity(
-  metadata: Buffer,
-  topics: ReadonlyArray<string>,
-  record: { instanceId: string; capacity: number; epoch: number },
-): boolean {
+/** The fields of a member's userData that only configuration and epoch bumps change. */
+interface MemberIdentity {
+  readonly instanceId: string;
+  readonly capacity: number;
+  readonly epoch: number;
+  readonly rack?: string;
+}
+
+/** True when `metadata` carries these topics and this instance, capacity, epoch and rack. */
+function sameIdentity(metadata: Buffer, topics: ReadonlyArray<string>, record: MemberIdentity): boolean {
   try {
     const decoded = AssignerProtocol.MemberMetadata.decode(metadata);
     if (decoded === null || decoded.topics.join('\u0000') !== topics.join('\u0000')) return false;
@@ -397,7 +406,8 @@ function sameIdentity(
       data.ok &&
       data.value.instanceId === record.instanceId &&
       data.value.capacity === record.capacity &&
-      data.value.epoch === record.epoch
+      data.value.epoch === record.epoch &&
+      data.value.rack === record.rack
     );
   } catch {
     return false;

@@ -33,6 +33,9 @@ export { isLogger, noopLogger, bindLogger } from './logger.js';
 export { escapeLogText, findUnsafeLogChar } from './log-text.js';
 export { isWeightSource, fetchWeights } from './weight-source.js';
 export { mergeWeights } from './merge-weights.js';
+export { partitionRacks, type ReplicaRackMode } from './partition-racks.js';
+export { brokerRacksOf } from './broker-racks.js';
+export { listPartitions } from './partition-catalog.js';
 export {
   encodeUserData,
   decodeUserData,

@@ -15,6 +15,8 @@ export interface DecodedMember {
   readonly processToken: string | undefined;
   /** What the member's last rebalance cost it (userData version 4), when it reports it. */
   readonly lastPause: RebalancePause | undefined;
+  /** The member's rack (userData version 5), when it reports one. */
+  readonly rack: string | undefined;
   /** Why the member's load-aware userData was not usable; undefined when it was. */
   readonly problem: string | undefined;
 }
@@ -36,8 +38,8 @@ export function memberFromRecord(
 ): DecodedMember {
   const decoded = decodeUserData(userData);
   if (decoded.ok) {
-    const { instanceId, capacity, epoch, owned, processToken, lastPause } = decoded.value;
-    return { memberId, topics, instanceId, capacity, epoch, owned, processToken, lastPause, problem: undefined };
+    const { instanceId, capacity, epoch, owned, processToken, lastPause, rack } = decoded.value;
+    return { memberId, topics, instanceId, capacity, epoch, owned, processToken, lastPause, rack, problem: undefined };
   }
   const problem = topics === undefined ? 'unreadable subscription metadata' : decoded.reason;
   return {
@@ -49,6 +51,7 @@ export function memberFromRecord(
     owned: undefined,
     processToken: undefined,
     lastPause: undefined,
+    rack: undefined,
     problem,
   };
 }

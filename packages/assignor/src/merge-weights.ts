@@ -17,7 +17,7 @@ interface ReportedWeight {
  * recognised in one pass and merged without a table, which at 100k partitions is most of the cost.
  */
 export function mergeWeights(
-  partitions: ReadonlyArray<TopicPartition>,
+  partitions: ReadonlyArray<RackedPartition>,
   weights: ReadonlyArray<ReportedWeight>,
 ): WeightedPartition[] {
   if (answersInOrder(partitions, weights)) {
@@ -37,9 +37,14 @@ export function mergeWeights(
 
 // Explicit fields, not a spread: at 100k partitions the spread alone costs ~100 ms and gives the
 // objects a different shape from the unweighted ones, which slows the sorts that follow.
-function withWeight(p: TopicPartition, weight: number): WeightedPartition {
-  return { topic: p.topic, partition: p.partition, weight };
+function withWeight(p: RackedPartition, weight: number): WeightedPartition {
+  return p.racks === undefined
+    ? { topic: p.topic, partition: p.partition, weight }
+    : { topic: p.topic, partition: p.partition, weight, racks: p.racks };
 }
+
+/** A partition as listed for an assignment: with the racks of its replicas when they are known. */
+type RackedPartition = TopicPartition & Pick<WeightedPartition, 'racks'>;
 
 /**
  * True when `weights[i]` reports `partitions[i]` for every i and no partition is listed twice, so

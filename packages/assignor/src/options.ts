@@ -25,21 +25,16 @@ export const DEFAULT_MAX_STALE_MS = 120_000;
 export const DEFAULT_TURN_MS = 60_000;
 
 /**
- * The option schema of {@link LoadAwareAssigner}, before the cross-field checks. Exported (through
- * `./portable`) so that adapters for other clients derive theirs from it (`omit`, `extend`) and
- * validate the shared keys with the very same rules and messages.
+ * A name every member's logs carry and userData transports (the instance id, the rack): 1–255
+ * UTF-8 bytes, and no character that could break or reorder a log line.
  */
-export const assignerOptionsSchema = z.strictObject({
-  weights: z
-    .custom<WeightSource>(isWeightSource, { message: 'expected a WeightSource: an object with getWeights(partitions)' })
-    .optional(),
-  instanceId: z
+function idText() {
+  return z
     .string()
     .min(1)
     .refine((id) => Buffer.byteLength(id, 'utf8') <= MAX_INSTANCE_ID_BYTES, {
       message: `expected at most ${String(MAX_INSTANCE_ID_BYTES)} UTF-8 bytes`,
     })
-    // Every member's logs name this id: it must not be able to break or reorder their lines.
     .superRefine((id, ctx) => {
       const bad = findUnsafeLogChar(id);
       if (bad === undefined) return;
@@ -48,8 +43,21 @@ export const assignerOptionsSchema = z.strictObject({
         code: 'custom',
         message: `must not contain a control or bidirectional-formatting character (${code} at index ${String(bad.index)})`,
       });
-    })
+    });
+}
+
+/**
+ * The option schema of {@link LoadAwareAssigner}, before the cross-field checks. Exported (through
+ * `./portable`) so that adapters for other clients derive theirs from it (`omit`, `extend`) and
+ * validate the shared keys with the very same rules and messages.
+ */
+export const assignerOptionsSchema = z.strictObject({
+  weights: z
+    .custom<WeightSource>(isWeightSource, { message: 'expected a WeightSource: an object with getWeights(partitions)' })
     .optional(),
+  instanceId: idText().optional(),
+  rack: idText().optional(),
+  replicaRacks: z.enum(['all', 'leader']).default('all'),
   capacity: z
     .number()
     .min(MIN_CAPACITY, { message: `expected a capacity from ${String(MIN_CAPACITY)} to ${String(MAX_CAPACITY)}` })
@@ -124,6 +132,20 @@ export interface LoadAwareAssignerOptions {
    */
   instanceId?: string;
   /**
+   * The rack (availability zone) this process runs in: pass the same value as the KafkaJS
+   * consumer's `rackId`. The leader then prefers to give this instance partitions with a replica
+   * in its rack, as far as that costs no balance (see docs/racks.md). The same rules as
+   * `instanceId`. Default: none, this instance has no rack preference.
+   */
+  rack?: string;
+  /**
+   * Which replicas make a partition local to a rack: `'all'` (default) every replica, as Kafka's
+   * rack-aware assignors count them, for consumers that fetch from the closest replica (KIP-392:
+   * the consumer's `rackId` and the brokers' `replica.selector.class` set); `'leader'` only the
+   * leader's broker, for clusters without follower fetching, where every fetch goes to the leader.
+   */
+  replicaRacks?: 'all' | 'leader';
+  /**
    * This instance's relative capacity (e.g. cores); load is balanced per unit of capacity.
    * 0.001 to 1e6; the leader also bounds each instance's capacity to within 1000x of the group's
    * median, with a WARN. Default 1.
@@ -172,6 +194,9 @@ export interface LoadAwareAssignerOptions {
 export interface ResolvedLoadAwareAssignerOptions {
   readonly weights: WeightSource;
   readonly instanceId: string;
+  /** Undefined: no rack configured. */
+  readonly rack: string | undefined;
+  readonly replicaRacks: 'all' | 'leader';
   readonly capacity: number;
   readonly logger: Logger;
   readonly registry: Registry | undefined;
@@ -197,12 +222,22 @@ export function resolveOptions(options: unknown): ResolvedLoadAwareAssignerOptio
  * derived from it) parsed; keys such a schema left out take their off value.
  */
 export function resolveParsedOptions(
-  o: Omit<z.output<typeof assignerOptionsSchema>, 'crossGroup' | 'staticMembership' | 'leaveOnDisconnect'> &
-    Partial<Pick<z.output<typeof assignerOptionsSchema>, 'crossGroup' | 'staticMembership' | 'leaveOnDisconnect'>>,
+  o: Omit<
+    z.output<typeof assignerOptionsSchema>,
+    'crossGroup' | 'staticMembership' | 'leaveOnDisconnect' | 'rack' | 'replicaRacks'
+  > &
+    Partial<
+      Pick<
+        z.output<typeof assignerOptionsSchema>,
+        'crossGroup' | 'staticMembership' | 'leaveOnDisconnect' | 'rack' | 'replicaRacks'
+      >
+    >,
 ): ResolvedLoadAwareAssignerOptions {
   return Object.freeze({
     weights: o.weights ?? createUniformWeightSource(),
     instanceId: o.instanceId ?? processInstanceId,
+    rack: o.rack,
+    replicaRacks: o.replicaRacks ?? 'all',
     capacity: o.capacity,
     logger: o.logger ?? noopLogger,
     registry: o.registry,

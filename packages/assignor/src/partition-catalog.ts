@@ -1,9 +1,11 @@
 import type { Cluster } from 'kafkajs';
-import type { TopicPartition } from './core/types.js';
+import type { WeightedPartition } from './core/types.js';
 import { MetadataTimeoutError } from './errors.js';
 import type { LateTopicMetadata } from './late-metadata.js';
 import type { Logger } from './logger.js';
 import { withTimeout } from './timeout.js';
+import { brokerRacksOf } from './broker-racks.js';
+import { partitionRacks, type ReplicaRackMode } from './partition-racks.js';
 
 /** What the leader does about metadata that answers after the budget. */
 export interface LateMetadataHandling {
@@ -27,6 +29,9 @@ export interface LateMetadataHandling {
  * Metadata that answers after the budget is not thrown away: its partitions are remembered in
  * `late.cache` and `late.arrived` is told, so the leader can ask for a rebalance that assigns the
  * topics this assignment had to leave out (docs/ARCHITECTURE.md, "Late metadata").
+ *
+ * Each partition carries the racks of its replicas (`replicaRacks` says which replicas count)
+ * when the brokers report racks; partitions known only from memory carry none.
  */
 export async function listPartitions(
   cluster: Cluster,
@@ -35,7 +40,8 @@ export async function listPartitions(
   timeoutMs: number,
   logger: Logger,
   late?: LateMetadataHandling,
-): Promise<TopicPartition[]> {
+  replicaRacks: ReplicaRackMode = 'all',
+): Promise<Array<Pick<WeightedPartition, 'topic' | 'partition' | 'racks'>>> {
   const leader = new Set(leaderTopics);
   const extra = topics.filter((t) => !leader.has(t));
   const targetsBefore = targetTopicsOf(cluster);
@@ -52,14 +58,18 @@ export async function listPartitions(
       if (err instanceof MetadataTimeoutError) lateLoad = loading;
     }
   }
-  const partitions: TopicPartition[] = [];
+  const partitions: Array<Pick<WeightedPartition, 'topic' | 'partition' | 'racks'>> = [];
+  const brokerRacks = brokerRacksOf(cluster);
   const missing: string[] = [];
   const nowMs = performance.now();
   for (const topic of topics) {
     let found = 0;
     try {
       for (const p of cluster.findTopicPartitionMetadata(topic)) {
-        partitions.push({ topic, partition: p.partitionId });
+        const racks = partitionRacks(p, brokerRacks, replicaRacks);
+        partitions.push(
+          racks === undefined ? { topic, partition: p.partitionId } : { topic, partition: p.partitionId, racks },
+        );
         found++;
       }
     } catch (err) {

@@ -67,6 +67,7 @@ export function prepareMembers(
     instanceId: m.instanceId,
     topics: m.topics ?? leaderTopics,
     capacity: m.capacity,
+    ...(m.rack === undefined ? {} : { rack: m.rack }),
   }));
   warnAboutBoundedCapacities(ctx, members);
   return members;

@@ -40,6 +40,7 @@ export {
   type PartitionWeight,
 } from './weight-source.js';
 export { processInstanceId, processToken } from './instance-id.js';
+export { partitionRacks, type ReplicaRackMode } from './partition-racks.js';
 export { encodeUserData, decodeUserData, USER_DATA_VERSION, type LoadAwareUserData } from './user-data.js';
 export { samePartitions, type OwnedPartitions } from './owned-partitions.js';
 export { LoadAwareError, ConfigError, WeightsTimeoutError, WeightsFailedError, isLoadAwareError } from './errors.js';

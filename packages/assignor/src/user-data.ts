@@ -12,7 +12,8 @@ import { REBALANCE_CAUSES, type RebalanceCause } from './rebalance-cause.js';
  * Layout (big-endian): "LA" magic, u8 version, u16 instance-id byte length, UTF-8 instance id,
  * f64 capacity, u32 epoch (version 1); then the owned section of `owned-partitions.ts`
  * (version 2); then u8 token length and the process token's bytes (version 3); then the last
- * rebalance's pause as u32 generation, u32 milliseconds, u8 cause (version 4). Later versions
+ * rebalance's pause as u32 generation, u32 milliseconds, u8 cause (version 4); then u8 rack length
+ * and the member's rack as UTF-8, length 0 for none (version 5). Later versions
  * only append fields, so a reader understands the prefix of any newer record: a version-2 reader
  * reads a version-3 record up to its owned section and ignores the token.
  */
@@ -42,6 +43,12 @@ export interface LoadAwareUserData {
    * add these up into the group's paused member-seconds.
    */
   readonly lastPause?: RebalancePause | undefined;
+  /**
+   * The rack (availability zone) the member runs in, as configured with the `rack` option
+   * (version 5): the leader prefers partitions with a replica in this rack. Absent when none is
+   * configured, in older records, and when the field cannot be read.
+   */
+  readonly rack?: string | undefined;
 }
 
 /** One member's pause in one rebalance, as carried in userData. */
@@ -59,12 +66,14 @@ export type DecodedUserData =
 const MAGIC_0 = 0x4c; // 'L'
 const MAGIC_1 = 0x41; // 'A'
 /** The record version this build writes. */
-export const USER_DATA_VERSION = 4;
+export const USER_DATA_VERSION = 5;
 const PAUSE_BYTES = 9;
 const HEADER_BYTES = 5;
 const TAIL_BYTES = 12;
 /** Longest instance id accepted, in UTF-8 bytes: userData rides on every JoinGroup. */
 export const MAX_INSTANCE_ID_BYTES = 255;
+/** Longest rack accepted, in UTF-8 bytes: the same rule as the instance id. */
+export const MAX_RACK_BYTES = 255;
 /** Longest process token, in bytes: it only needs to tell processes apart. */
 export const MAX_PROCESS_TOKEN_BYTES = 32;
 const PROCESS_TOKEN = /^(?:[0-9a-f]{2})*$/;
@@ -93,7 +102,39 @@ export function encodeUserData(data: LoadAwareUserData): Buffer {
   const owned: number[] = [];
   // Too many to carry: report nothing rather than an incomplete set the leader would trust.
   if (!writeOwnedSection(owned, data.owned)) writeOwnedSection(owned, undefined);
-  return Buffer.concat([prefix, Buffer.from(owned), Buffer.from([token.length]), token, encodePause(data.lastPause)]);
+  const rack = encodeRack(data.rack);
+  return Buffer.concat([
+    prefix,
+    Buffer.from(owned),
+    Buffer.from([token.length]),
+    token,
+    encodePause(data.lastPause),
+    Buffer.from([rack.length]),
+    rack,
+  ]);
+}
+
+/** The rack field's bytes; throws a RangeError for a rack the format cannot carry. */
+function encodeRack(rack: string | undefined): Buffer {
+  if (rack === undefined) return Buffer.alloc(0);
+  const bytes = Buffer.from(rack, 'utf8');
+  if (bytes.length === 0 || bytes.length > MAX_RACK_BYTES) {
+    throw new RangeError(`rack must be 1-${String(MAX_RACK_BYTES)} UTF-8 bytes, got ${String(bytes.length)}`);
+  }
+  return bytes;
+}
+
+/**
+ * The rack at `offset`; undefined when absent (length 0), truncated or not valid UTF-8. A hint,
+ * never a failure: a member whose rack cannot be read is placed as one without a rack.
+ */
+function readRack(bytes: Buffer, offset: number): string | undefined {
+  if (offset >= bytes.length) return undefined;
+  const length = bytes[offset]!;
+  if (length === 0 || offset + 1 + length > bytes.length) return undefined;
+  const raw = bytes.subarray(offset + 1, offset + 1 + length);
+  const rack = raw.toString('utf8');
+  return Buffer.from(rack, 'utf8').equals(raw) ? rack : undefined;
 }
 
 /** The pause field; all zeros (generation 0 is never a measured one) when there is none. */
@@ -140,6 +181,8 @@ export function decodeUserData(bytes: Buffer | null | undefined): DecodedUserDat
   const tokenEnd =
     section?.end === undefined || section.end >= bytes.length ? undefined : section.end + 1 + bytes[section.end]!;
   const lastPause = version >= 4 && tokenEnd !== undefined ? readPause(bytes, tokenEnd) : undefined;
+  // The pause field is written whole (zeros when there is none), so the rack starts right after it.
+  const rack = version >= 5 && tokenEnd !== undefined ? readRack(bytes, tokenEnd + PAUSE_BYTES) : undefined;
   return {
     ok: true,
     value: {
@@ -149,6 +192,7 @@ export function decodeUserData(bytes: Buffer | null | undefined): DecodedUserDat
       ...(owned === undefined ? {} : { owned }),
       ...(processToken === undefined ? {} : { processToken }),
       ...(lastPause === undefined ? {} : { lastPause }),
+      ...(rack === undefined ? {} : { rack }),
     },
   };
 }

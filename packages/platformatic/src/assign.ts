@@ -7,6 +7,7 @@ import {
   warnFallback,
   currentOwners,
   escapeLogText,
+  partitionRacks,
   type BalanceMember,
   type DecodedMember,
   type RebalanceCause,
@@ -20,7 +21,16 @@ import type { WeightSnapshot } from './weight-snapshot.js';
 
 /** The cluster metadata platformatic hands the assigner: what it needs of it. */
 export interface TopicsMetadata {
-  readonly topics: ReadonlyMap<string, { readonly partitionsCount: number }>;
+  readonly topics: ReadonlyMap<
+    string,
+    {
+      readonly partitionsCount: number;
+      /** Each partition's leader and replicas, by partition number (platformatic lists them so). */
+      readonly partitions?: ReadonlyArray<{ readonly leader: number; readonly replicas?: ReadonlyArray<number> }>;
+    }
+  >;
+  /** The brokers and their `broker.rack`, by node id. */
+  readonly brokers?: ReadonlyMap<number, { readonly rack?: string | null | undefined }>;
 }
 
 /** One member's assignment in platformatic's shape (`GroupPartitionsAssignments`). */
@@ -123,15 +133,23 @@ function handOutCooperatively(
   return handed;
 }
 
-/** The partitions of `topics` from the metadata platformatic loaded for them. */
+/**
+ * The partitions of `topics` from the metadata platformatic loaded for them, each with the racks
+ * of its replicas (the `replicaRacks` option says which count) when the brokers report racks.
+ */
 function listPartitions(
   ctx: SyncAssignContext,
   topics: ReadonlyArray<string>,
   metadata: TopicsMetadata,
-): TopicPartition[] {
-  const out: TopicPartition[] = [];
+): Array<TopicPartition & { readonly racks?: ReadonlyArray<string> }> {
+  const out: Array<TopicPartition & { readonly racks?: ReadonlyArray<string> }> = [];
+  const brokerRacks = new Map<number, string>();
+  for (const [nodeId, broker] of metadata.brokers ?? []) {
+    if (typeof broker.rack === 'string' && broker.rack !== '') brokerRacks.set(nodeId, broker.rack);
+  }
   for (const topic of topics) {
-    const count = metadata.topics.get(topic)?.partitionsCount;
+    const listed = metadata.topics.get(topic);
+    const count = listed?.partitionsCount;
     if (count === undefined) {
       // Platformatic fails the sync before calling the assigner when a topic is missing; this is
       // only reached by a future version that does not.
@@ -141,7 +159,12 @@ function listPartitions(
       );
       continue;
     }
-    for (let partition = 0; partition < count; partition++) out.push({ topic, partition });
+    for (let partition = 0; partition < count; partition++) {
+      const replicas = listed?.partitions?.[partition];
+      const racks =
+        replicas === undefined ? undefined : partitionRacks(replicas, brokerRacks, ctx.options.replicaRacks);
+      out.push(racks === undefined ? { topic, partition } : { topic, partition, racks });
+    }
   }
   return out;
 }

@@ -134,6 +134,7 @@ export function createLoadAwareAssigner(options: PlatformaticAssignerOptions = {
       epoch: groupId === undefined ? 0 : epochOf(groupId),
       owned: membership.owned(),
       processToken,
+      ...(placement.rack === undefined ? {} : { rack: placement.rack }),
     });
   };
 

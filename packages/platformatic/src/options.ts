@@ -35,6 +35,8 @@ export interface PlatformaticAssignerOptions extends Pick<
   LoadAwareAssignerOptions,
   | 'weights'
   | 'instanceId'
+  | 'rack'
+  | 'replicaRacks'
   | 'capacity'
   | 'logger'
   | 'registry'

@@ -13,6 +13,12 @@ export interface TopicPartition {
 export interface WeightedPartition extends TopicPartition {
   /** Missing, non-finite or negative weights count as the default weight and are reported as defaulted. */
   readonly weight?: number | null | undefined;
+  /**
+   * The racks holding a replica of the partition (all replicas, or the leader's only: the
+   * caller's choice). A member in one of them fetches it in-rack. Missing or empty: no
+   * preference, the partition is never counted as cross-rack.
+   */
+  readonly racks?: ReadonlyArray<string> | undefined;
 }
 
 /** A consumer group member as the balancer sees it. */
@@ -24,6 +30,12 @@ export interface BalanceMember {
   readonly topics: ReadonlyArray<string>;
   /** Relative capacity of the member's instance (default 1). Members of one instance should agree. */
   readonly capacity?: number | undefined;
+  /**
+   * The rack (availability zone) the member runs in; members of one instance share it (the
+   * smallest one reported counts when they disagree). Missing: no rack, nothing it is assigned
+   * counts as cross-rack.
+   */
+  readonly rack?: string | undefined;
 }
 
 /** Everything `balance()` needs. */
