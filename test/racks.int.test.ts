@@ -123,7 +123,7 @@ describe('three racks with follower fetching, one instance per rack, Zipf traffi
                   kind === 'round-robin'
                     ? [PartitionAssigners.roundRobin]
                     : [
-                        LoadAwareAssigner({ instanceId: `${groupId}-${rack}`, weights: source }),
+                        LoadAwareAssigner({ instanceId: `${groupId}-${rack}`, weights: source, rack }),
                         PartitionAssigners.roundRobin,
                       ],
               });
