@@ -7,6 +7,9 @@ import { lowerBound } from './lower-bound.js';
 import { resolvePrevious } from './previous.js';
 import { summarize } from './summarize.js';
 import { resolveBalanceOptions } from './tuning.js';
+import { buildRackModel } from './racks/rack-model.js';
+import { placeWithRacks } from './racks/place-with-racks.js';
+import { NO_RACKS, tallyRacks } from './racks/rack-tally.js';
 
 /**
  * Places every partition on exactly one subscribed member so that instance loads (per unit of
@@ -20,6 +23,15 @@ import { resolveBalanceOptions } from './tuning.js';
  * With `previous` (the current owners) it is sticky: partitions stay put unless moving them
  * buys more than `options.moveTolerance`, and at most `options.maxMovesPerRebalance` leave a
  * still-valid owner, and no topic moves both ways between two members.
+ *
+ * With racks (`members[].rack`, `partitions[].racks`) it then matches racks on the instance level:
+ * partitions fetched across racks move or trade places into an instance of a rack holding a
+ * replica, as far as every instance stays within the balance reached (the tolerance band the
+ * next rebalance keeps; on equal terms, the counts exactly). The objective is thus, in order:
+ * the busiest instance, the cross-rack weight, stickiness, member balance. Where racks cannot
+ * matter (no member has one, or every partition is in all or none of the members' racks) the
+ * placement is exactly what it is without them. `crossRackWeight`, `crossRackPartitions` and
+ * `crossRackLowerBound` report the outcome.
  *
  * Pure and deterministic: no I/O, clock or randomness, and the same input in any order gives the
  * same result. Unusable weights (missing, NaN, ±Infinity, negative) count as
@@ -57,8 +69,15 @@ export function balance(input: BalanceInput, options: BalanceOptions = {}): Bala
     moves: { limit: settings.maxMoves, used: 0 },
   };
   const instances = placeOnInstances(model, previous, level);
-  const owner = placeOnMembers(model, instances.instance, previous, level);
-  return summarize(model, owner, instances.lowerBound, previous);
+  const racks = buildRackModel(model, input);
+  const instanceOf =
+    racks?.active === true
+      ? placeWithRacks(model, racks, previous, level, instances, settings.searchBudget)
+      : instances.instance;
+  const owner = placeOnMembers(model, instanceOf, previous, level);
+  const result = summarize(model, owner, instances.lowerBound, previous);
+  const tally = racks === undefined ? NO_RACKS : tallyRacks(model, racks, instanceOf, result.maxCombinedLoad);
+  return { ...result, ...tally };
 }
 
 /**
@@ -85,5 +104,9 @@ export function referenceBalance(input: BalanceInput, options: BalanceOptions = 
       binsOf: (t) => model.subscribersOf[t]!.instances,
     }),
   );
-  return summarize(model, owner, bound, undefined);
+  const result = summarize(model, owner, bound, undefined);
+  const racks = buildRackModel(model, input);
+  const instanceOf = Int32Array.from(owner, (m) => model.memberInstance[m]!);
+  const tally = racks === undefined ? NO_RACKS : tallyRacks(model, racks, instanceOf, result.maxCombinedLoad);
+  return { ...result, ...tally };
 }

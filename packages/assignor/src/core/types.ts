@@ -194,4 +194,18 @@ export interface BalanceResult {
    * overflow).
    */
   readonly weightScale: number;
+  /**
+   * Weight placed on an instance with a rack that holds none of the partition's replicas: what
+   * is fetched across racks (availability zones). Partitions without racks and members without a
+   * rack never count. 0 when no member has a rack.
+   */
+  readonly crossRackWeight: number;
+  /** How many partitions {@link BalanceResult.crossRackWeight} is made of (zero-weight ones included). */
+  readonly crossRackPartitions: number;
+  /**
+   * No placement whose busiest instance is at most `maxCombinedLoad` (per unit of capacity) can
+   * fetch less weight across racks than this: `crossRackWeight ÷ crossRackLowerBound` says how
+   * close rack matching came. At most `crossRackWeight`; 0 when nothing has to cross.
+   */
+  readonly crossRackLowerBound: number;
 }

@@ -1,0 +1,58 @@
+import type { BalanceModel, TopicSubscribers } from '../model.js';
+import type { RackModel } from './rack-model.js';
+
+/**
+ * The instance-level problem with racks as eligibility: each partition may go only to its
+ * topic's subscribers in a rack holding one of its replicas, or without a rack (never cross-rack).
+ * A partition with no such subscriber keeps all of them: it crosses racks wherever it goes.
+ *
+ * Built as a model whose "topics" are (topic, rack set) pairs, so the load search solves it with
+ * everything it already does for restricted subscriptions: lower bound, moves, swaps, chains,
+ * stickiness. Pairs whose in-rack subscribers are equal share one array, which the search groups
+ * by reference. Only the fields the instance level reads are replaced.
+ */
+export function inRackModel(model: BalanceModel, rm: RackModel): BalanceModel {
+  const width = rm.racks.length;
+  const pairOf = new Map<number, number>();
+  const subscribersOf: Array<TopicSubscribers | undefined> = [];
+  const names: string[] = [];
+  // (subscribers array, rack set) -> in-rack subscribers, so equal eligibility shares an array.
+  const filtered = new Map<Int32Array, Map<number, TopicSubscribers>>();
+  const topicOf = new Int32Array(model.partitionCount);
+  for (let p = 0; p < model.partitionCount; p++) {
+    const t = model.topicOf[p]!;
+    const set = rm.setOf[p]!;
+    const key = t * (rm.setCount + 1) + (set + 1);
+    let pair = pairOf.get(key);
+    if (pair === undefined) {
+      pair = subscribersOf.length;
+      pairOf.set(key, pair);
+      names.push(model.topics[t]!);
+      const all = model.subscribersOf[t]!;
+      let bySet = filtered.get(all.instances);
+      if (bySet === undefined) filtered.set(all.instances, (bySet = new Map<number, TopicSubscribers>()));
+      let subs = bySet.get(set);
+      if (subs === undefined) {
+        subs = set < 0 ? all : inRack(all, rm, set, width);
+        bySet.set(set, subs);
+      }
+      subscribersOf.push(subs);
+    }
+    topicOf[p] = pair;
+  }
+  return { ...model, topics: names, topicOf, subscribersOf };
+}
+
+/** The subscribers in a rack of `set` or without a rack; all of them when there is none. */
+function inRack(all: TopicSubscribers, rm: RackModel, set: number, width: number): TopicSubscribers {
+  const keep: number[] = [];
+  for (let k = 0; k < all.instances.length; k++) {
+    const rack = rm.instanceRack[all.instances[k]!]!;
+    if (rack < 0 || rm.local[set * width + rack] === 1) keep.push(k);
+  }
+  if (keep.length === 0 || keep.length === all.instances.length) return all;
+  return {
+    instances: Int32Array.from(keep, (k) => all.instances[k]!),
+    membersByInstance: keep.map((k) => all.membersByInstance[k]!),
+  };
+}

@@ -1,0 +1,310 @@
+import type { BalanceModel } from '../model.js';
+import type { MoveAllowance } from '../levels.js';
+import { isCrossRack, type RackModel } from './rack-model.js';
+import { equalTerms } from './terms.js';
+
+/**
+ * Rack matching on the instance level, after the load search: partitions fetched from another
+ * rack move, or trade places, to an instance in a rack holding one of their replicas, as long as
+ * every instance stays inside the balance the search reached (docs/racks.md, "How placement
+ * chooses"):
+ *
+ * - weighted partitions: no instance's load per unit of capacity rises above the larger of the
+ *   busiest level and `lowerBound × (1 + tolerance)`, nor falls below the smaller of the least
+ *   busy level less half the tolerance and `mean × (1 − tolerance)`, and each instance stays
+ *   within half the tolerance of its own level: inside the band in which the next rebalance's
+ *   search keeps the placement as it is (so stickiness never undoes matched racks), and without
+ *   trading the balance of the instances below the busiest one for locality;
+ * - on equal terms (equal weights and capacities, no base loads) and for zero-weight partitions
+ *   (placed by count) the band is the current maximum and minimum themselves, so Kafka's count
+ *   contract (no instance two or more partitions above another) holds as before.
+ *
+ * Heaviest first, moves before swaps, in rounds until nothing improves: each step lowers the
+ * cross-rack weight, so it ends. A move that would take a partition off its previous owner
+ * counts against `maxMovesPerRebalance`. Pure and deterministic: fixed orders, explicit ties.
+ */
+export function matchRacks(
+  model: BalanceModel,
+  rm: RackModel,
+  instance: Int32Array,
+  homes: { readonly home: Int32Array; readonly counted: Uint8Array },
+  level: { readonly tolerance: number; readonly moves: MoveAllowance },
+  lowerBound: number,
+): void {
+  const count = model.partitionCount;
+  let split = count;
+  while (split > 0 && !(model.weight[split - 1]! > 0)) split--;
+  const work = { remaining: 60 * count + 100_000 };
+  const capacity = model.instanceCapacity;
+  const bins = capacity.length;
+
+  // Weighted partitions, judged by combined load per unit of capacity.
+  const load = Float64Array.from(model.instanceBaseLoad);
+  for (let p = 0; p < split; p++) load[instance[p]!] = load[instance[p]!]! + model.weight[p]!;
+  const equal = equalTerms(model, split);
+  let total = 0;
+  let totalCapacity = 0;
+  for (let b = 0; b < bins; b++) {
+    total += load[b]!;
+    totalCapacity += capacity[b]!;
+  }
+  const band = currentBand(load, capacity);
+  const tolerance = equal ? 0 : level.tolerance;
+  const ceiling = Math.max(band.max, lowerBound * (1 + tolerance));
+  const floor = Math.min(band.min * (1 - tolerance / 2), (total / totalCapacity) * (1 - tolerance));
+  const upper = new Float64Array(bins);
+  const lower = new Float64Array(bins);
+  for (let b = 0; b < bins; b++) {
+    const own = load[b]! / capacity[b]!;
+    upper[b] = Math.min(ceiling, Math.max(own, own * (1 + tolerance / 2))) * capacity[b]!;
+    lower[b] = Math.max(floor, Math.min(own, own * (1 - tolerance / 2))) * capacity[b]!;
+  }
+  const weighted: Phase = { from: 0, to: split, weight: (p) => model.weight[p]!, load, upper, lower };
+  runPhase(model, rm, instance, homes, level.moves, weighted, work);
+  if (split === count) return;
+
+  // Zero-weight partitions, judged by partition count per unit of capacity, weighted ones included.
+  const counts = new Float64Array(bins);
+  for (let p = 0; p < count; p++) counts[instance[p]!] = counts[instance[p]!]! + 1;
+  const byCount = currentBand(counts, capacity);
+  const zero: Phase = {
+    from: split,
+    to: count,
+    weight: () => 1,
+    load: counts,
+    upper: capacity.map((c) => byCount.max * c),
+    lower: capacity.map((c) => byCount.min * c),
+  };
+  runPhase(model, rm, instance, homes, level.moves, zero, work);
+}
+
+/** One family of partitions matched together, with the band every instance must stay in. */
+interface Phase {
+  /** Model partitions `[from, to)`: heaviest first. */
+  readonly from: number;
+  readonly to: number;
+  readonly weight: (p: number) => number;
+  /** Each instance's load in this phase's measure; updated as partitions move. */
+  readonly load: Float64Array;
+  /** Bounds on each instance's load in this phase's measure. */
+  readonly upper: Float64Array;
+  readonly lower: Float64Array;
+}
+
+/** Rounds of moves and swaps are few in practice; this bounds a pathological input. */
+const MAX_ROUNDS = 8;
+/** Partners looked at per (partition, target instance, rack set): keeps equal weights linear. */
+const SCAN_LIMIT = 8;
+/** Target instances a cross-rack partition tries to trade into, per round. */
+const TARGET_LIMIT = 16;
+
+function runPhase(
+  model: BalanceModel,
+  rm: RackModel,
+  instance: Int32Array,
+  homes: { readonly home: Int32Array; readonly counted: Uint8Array },
+  moves: MoveAllowance,
+  phase: Phase,
+  work: { remaining: number },
+): void {
+  const capacity = model.instanceCapacity;
+  // Float noise allowance, relative to the loads compared.
+  const eps = Float64Array.from(phase.upper, (u) => 1e-9 * Math.max(1, Math.abs(u)));
+  const fits = (b: number, next: number): boolean =>
+    next <= phase.upper[b]! + eps[b]! && next >= phase.lower[b]! - eps[b]!;
+  const moveDelta = (p: number, from: number, to: number): number => {
+    if (homes.counted[p] === 0) return 0;
+    const home = homes.home[p]!;
+    return (to !== home ? 1 : 0) - (from !== home ? 1 : 0);
+  };
+  const relocate = (p: number, to: number): void => {
+    const from = instance[p]!;
+    const w = phase.weight(p);
+    moves.used += moveDelta(p, from, to);
+    phase.load[from] = phase.load[from]! - w;
+    phase.load[to] = phase.load[to]! + w;
+    instance[p] = to;
+  };
+  const width = rm.racks.length;
+  const localTo = (p: number, b: number): boolean => {
+    const rack = rm.instanceRack[b]!;
+    const set = rm.setOf[p]!;
+    return rack >= 0 && set >= 0 && rm.local[set * width + rack] === 1;
+  };
+
+  for (let round = 0; round < MAX_ROUNDS && work.remaining > 0; round++) {
+    let improved = false;
+    // Moves: a cross-rack partition to the least busy in-rack subscriber with room.
+    for (let p = phase.from; p < phase.to && work.remaining > 0; p++) {
+      const a = instance[p]!;
+      if (!isCrossRack(rm, p, a)) continue;
+      const w = phase.weight(p);
+      if (!fits(a, phase.load[a]! - w)) continue;
+      const candidates = model.subscribersOf[model.topicOf[p]!]!.instances;
+      work.remaining -= candidates.length;
+      let best = -1;
+      let bestLevel = Number.POSITIVE_INFINITY;
+      for (let k = 0; k < candidates.length; k++) {
+        const b = candidates[k]!;
+        if (!localTo(p, b) || !fits(b, phase.load[b]! + w)) continue;
+        const levelAfter = (phase.load[b]! + w) / capacity[b]!;
+        if (levelAfter < bestLevel) {
+          bestLevel = levelAfter;
+          best = b;
+        }
+      }
+      if (best < 0 || moves.used + moveDelta(p, a, best) > moves.limit) continue;
+      relocate(p, best);
+      improved = true;
+    }
+
+    // Exchanges: a cross-rack partition trades places with partitions of an in-rack instance.
+    const buckets = bucketize(model, rm, instance, phase);
+    for (let p = phase.from; p < phase.to && work.remaining > 0; p++) {
+      const a = instance[p]!;
+      if (!isCrossRack(rm, p, a)) continue;
+      const w = phase.weight(p);
+      const candidates = model.subscribersOf[model.topicOf[p]!]!.instances;
+      let tried = 0;
+      // Start at a position that depends on the partition, so equal partitions spread their trades.
+      for (let step = 0; step < candidates.length && tried < TARGET_LIMIT; step++) {
+        const b = candidates[(p + step) % candidates.length]!;
+        if (b === a || !localTo(p, b)) continue;
+        tried++;
+        const partners = findPartners(model, rm, instance, phase, buckets, { p, a, b, w, work });
+        if (partners === undefined) continue;
+        let delta = moveDelta(p, a, b);
+        for (const q of partners) delta += moveDelta(q, b, a);
+        if (moves.used + delta > moves.limit) continue;
+        relocate(p, b);
+        for (const q of partners) relocate(q, a);
+        improved = true;
+        break;
+      }
+    }
+    if (!improved) return;
+  }
+}
+
+/**
+ * The phase's partitions by instance and rack set (the last set index: no racks), each list
+ * heaviest first (model order). Entries go stale as partitions move; readers check `instance`.
+ */
+function bucketize(model: BalanceModel, rm: RackModel, instance: Int32Array, phase: Phase): Int32Array[][] {
+  const sets = rm.setCount + 1;
+  const sizes = new Int32Array(model.instanceCapacity.length * sets);
+  const slot = (p: number): number => instance[p]! * sets + (rm.setOf[p]! < 0 ? rm.setCount : rm.setOf[p]!);
+  for (let p = phase.from; p < phase.to; p++) sizes[slot(p)] = sizes[slot(p)]! + 1;
+  const flat = Array.from(sizes, (n) => new Int32Array(n));
+  const filled = new Int32Array(sizes.length);
+  for (let p = phase.from; p < phase.to; p++) {
+    const s = slot(p);
+    flat[s]![filled[s]!] = p;
+    filled[s] = filled[s]! + 1;
+  }
+  const out: Int32Array[][] = [];
+  for (let b = 0; b < model.instanceCapacity.length; b++) out.push(flat.slice(b * sets, (b + 1) * sets));
+  return out;
+}
+
+interface Exchange {
+  readonly p: number;
+  readonly a: number;
+  readonly b: number;
+  readonly w: number;
+  readonly work: { remaining: number };
+}
+
+/** Partners one exchange may send back: a heavy partition may need several lighter ones to make room. */
+const MAX_PARTNERS = 32;
+
+/**
+ * Partitions on `b` to send to `a` in exchange for `p`, so that both instances end inside their
+ * bands and the cross-rack weight drops: the heaviest that fit, until `b` has room for `p` and
+ * `a` is not left below its floor. Partners that gain locality themselves come first, then those
+ * indifferent to the trade, then those that lose it (only while the trade still gains). Each must
+ * be subscribed on `a`. Undefined when no such set is found.
+ */
+function findPartners(
+  model: BalanceModel,
+  rm: RackModel,
+  instance: Int32Array,
+  phase: Phase,
+  buckets: Int32Array[][],
+  x: Exchange,
+): number[] | undefined {
+  const { p, a, b, w } = x;
+  const afterA = phase.load[a]! - w;
+  const afterB = phase.load[b]! + w;
+  // What must leave b, and what a must receive, for both to fit; and the most either allows.
+  const want = Math.max(afterB - phase.upper[b]!, phase.lower[a]! - afterA);
+  const cap = Math.min(phase.upper[a]! - afterA, afterB - phase.lower[b]!);
+  const eps = 1e-9 * Math.max(1, Math.abs(phase.upper[b]!));
+  if (want <= eps) return want <= cap + eps ? [] : undefined;
+  if (cap + eps < want) return undefined;
+  const partners: number[] = [];
+  let taken = 0;
+  let lost = 0;
+  const sets = rm.setCount + 1;
+  for (let preference = 0; preference < 3 && taken + eps < want; preference++) {
+    for (let set = 0; set < sets && taken + eps < want; set++) {
+      const list = buckets[b]![set]!;
+      if (list.length === 0) continue;
+      const sample = list[0]!;
+      // Every partition of one rack set is cross-rack on the same instances.
+      const change = (isCrossRack(rm, sample, a) ? 1 : 0) - (isCrossRack(rm, sample, b) ? 1 : 0);
+      if (change !== preference - 1) continue;
+      // Heaviest first: skip to the first partner that still fits under the cap.
+      let lo = 0;
+      let hi = list.length;
+      const room = cap - taken + eps;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (phase.weight(list[mid]!) > room) lo = mid + 1;
+        else hi = mid;
+      }
+      let scanned = 0;
+      for (let k = lo; k < list.length && scanned < SCAN_LIMIT && taken + eps < want; k++) {
+        const q = list[k]!;
+        x.work.remaining--;
+        if (instance[q] !== b || q === p || partners.includes(q)) continue;
+        scanned++;
+        const wq = phase.weight(q);
+        if (taken + wq > cap + eps) continue;
+        // Losing locality is worth it only while the trade as a whole still gains.
+        if (change > 0 && !(lost + wq < w)) continue;
+        if (!subscribes(model, model.topicOf[q]!, a)) continue;
+        partners.push(q);
+        taken += wq;
+        if (change > 0) lost += wq;
+        if (partners.length >= MAX_PARTNERS) return taken + eps >= want ? partners : undefined;
+      }
+    }
+  }
+  return taken + eps >= want ? partners : undefined;
+}
+
+/** True when some member of instance `i` subscribes to topic `t`. */
+function subscribes(model: BalanceModel, t: number, i: number): boolean {
+  const list = model.subscribersOf[t]!.instances;
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (list[mid]! < i) lo = mid + 1;
+    else hi = mid;
+  }
+  return list[lo] === i;
+}
+
+/** The highest and lowest load ÷ capacity of any instance. */
+function currentBand(load: Float64Array, capacity: Float64Array): { max: number; min: number } {
+  let max = Number.NEGATIVE_INFINITY;
+  let min = Number.POSITIVE_INFINITY;
+  for (let b = 0; b < load.length; b++) {
+    const level = load[b]! / capacity[b]!;
+    if (level > max) max = level;
+    if (level < min) min = level;
+  }
+  return { max, min };
+}

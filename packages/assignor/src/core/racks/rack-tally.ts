@@ -1,0 +1,34 @@
+import type { BalanceModel } from '../model.js';
+import { crossRackLowerBound } from './rack-bound.js';
+import { isCrossRack, type RackModel } from './rack-model.js';
+
+/** How much of a placement is fetched across racks (see the `BalanceResult` fields of the same names). */
+export interface RackTally {
+  readonly crossRackWeight: number;
+  readonly crossRackPartitions: number;
+  readonly crossRackLowerBound: number;
+}
+
+/** Nothing crosses racks: no member has a rack. */
+export const NO_RACKS: RackTally = Object.freeze({
+  crossRackWeight: 0,
+  crossRackPartitions: 0,
+  crossRackLowerBound: 0,
+});
+
+/**
+ * Counts the partitions (and their weight) placed on an instance outside every rack holding one
+ * of their replicas, and the least cross-rack weight possible at the busiest level `level`.
+ */
+export function tallyRacks(model: BalanceModel, rm: RackModel, instance: Int32Array, level: number): RackTally {
+  let crossRackWeight = 0;
+  let crossRackPartitions = 0;
+  for (let p = 0; p < model.partitionCount; p++) {
+    if (!isCrossRack(rm, p, instance[p]!)) continue;
+    crossRackWeight += model.weight[p]!;
+    crossRackPartitions++;
+  }
+  // The bound is summed in another order: never report it above what was reached.
+  const bound = Math.min(crossRackWeight, crossRackLowerBound(model, rm, level));
+  return { crossRackWeight, crossRackPartitions, crossRackLowerBound: bound };
+}
