@@ -182,10 +182,14 @@ describe('three racks with follower fetching, one instance per rack, Zipf traffi
         }
         const find = (kind: AssignerKind, rf: number): RackTraffic =>
           measured.find(({ run }) => run.kind === kind && run.replicationFactor === rf)!.traffic;
-        const ours = find('load-aware', 1);
-        expect(ours.crossRackShare).toBeLessThanOrEqual(0.1);
-        expect(ours.busiestOverIdeal).toBeLessThanOrEqual(1.1);
-        expect(ours.crossRackShare).toBeLessThan(find('round-robin', 1).crossRackShare);
+        // The issue's target is RF 1; with RF 2 every partition has a replica in two of the three
+        // racks, so the same bounds hold with room to spare.
+        for (const rf of [1, 2]) {
+          const ours = find('load-aware', rf);
+          expect(ours.crossRackShare).toBeLessThanOrEqual(0.1);
+          expect(ours.busiestOverIdeal).toBeLessThanOrEqual(1.1);
+          expect(ours.crossRackShare).toBeLessThan(find('round-robin', rf).crossRackShare);
+        }
       } finally {
         await Promise.allSettled(runs.map((run) => run.group.stop()));
         await producer?.stop();
