@@ -17,7 +17,12 @@ export function logAssignment(
   defaultWeight: number,
   durationMs: number,
   owners?: { readonly reportingMembers: number; readonly rememberedMembers: number },
-): { readonly skewRatio: number; readonly combinedSkewRatio: number } {
+): {
+  readonly skewRatio: number;
+  readonly combinedSkewRatio: number;
+  /** Undefined when no instance has a rack. */
+  readonly racks: { readonly share: number; readonly lowerBound: number } | undefined;
+} {
   const e = explain(result, defaultWeight);
   logger.info(
     {
@@ -75,6 +80,18 @@ export function logAssignment(
     },
     e.moves,
   );
+  if (e.racks !== undefined) {
+    logger.info(
+      {
+        crossRackWeight: result.crossRackWeight,
+        crossRackPartitions: result.crossRackPartitions,
+        crossRackForcedWeight: result.crossRackForcedWeight,
+        crossRackLowerBound: result.crossRackLowerBound,
+        crossRackShare: e.crossRackShare,
+      },
+      e.racks,
+    );
+  }
   if (e.factors.length > 0) {
     logger.info(
       { factors: e.factors.map((f) => f.code) },
@@ -82,7 +99,11 @@ export function logAssignment(
     );
   }
   for (const line of e.memberLines) logger.debug({}, escapeLogText(line));
-  return { skewRatio: e.skewRatio, combinedSkewRatio: e.combinedSkewRatio };
+  return {
+    skewRatio: e.skewRatio,
+    combinedSkewRatio: e.combinedSkewRatio,
+    racks: e.racks === undefined ? undefined : { share: e.crossRackShare, lowerBound: e.crossRackShareLowerBound },
+  };
 }
 
 /** The INFO line after a fallback: how many partitions each instance got. */

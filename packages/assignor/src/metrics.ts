@@ -9,6 +9,11 @@ export interface AssignorMetrics {
   quality(groupId: string, defaultedWeights: number, maxLoadToIdeal: number): void;
   /** Records how close a load-aware assignment is to optimal and how many partitions it moved. */
   placement(groupId: string, optimalityRatio: number, movedPartitions: number): void;
+  /**
+   * Records the share of the group's load fetched across racks in the last assignment (0–1), and
+   * the least share possible at that balance. Not set for groups whose members have no rack.
+   */
+  racks(groupId: string, crossRackShare: number, crossRackShareLowerBound: number): void;
   /** Records a cross-group assignment: the combined load ratio and how each sibling counted. */
   crossGroup(groupId: string, combinedLoadRatio: number, siblings: ReadonlyArray<SiblingReading>): void;
   /** Counts a static consumer of this process fenced by another process with its group instance id. */
@@ -24,6 +29,7 @@ const noopMetrics: AssignorMetrics = {
   assignment: () => undefined,
   quality: () => undefined,
   placement: () => undefined,
+  racks: () => undefined,
   crossGroup: () => undefined,
   fenced: () => undefined,
   pause: () => undefined,
@@ -67,6 +73,28 @@ export function createAssignorMetrics(registry: Registry | undefined): AssignorM
       new Gauge({
         name,
         help: 'Partitions without a usable weight in the last assignment (given the default weight).',
+        labelNames: ['group'],
+        registers: [registry],
+      }),
+  );
+  const crossRack = reuse(
+    registry,
+    'load_aware_cross_rack_load_ratio',
+    (name) =>
+      new Gauge({
+        name,
+        help: 'Share of the group load on members outside every rack holding a replica (fetched across racks), last assignment.',
+        labelNames: ['group'],
+        registers: [registry],
+      }),
+  );
+  const crossRackBound = reuse(
+    registry,
+    'load_aware_cross_rack_load_ratio_lower_bound',
+    (name) =>
+      new Gauge({
+        name,
+        help: 'Least share of the group load any placement as balanced as the last one fetches across racks.',
         labelNames: ['group'],
         registers: [registry],
       }),
@@ -192,6 +220,10 @@ export function createAssignorMetrics(registry: Registry | undefined): AssignorM
     quality(group, defaultedWeights, maxLoadToIdeal) {
       defaulted.set({ group }, defaultedWeights);
       maxLoad.set({ group }, maxLoadToIdeal);
+    },
+    racks(group, share, bound) {
+      crossRack.set({ group }, share);
+      crossRackBound.set({ group }, bound);
     },
     placement(group, optimalityRatio, movedPartitions) {
       optimality.set({ group }, optimalityRatio);

@@ -113,7 +113,7 @@ export function placeMembers(
     balanceOptions(ctx.options),
   );
   const durationMs = input.elapsedMs();
-  const { skewRatio, combinedSkewRatio } = logAssignment(
+  const { skewRatio, combinedSkewRatio, racks } = logAssignment(
     ctx.logger,
     result,
     ctx.options.defaultWeight,
@@ -124,6 +124,7 @@ export function placeMembers(
   ctx.metrics.assignment(ctx.groupId, 'load_aware', durationMs / 1000);
   ctx.metrics.quality(ctx.groupId, result.defaultedCount, skewRatio);
   ctx.metrics.placement(ctx.groupId, result.optimalityRatio, result.movedCount);
+  if (racks !== undefined) ctx.metrics.racks(ctx.groupId, racks.share, racks.lowerBound);
   return { result, owners, skewRatio, combinedSkewRatio, cause };
 }
 

@@ -89,8 +89,8 @@ describe('owned partitions in userData', () => {
     expect(decoded.ok && decoded.value.instanceId).toBe('pod-a');
     expect(decoded.ok && decoded.value.owned).toBeUndefined();
     // The owned section's last byte: version 3 appends the process token's length (0 here) after
-    // it, and version 4 the 9-byte pause field.
-    const tail = 1 + 9;
+    // it, version 4 the 9-byte pause field and version 5 the rack's length (0 here).
+    const tail = 1 + 9 + 1;
     expect(bytes[bytes.length - tail]).toBe(0);
     const cut = decodeUserData(Buffer.concat([bytes.subarray(0, bytes.length - tail - 1), Buffer.from([0])]));
     expect(cut.ok && cut.value.owned).toBeUndefined();

@@ -60,8 +60,9 @@ describe('record version 3: the per-process token', () => {
     expect(bytes[2]).toBe(USER_DATA_VERSION);
     // A version-2 reader reads up to the end of the owned section and ignores what follows.
     expect(bytes.subarray(3, v2.length).equals(v2.subarray(3))).toBe(true);
-    // Then version 4's pause field: nine zero bytes while no pause is known.
-    expect(bytes.subarray(v2.length).toString('hex')).toBe(`080011223344556677${'00'.repeat(9)}`);
+    // Then version 4's pause field: nine zero bytes while no pause is known; then version 5's rack
+    // length, 0 without a rack.
+    expect(bytes.subarray(v2.length).toString('hex')).toBe(`080011223344556677${'00'.repeat(9)}00`);
     expect(decodeUserData(bytes)).toEqual({
       ok: true,
       value: { instanceId: 'pod-a', capacity: 1, epoch: 0, processToken: '0011223344556677' },
@@ -95,7 +96,7 @@ describe('record version 3: the per-process token', () => {
     // And writes exactly those bytes again, the token field appended and the version raised.
     const v3 = encodeUserData({ ...(decodeUserData(v2) as { value: LoadAwareUserData }).value, processToken: 'ab' });
     expect(v3.subarray(3, v2.length).equals(v2.subarray(3))).toBe(true);
-    expect(v3.subarray(v2.length).toString('hex')).toBe(`01ab${'00'.repeat(9)}`);
+    expect(v3.subarray(v2.length).toString('hex')).toBe(`01ab${'00'.repeat(9)}00`);
   });
 
   it('is what the assigner sends: one token per process, the same for every consumer in it', () => {

@@ -14,7 +14,14 @@ import {
   resolveOptions,
   USER_DATA_VERSION,
 } from '@load-aware/assignor/internal';
-import { errorThrownBy, fakeCluster } from '@load-aware/test-support';
+import { Registry } from 'prom-client';
+import {
+  decodeAssignedPartitions,
+  errorThrownBy,
+  fakeCluster,
+  memberWithUserData,
+  recordingLogger,
+} from '@load-aware/test-support';
 
 /** A cluster whose brokers 1-3 sit in racks a-c and whose topic's partitions have replicas on them. */
 function rackedCluster(replicas: number[][]): Cluster {
@@ -147,5 +154,45 @@ describe('partition racks from metadata', () => {
       { topic: 't', partition: 2, weight: 5 },
     ]);
     expect(weighed.map((p) => p.racks)).toEqual([['a'], ['b', 'c'], undefined]);
+  });
+});
+
+describe('the leader with racks', () => {
+  /** Partition p of t has its only replica on broker (p % 3) + 1, so in rack a, b or c. */
+  const replicas = Array.from({ length: 9 }, (_, p) => [(p % 3) + 1]);
+  const rackMember = (memberId: string, instanceId: string, rack: string) =>
+    memberWithUserData(memberId, ['t'], encodeUserData({ instanceId, capacity: 1, epoch: 0, rack }));
+
+  it('places every partition in-rack, logs how much crosses racks and sets the metric', async () => {
+    const logger = recordingLogger();
+    const registry = new Registry();
+    const factory: PartitionAssigner = LoadAwareAssigner({ instanceId: 'pod-a', rack: 'a', logger, registry });
+    const assigner = factory({ cluster: rackedCluster(replicas), groupId: 'g', logger: undefined as never });
+    const members = [rackMember('ma', 'pod-a', 'a'), rackMember('mb', 'pod-b', 'b'), rackMember('mc', 'pod-c', 'c')];
+    const assigned = decodeAssignedPartitions(await assigner.assign({ members, topics: ['t'] }));
+    const rackOf = { ma: 0, mb: 1, mc: 2 } as Record<string, number>;
+    for (const [memberId, partitions] of assigned) {
+      expect(partitions).toHaveLength(3);
+      for (const p of partitions) expect(p.partition % 3).toBe(rackOf[memberId]);
+    }
+    const line = logger.messages('info').find((m) => m.startsWith('racks:'));
+    expect(line).toBe('racks: every partition is fetched in-rack (0.0% of the load crosses racks)');
+    expect(logger.messages('info').some((m) => m.includes('instance pod-b (rack b)'))).toBe(true);
+    const metric = await registry.getSingleMetric('load_aware_cross_rack_load_ratio')?.get();
+    expect(metric?.values).toEqual([{ labels: { group: 'g' }, value: 0 }]);
+  });
+
+  it('says why load crosses racks: no in-rack subscriber', async () => {
+    const logger = recordingLogger();
+    const factory: PartitionAssigner = LoadAwareAssigner({ instanceId: 'pod-a', rack: 'a', logger });
+    const assigner = factory({ cluster: rackedCluster(replicas), groupId: 'g', logger: undefined as never });
+    // Nobody in rack c: its three partitions must be fetched from elsewhere.
+    const members = [rackMember('ma', 'pod-a', 'a'), rackMember('mb', 'pod-b', 'b')];
+    await assigner.assign({ members, topics: ['t'] });
+    const line = logger.messages('info').find((m) => m.startsWith('racks:'));
+    expect(line).toBe(
+      'racks: 33.3% of the load (3 partitions) is fetched across racks (33.3% has no in-rack subscriber); ' +
+        'at least 33.3% must at this balance',
+    );
   });
 });

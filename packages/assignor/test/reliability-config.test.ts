@@ -13,6 +13,8 @@ const WRONG_FOR_ALL: unknown[] = [null, Symbol('x'), () => undefined];
 const BAD: Record<string, unknown[]> = {
   weights: [{}, { getWeight: () => [] }, 'prometheus', 1, [], { getWeights: 'nope' }],
   instanceId: ['', 42, 'é'.repeat(128), 'pod\nforged', 'pod\u202e', ['pod'], { id: 'pod' }, true],
+  rack: ['', 42, 'é'.repeat(128), 'zone\nforged', 'zone\u202e', ['a'], true],
+  replicaRacks: ['leaders', 'ALL', 1, true, ['all']],
   capacity: [0, -1, Number.NaN, Number.POSITIVE_INFINITY, 1e10, 1e6 * 1.000001, 9.99e-4, Number.MIN_VALUE, '2', 2n],
   logger: [console.log, {}, { info() {} }, 'pino', 1],
   registry: [{}, { registerMetric() {} }, 'default', 1],

@@ -1,4 +1,4 @@
-import type { BalanceInput, BalanceOptions, BalanceResult } from './types.js';
+import type { BalanceInput, BalanceOptions, BalanceResult, InstanceLoad } from './types.js';
 import { buildModel } from './model.js';
 import { emptyTallies, placeGreedy } from './greedy.js';
 import { placeOnInstances, placeOnMembers } from './levels.js';
@@ -7,7 +7,7 @@ import { lowerBound } from './lower-bound.js';
 import { resolvePrevious } from './previous.js';
 import { summarize } from './summarize.js';
 import { resolveBalanceOptions } from './tuning.js';
-import { buildRackModel } from './racks/rack-model.js';
+import { buildRackModel, type RackModel } from './racks/rack-model.js';
 import { placeWithRacks } from './racks/place-with-racks.js';
 import { NO_RACKS, tallyRacks } from './racks/rack-tally.js';
 
@@ -76,8 +76,17 @@ export function balance(input: BalanceInput, options: BalanceOptions = {}): Bala
       : instances.instance;
   const owner = placeOnMembers(model, instanceOf, previous, level);
   const result = summarize(model, owner, instances.lowerBound, previous);
-  const tally = racks === undefined ? NO_RACKS : tallyRacks(model, racks, instanceOf, result.maxCombinedLoad);
-  return { ...result, ...tally };
+  if (racks === undefined) return { ...result, ...NO_RACKS };
+  const tally = tallyRacks(model, racks, instanceOf, result.maxCombinedLoad);
+  return { ...result, instances: withRacks(result.instances, racks), ...tally };
+}
+
+/** The instances with their racks, for the log and the CLI. */
+function withRacks(instances: ReadonlyArray<InstanceLoad>, racks: RackModel): InstanceLoad[] {
+  return instances.map((instance, i) => {
+    const r = racks.instanceRack[i]!;
+    return r < 0 ? instance : { ...instance, rack: racks.racks[r]! };
+  });
 }
 
 /**
@@ -106,7 +115,8 @@ export function referenceBalance(input: BalanceInput, options: BalanceOptions = 
   );
   const result = summarize(model, owner, bound, undefined);
   const racks = buildRackModel(model, input);
+  if (racks === undefined) return { ...result, ...NO_RACKS };
   const instanceOf = Int32Array.from(owner, (m) => model.memberInstance[m]!);
-  const tally = racks === undefined ? NO_RACKS : tallyRacks(model, racks, instanceOf, result.maxCombinedLoad);
-  return { ...result, ...tally };
+  const tally = tallyRacks(model, racks, instanceOf, result.maxCombinedLoad);
+  return { ...result, instances: withRacks(result.instances, racks), ...tally };
 }

@@ -35,6 +35,13 @@ export interface AssignmentExplanation {
   readonly optimality: string;
   /** What stickiness did: how many previously owned partitions changed owner. */
   readonly moves: string;
+  /**
+   * How much load is fetched across racks and why; undefined when no instance has a rack.
+   */
+  readonly racks: string | undefined;
+  /** Cross-rack weight ÷ total weight (0 without racks or load), and the least possible share. */
+  readonly crossRackShare: number;
+  readonly crossRackShareLowerBound: number;
   readonly factors: ReadonlyArray<UnevennessFactor>;
   /** One line per member, for DEBUG. */
   readonly memberLines: ReadonlyArray<string>;
@@ -64,8 +71,9 @@ export function explain(result: BalanceResult, defaultWeight: number): Assignmen
     const load = based
       ? `base ${fmt(i.baseLoad)} + group ${fmt(i.load)} (${share.toFixed(1)}%) = combined ${fmt(i.combinedLoad)}`
       : `load ${fmt(i.load)} (${share.toFixed(1)}%)`;
+    const rack = i.rack === undefined ? '' : ` (rack ${i.rack})`;
     return (
-      `instance ${i.instanceId}: ${load}, ` +
+      `instance ${i.instanceId}${rack}: ${load}, ` +
       `${count(i.partitionCount, 'partition')}, ${count(i.memberIds.length, 'member')}${cap}`
     );
   });
@@ -87,6 +95,9 @@ export function explain(result: BalanceResult, defaultWeight: number): Assignmen
     combinedSkewRatio,
     optimality: optimalityLine(result),
     moves: movesLine(result),
+    racks: racksLine(result),
+    crossRackShare: totalWeight > 0 ? result.crossRackWeight / totalWeight : 0,
+    crossRackShareLowerBound: totalWeight > 0 ? result.crossRackLowerBound / totalWeight : 0,
     factors: unevennessFactors(result, defaultWeight),
     memberLines,
   };
@@ -99,6 +110,27 @@ function optimalityLine(result: BalanceResult): string {
   return (
     `optimality: max ${which} load ${fmt(result.maxCombinedLoad)} vs lower bound ${fmt(result.lowerBound)} ` +
     `(${ratio.toFixed(2)}x${verdict})`
+  );
+}
+
+/**
+ * The racks line: the share of load fetched across racks, how much of it no in-rack subscriber
+ * could take, how much crosses because balance came first, and the least share possible.
+ */
+function racksLine(result: BalanceResult): string | undefined {
+  if (!result.instances.some((i) => i.rack !== undefined)) return undefined;
+  const total = result.totalWeight;
+  const pct = (w: number): string => `${(total > 0 ? (100 * w) / total : 0).toFixed(1)}%`;
+  const cross = result.crossRackWeight;
+  if (result.crossRackPartitions === 0)
+    return 'racks: every partition is fetched in-rack (0.0% of the load crosses racks)';
+  const forced = result.crossRackForcedWeight;
+  const reasons: string[] = [];
+  if (forced > 0) reasons.push(`${pct(forced)} has no in-rack subscriber`);
+  if (cross - forced > 0) reasons.push(`${pct(cross - forced)} because balance came first`);
+  return (
+    `racks: ${pct(cross)} of the load (${count(result.crossRackPartitions, 'partition')}) is fetched across racks` +
+    `${reasons.length > 0 ? ` (${reasons.join(', ')})` : ''}; at least ${pct(result.crossRackLowerBound)} must at this balance`
   );
 }
 

@@ -18,7 +18,7 @@ export function summarize(
   owner: Int32Array,
   lowerBound: number,
   previous: PreviousOwners | undefined,
-): Omit<BalanceResult, 'crossRackWeight' | 'crossRackPartitions' | 'crossRackLowerBound'> {
+): Omit<BalanceResult, 'crossRackWeight' | 'crossRackPartitions' | 'crossRackLowerBound' | 'crossRackForcedWeight'> {
   const { instanceLoad, memberLoad, memberCount, instanceCount, ...counts } = tally(model, owner, previous);
   const { totalWeight } = counts;
   const assignments = assignmentLists(model, owner, memberCount);

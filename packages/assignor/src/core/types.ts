@@ -109,6 +109,8 @@ export interface InstanceLoad {
   readonly partitionCount: number;
   /** Member ids of the instance, sorted. */
   readonly memberIds: ReadonlyArray<string>;
+  /** The instance's rack (see `BalanceMember.rack`); absent when it has none. */
+  readonly rack?: string;
 }
 
 /** Load of one member after balancing. */
@@ -208,4 +210,10 @@ export interface BalanceResult {
    * close rack matching came. At most `crossRackWeight`; 0 when nothing has to cross.
    */
   readonly crossRackLowerBound: number;
+  /**
+   * Of {@link BalanceResult.crossRackWeight}, the weight of partitions that no member in one of
+   * their racks (or without a rack) subscribes to: no placement could fetch them in-rack. The rest
+   * crosses racks because the balance came first.
+   */
+  readonly crossRackForcedWeight: number;
 }

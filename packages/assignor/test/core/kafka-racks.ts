@@ -83,6 +83,13 @@ export function owned(lists: ReadonlyArray<string>): Map<string, TopicPartition[
 
 /** Everything of a result but the rack tallies, to compare placements byte for byte. */
 export function withoutRackTallies(result: BalanceResult): unknown {
-  const { crossRackWeight: _w, crossRackPartitions: _p, crossRackLowerBound: _b, ...rest } = result;
-  return JSON.stringify({ ...rest, assignments: [...rest.assignments] });
+  const {
+    crossRackWeight: _w,
+    crossRackPartitions: _p,
+    crossRackLowerBound: _b,
+    crossRackForcedWeight: _f,
+    ...rest
+  } = result;
+  const instances = rest.instances.map(({ rack: _r, ...i }) => i);
+  return JSON.stringify({ ...rest, instances, assignments: [...rest.assignments] });
 }

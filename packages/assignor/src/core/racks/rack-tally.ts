@@ -7,6 +7,7 @@ export interface RackTally {
   readonly crossRackWeight: number;
   readonly crossRackPartitions: number;
   readonly crossRackLowerBound: number;
+  readonly crossRackForcedWeight: number;
 }
 
 /** Nothing crosses racks: no member has a rack. */
@@ -14,6 +15,7 @@ export const NO_RACKS: RackTally = Object.freeze({
   crossRackWeight: 0,
   crossRackPartitions: 0,
   crossRackLowerBound: 0,
+  crossRackForcedWeight: 0,
 });
 
 /**
@@ -23,12 +25,20 @@ export const NO_RACKS: RackTally = Object.freeze({
 export function tallyRacks(model: BalanceModel, rm: RackModel, instance: Int32Array, level: number): RackTally {
   let crossRackWeight = 0;
   let crossRackPartitions = 0;
+  let crossRackForcedWeight = 0;
   for (let p = 0; p < model.partitionCount; p++) {
     if (!isCrossRack(rm, p, instance[p]!)) continue;
     crossRackWeight += model.weight[p]!;
     crossRackPartitions++;
+    if (!hasInRackSubscriber(model, rm, p)) crossRackForcedWeight += model.weight[p]!;
   }
   // The bound is summed in another order: never report it above what was reached.
-  const bound = Math.min(crossRackWeight, crossRackLowerBound(model, rm, level));
-  return { crossRackWeight, crossRackPartitions, crossRackLowerBound: bound };
+  const bound = Math.min(crossRackWeight, Math.max(crossRackForcedWeight, crossRackLowerBound(model, rm, level)));
+  return { crossRackWeight, crossRackPartitions, crossRackLowerBound: bound, crossRackForcedWeight };
+}
+
+/** True when an instance in a rack of `p`'s replicas, or one without a rack, subscribes to its topic. */
+function hasInRackSubscriber(model: BalanceModel, rm: RackModel, p: number): boolean {
+  for (const i of model.subscribersOf[model.topicOf[p]!]!.instances) if (!isCrossRack(rm, p, i)) return true;
+  return false;
 }
