@@ -19,14 +19,14 @@ import { eventually, waitForEveryWeight } from './support/wait';
  * a topic with replication factor 1 and one with 2. Load-aware (its `rack` set to the consumer's
  * `rackId`) and KafkaJS's round-robin consume the same topics at the same time in groups of their
  * own; every Fetch response each member receives is counted by the rack of the broker it came
- * from. The table goes to stdout and into docs/racks.md.
+ * from. The table goes to stdout and into docs/racks-measured.md.
  */
 
 const RACKS = ['a', 'b', 'c'] as const;
 /**
  * Zipf with exponent 1 over 24 partitions: the busiest carries 26 % of the traffic, and placed by
  * load the racks' traffic is within 1 % of even, well inside the assigner's balance tolerance, so
- * noise in the measured rates cannot tip it into moving partitions off their racks.
+ * a few percent of noise in the measured rates does not tip it into moving partitions off their racks.
  */
 const PARTITIONS = 24;
 const RATES = zipfRates(PARTITIONS, 96, 1, 26);
