@@ -17,6 +17,7 @@ import { createRejoinSwitchboard } from './rejoin.js';
 import { LateTopicMetadata } from './late-metadata.js';
 import { topicPartitionsThrough, type ReadTopicPartitions, type TopicPartitionsReading } from './topic-partitions.js';
 import { decodeUserData, encodeUserData } from './user-data.js';
+import { replicaRacksThrough } from './broker-racks.js';
 import type { WeightSource } from './weight-source.js';
 import {
   describeThrough,
@@ -47,6 +48,18 @@ export interface LoadAwarePartitionAssigner extends PartitionAssigner {
    * trigger). Other groups sharing the assigner keep their metadata, so they do not rebalance.
    */
   bumpEpoch(groupId: string): number;
+  /** The `rack` option: this process's rack, undefined when none is configured. */
+  readonly rack: string | undefined;
+  /**
+   * The racks holding a replica of each of `partitions` (which replicas count: the `replicaRacks`
+   * option), read from the metadata this process's consumer of `groupId` already holds, so that
+   * the trigger places with the racks the leader places with. Undefined entries: no rack known.
+   * Undefined when no consumer of `groupId` uses this assigner.
+   */
+  replicaRacksOf(
+    groupId: string,
+    partitions: ReadonlyArray<TopicPartition>,
+  ): Array<ReadonlyArray<string> | undefined> | undefined;
   /** The weight source assignments use, so that the trigger judges with the very same weights. */
   readonly weights: WeightSource;
   /** The weight given to partitions without a usable weight (counted as defaulted). */
@@ -180,6 +193,7 @@ export function LoadAwareAssigner(options: LoadAwareAssignerOptions = {}): LoadA
   const describers = new Map<string, DescribeGroup>();
   const progressReaders = new Map<string, ReadProgress>();
   const topicReaders = new Map<string, ReadTopicPartitions>();
+  const rackReaders = new Map<string, ReturnType<typeof replicaRacksThrough>>();
   // The consumers' own-assignment views, to find the one a measured pause belongs to.
   const ownViews = new WeakGroupLists<OwnAssignment>();
   // Per group, each consumer's way to send a JoinGroup on its own behalf.
@@ -225,6 +239,7 @@ export function LoadAwareAssigner(options: LoadAwareAssignerOptions = {}): LoadA
     }
     if (typeof cluster.findGroupCoordinator === 'function')
       topicReaders.set(groupId, topicPartitionsThrough(cluster, groupId));
+    rackReaders.set(groupId, replicaRacksThrough(cluster, resolved.replicaRacks));
     const crossGroup = crossGroupOf(groupId, describe);
     const rejoin = rejoins.install(cluster, groupId);
     // Installed under the own-assignment observer, which then sees the answers to static requests.
@@ -321,6 +336,10 @@ export function LoadAwareAssigner(options: LoadAwareAssignerOptions = {}): LoadA
 
   return Object.defineProperties(factory, {
     instanceId: { value: resolved.instanceId, enumerable: true },
+    rack: { value: resolved.rack, enumerable: true },
+    replicaRacksOf: {
+      value: (groupId: string, partitions: ReadonlyArray<TopicPartition>) => rackReaders.get(groupId)?.(partitions),
+    },
     epochOf: { value: epochOf },
     bumpEpoch: { value: bumpEpoch },
     weights: { value: resolved.weights, enumerable: true },

@@ -18,6 +18,8 @@ export interface ObservedMember {
   readonly capacity?: number | undefined;
   /** What its last rebalance cost it (userData version 4), when it reports it. */
   readonly lastPause?: RebalancePause | undefined;
+  /** Its rack (userData version 5), when it reports one. */
+  readonly rack?: string | undefined;
 }
 
 /** A described group, decoded. */
@@ -69,6 +71,7 @@ function decodeMember(m: MemberDescription): { member: ObservedMember; isLoadAwa
       assigned: decodeAssignment(m.memberAssignment),
       capacity: subscription.capacity,
       lastPause: subscription.lastPause,
+      ...(subscription.rack === undefined ? {} : { rack: subscription.rack }),
     },
     isLoadAware: subscription.problem === undefined,
   };

@@ -8,6 +8,7 @@ import {
   turnOf,
   withTimeout,
   type Logger,
+  type LoadAwarePartitionAssigner,
   type WeightedPartition,
 } from '@load-aware/assignor/internal';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -224,7 +225,7 @@ export function createTriggerController<D extends TriggerDecision = Evaluation>(
       const extra = readings === undefined ? [] : siblingPartitions(readings);
       try {
         const weights = await fetchWeights(o.weights, extra.length === 0 ? held : [...held, ...extra], budgetMs());
-        partitions = withWeights(held, weights);
+        partitions = withRacks(withWeights(held, weights), assigner, group.groupId);
         if (readings !== undefined) siblings = siblingLoad(readings, weights, assigner.defaultWeight);
       } catch (err) {
         if (live()) metrics.samplerError(group.groupId);
@@ -407,3 +408,22 @@ export function createTriggerController<D extends TriggerDecision = Evaluation>(
 }
 
 const skipped: CheckResult<never> = Object.freeze({ outcome: 'skipped', evaluation: undefined });
+
+/**
+ * The partitions with the replica racks the leader places with, read from this consumer's own
+ * metadata (an assigner from an older version knows no racks: the plan then ignores them, as the
+ * leader of that version does).
+ */
+function withRacks(
+  partitions: WeightedPartition[],
+  assigner: { replicaRacksOf?: LoadAwarePartitionAssigner['replicaRacksOf'] },
+  groupId: string,
+): WeightedPartition[] {
+  if (typeof assigner.replicaRacksOf !== 'function') return partitions;
+  const racks = assigner.replicaRacksOf(groupId, partitions);
+  if (racks === undefined || !racks.some((r) => r !== undefined)) return partitions;
+  return partitions.map((p, i) => {
+    const r = racks[i];
+    return r === undefined ? p : { ...p, racks: r };
+  });
+}

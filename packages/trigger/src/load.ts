@@ -44,9 +44,17 @@ export function resolveWeights(
 ): ResolvedWeights {
   const table = weightTable(partitions);
   for (const m of members) for (const p of m.assigned) table.add(p.topic, p.partition, undefined);
+  // Replica racks ride along (the leader's listing carries them): the plan must place with them too.
+  let racks: PartitionMap<ReadonlyArray<string>> | undefined;
+  for (const p of partitions) {
+    if (p.racks === undefined || p.racks.length === 0) continue;
+    (racks ??= new PartitionMap()).set(p.topic, p.partition, p.racks);
+  }
   const all: WeightedPartition[] = [];
   table.forEach((topic, partition, weight) => {
-    all.push(weight === undefined ? { topic, partition } : { topic, partition, weight });
+    const r = racks?.get(topic, partition);
+    const entry: WeightedPartition = weight === undefined ? { topic, partition } : { topic, partition, weight };
+    all.push(r === undefined ? entry : { ...entry, racks: r });
   });
   return {
     partitions: all,
@@ -182,6 +190,7 @@ function planOf(
         instanceId: m.instanceId,
         topics: m.topics,
         capacity: m.capacity,
+        ...(m.rack === undefined ? {} : { rack: m.rack }),
       })),
       partitions: weights.partitions,
       previous: currentAssignment(members),
