@@ -29,6 +29,12 @@ export interface StartKafkaOptions {
   readonly version?: string;
   /** One combined broker+controller, or three of them forming a quorum (for failover tests). */
   readonly nodes?: 1 | 3;
+  /**
+   * One rack per node, in `nodeId` order (e.g. `['a', 'b', 'c']`): each node gets its
+   * `broker.rack`, and follower fetching (KIP-392) is on, so a consumer with a `rackId` reads from
+   * the replica in its rack. Default: no racks.
+   */
+  readonly racks?: readonly string[];
   /** Where resolved jars are cached between runs. Defaults to `LOAD_AWARE_CACHE`, then `~/.cache/load-aware`. */
   readonly cacheDir?: string;
   /**
@@ -97,7 +103,7 @@ export async function startKafka(options: StartKafkaOptions = {}): Promise<Kafka
     }
   }
   const count = options.nodes ?? 1;
-  const layouts = layoutNodes(workDir, count, await findFreePorts(count * 2));
+  const layouts = layoutNodes(workDir, count, await findFreePorts(count * 2), options.racks);
   const clusterId = generateClusterId();
   const nodes = layouts.map((layout) => new KafkaNodeRunner(layout, jars));
   const brokers = layouts.map((layout) => `127.0.0.1:${String(layout.port)}`);

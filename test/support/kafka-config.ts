@@ -15,7 +15,16 @@ export interface NodeLayout {
   readonly nodeDir: string;
   /** The node's `log.dirs` (partition data and metadata log). */
   readonly dataDir: string;
+  /** The node's `broker.rack`; undefined for a cluster without racks. */
+  readonly rack: string | undefined;
 }
+
+/**
+ * The broker-side half of follower fetching (KIP-392): the leader answers a consumer that sends a
+ * `rackId` with the replica in that rack as its preferred read replica. Without it a broker always
+ * serves from the leader and `rackId` does nothing.
+ */
+export const RACK_AWARE_REPLICA_SELECTOR = 'org.apache.kafka.common.replica.RackAwareReplicaSelector';
 
 /**
  * Heap and JIT settings for a test broker: a small heap and C1-only compilation start a broker in a
@@ -47,8 +56,19 @@ export function generateClusterId(): string {
   }
 }
 
-/** Lays out `count` nodes under `workDir` with the given free ports (two per node). */
-export function layoutNodes(workDir: string, count: number, ports: readonly number[]): NodeLayout[] {
+/**
+ * Lays out `count` nodes under `workDir` with the given free ports (two per node); node `i` gets
+ * `racks[i - 1]` as its rack when `racks` is given, which must then name one rack per node.
+ */
+export function layoutNodes(
+  workDir: string,
+  count: number,
+  ports: readonly number[],
+  racks?: readonly string[],
+): NodeLayout[] {
+  if (racks !== undefined && racks.length !== count) {
+    throw new Error(`racks must name one rack per node: got ${JSON.stringify(racks)} for ${String(count)} nodes`);
+  }
   return Array.from({ length: count }, (_, index) => {
     const nodeId = index + 1;
     const nodeDir = join(workDir, `node-${String(nodeId)}`);
@@ -57,7 +77,7 @@ export function layoutNodes(workDir: string, count: number, ports: readonly numb
     if (port === undefined || controllerPort === undefined) {
       throw new Error(`Need ${String(count * 2)} free ports for ${String(count)} nodes, got ${String(ports.length)}`);
     }
-    return { nodeId, port, controllerPort, nodeDir, dataDir: join(nodeDir, 'data') };
+    return { nodeId, port, controllerPort, nodeDir, dataDir: join(nodeDir, 'data'), rack: racks?.[index] };
   });
 }
 
@@ -118,6 +138,12 @@ export function renderServerProperties(node: NodeLayout, cluster: readonly NodeL
     // A stopped node of a three-node cluster is noticed and fenced within seconds.
     'broker.session.timeout.ms': 6000,
     'broker.heartbeat.interval.ms': 1000,
+
+    // Racks (both keys exist in 3.9 and 4.x): replica placement spreads over them, and consumers
+    // that send a rackId are pointed at the replica in their own rack.
+    ...(node.rack === undefined
+      ? {}
+      : { 'broker.rack': node.rack, 'replica.selector.class': RACK_AWARE_REPLICA_SELECTOR }),
   };
   return `${Object.entries(settings)
     .map(([key, value]) => `${key}=${String(value)}`)

@@ -21,6 +21,8 @@ export interface KafkaNode {
   readonly controllerPort: number;
   /** The node's `log.dirs`; kept across restarts so the node rejoins with its data. */
   readonly dataDir: string;
+  /** The node's `broker.rack`, as KafkaJS metadata reports it; undefined without racks. */
+  readonly rack: string | undefined;
   /** Whether the node's JVM is currently running. */
   readonly running: boolean;
   /** Pid of the node's JVM while it runs. */
@@ -58,6 +60,10 @@ export class KafkaNodeRunner implements KafkaNode {
 
   get dataDir(): string {
     return this.layout.dataDir;
+  }
+
+  get rack(): string | undefined {
+    return this.layout.rack;
   }
 
   get running(): boolean {

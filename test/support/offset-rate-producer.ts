@@ -27,13 +27,15 @@ export type RateProducer = BackgroundLoop<ProduceReport>;
  * Produces to each target at its rate for at most `durationMs`. Every `tickMs` it sends what is
  * due by then (rate × elapsed − sent), so the rate holds over time even when a send is slow or
  * fails; each partition's total is capped at rate × duration. Send errors are counted, never
- * thrown, so a broker restart does not end the loop. Bounded in time and in count.
+ * thrown, so a broker restart does not end the loop. Bounded in time and in count. Each value is
+ * the message's sequence number, padded to `valueBytes` when given so that bytes follow counts.
  */
 export function produceAtRates(
   kafka: Kafka,
   targets: ReadonlyArray<RateTarget>,
   durationMs: number,
   tickMs = 100,
+  valueBytes = 0,
 ): RateProducer {
   const producer = kafka.producer({
     createPartitioner: Partitioners.DefaultPartitioner,
@@ -60,7 +62,8 @@ export function produceAtRates(
           if (n === 0) continue;
           due.set(key(t), n);
           const list = batches.get(t.topic) ?? [];
-          for (let i = 0; i < n; i++) list.push({ partition: t.partition, value: String(sent[key(t)]! + i) });
+          for (let i = 0; i < n; i++)
+            list.push({ partition: t.partition, value: String(sent[key(t)]! + i).padEnd(valueBytes, '.') });
           batches.set(t.topic, list);
         }
         if (batches.size > 0) {

@@ -13,7 +13,7 @@ export async function createTopicsWithLeaders(
 ): Promise<void> {
   for (const topic of topics) await admin.createTopics({ topics: [topic], waitForLeaders: false });
   const names = topics.map((t) => t.topic);
-  const expected = new Map(topics.map((t) => [t.topic, t.numPartitions ?? 1]));
+  const expected = new Map(topics.map((t) => [t.topic, t.replicaAssignment?.length ?? t.numPartitions ?? 1]));
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
