@@ -6,10 +6,11 @@
  * are seeded, so two runs measure exactly the same groups. Informational only: nothing here
  * fails on a slow number.
  */
-import { availableParallelism, cpus, loadavg } from 'node:os';
 import { PATH_IDS, PATH_LABELS, prepareCase, type PathId } from './cases.js';
 import { judge, type AssignmentQuality } from './quality.js';
 import {
+  benchCaseArg,
+  benchHeading,
   buildScenario,
   markdownTable,
   measure,
@@ -71,10 +72,6 @@ function runAllocationChild(scenarioId: string, path: PathId): Promise<Allocatio
   );
 }
 
-function isPathId(value: string): value is PathId {
-  return (PATH_IDS as ReadonlyArray<string>).includes(value);
-}
-
 function describeInvalid(q: AssignmentQuality): string {
   const parts = [
     q.toNonSubscribers > 0 ? `${String(q.toNonSubscribers)} to non-subscribers` : '',
@@ -134,28 +131,17 @@ function targetLine(results: ReadonlyArray<CaseResult>): string {
 }
 
 async function main(): Promise<void> {
-  const caseIndex = process.argv.indexOf('--case');
-  if (caseIndex >= 0) {
-    const [scenarioId = '', path = ''] = (process.argv[caseIndex + 1] ?? '').split(':');
-    if (!isPathId(path)) throw new Error(`Unknown path: ${path} (expected one of ${PATH_IDS.join(', ')})`);
-    replyToBenchParent(await runCase(scenarioId, path));
+  const timed = benchCaseArg('--case', PATH_IDS);
+  if (timed !== undefined) {
+    replyToBenchParent(await runCase(timed.scenarioId, timed.path));
     return;
   }
-  const allocationIndex = process.argv.indexOf('--allocation');
-  if (allocationIndex >= 0) {
-    const [scenarioId = '', path = ''] = (process.argv[allocationIndex + 1] ?? '').split(':');
-    if (!isPathId(path)) throw new Error(`Unknown path: ${path} (expected one of ${PATH_IDS.join(', ')})`);
-    replyToBenchParent(await runAllocationCase(scenarioId, path));
+  const allocated = benchCaseArg('--allocation', PATH_IDS);
+  if (allocated !== undefined) {
+    replyToBenchParent(await runAllocationCase(allocated.scenarioId, allocated.path));
     return;
   }
-
-  const cpu = cpus()[0]?.model ?? 'unknown CPU';
-  // Other work on the machine skews every number; the load average says how much to trust them.
-  const load = loadavg()[0] ?? 0;
-  console.log(
-    `balance() benchmark — node ${process.version}, ${String(availableParallelism())} × ${cpu}, ` +
-      `load average ${load.toFixed(2)} at start\n`,
-  );
+  console.log(benchHeading('balance() benchmark'));
   const results: CaseResult[] = [];
   for (const scenarioId of SCENARIO_IDS) {
     for (const path of PATH_IDS) {

@@ -1,4 +1,5 @@
 import { fork } from 'node:child_process';
+import { availableParallelism, cpus, loadavg } from 'node:os';
 
 /**
  * Runs `script` in a fresh child process started with `--expose-gc` (plus `extraExecArgv`) and
@@ -30,4 +31,32 @@ export function replyToBenchParent(result: unknown): void {
   process.send?.(result, undefined, {}, () => {
     process.disconnect();
   });
+}
+
+/**
+ * The `<scenario>:<path>` a parent gave a child after `flag` (`--case`, `--allocation`), or
+ * undefined when this process was not started with it. A path not in `paths` is an error.
+ */
+export function benchCaseArg<P extends string>(
+  flag: string,
+  paths: ReadonlyArray<P>,
+): { readonly scenarioId: string; readonly path: P } | undefined {
+  const index = process.argv.indexOf(flag);
+  if (index < 0) return undefined;
+  const [scenarioId = '', path = ''] = (process.argv[index + 1] ?? '').split(':');
+  if (!(paths as ReadonlyArray<string>).includes(path)) {
+    throw new Error(`Unknown path: ${path} (expected one of ${paths.join(', ')})`);
+  }
+  return { scenarioId, path: path as P };
+}
+
+/**
+ * The first line of a benchmark's output: the Node version, the CPUs and the load average at
+ * start, since other work on the machine skews every number and the load says how much to trust
+ * them.
+ */
+export function benchHeading(title: string): string {
+  const cpu = cpus()[0]?.model ?? 'unknown CPU';
+  const load = loadavg()[0] ?? 0;
+  return `${title} — node ${process.version}, ${String(availableParallelism())} × ${cpu}, load average ${load.toFixed(2)} at start\n`;
 }

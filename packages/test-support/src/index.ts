@@ -34,4 +34,4 @@ export {
   type Allocation,
 } from './bench-measure.js';
 export { buildScenario, scenarioPartitions, SCENARIO_IDS, type Scenario } from './bench-scenarios.js';
-export { runBenchChild, replyToBenchParent } from './bench-child.js';
+export { runBenchChild, replyToBenchParent, benchCaseArg, benchHeading } from './bench-child.js';

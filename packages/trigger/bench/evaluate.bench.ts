@@ -7,9 +7,10 @@
  * Every case runs in a fresh child process (see `runBenchChild`). Informational only: nothing
  * here fails on a slow number.
  */
-import { availableParallelism, cpus, loadavg } from 'node:os';
 import { balance } from '@load-aware/assignor';
 import {
+  benchCaseArg,
+  benchHeading,
   buildScenario,
   markdownTable,
   measure,
@@ -88,25 +89,13 @@ function report(results: ReadonlyArray<CaseResult>): string {
   return markdownTable(header, rows, new Set([2, 3, 4, 5, 6, 7]));
 }
 
-function isPathId(value: string): value is PathId {
-  return (PATH_IDS as ReadonlyArray<string>).includes(value);
-}
-
 async function main(): Promise<void> {
-  const caseIndex = process.argv.indexOf('--case');
-  if (caseIndex >= 0) {
-    const [scenarioId = '', path = ''] = (process.argv[caseIndex + 1] ?? '').split(':');
-    if (!isPathId(path)) throw new Error(`Unknown path: ${path} (expected one of ${PATH_IDS.join(', ')})`);
-    replyToBenchParent(await runCase(scenarioId, path));
+  const timed = benchCaseArg('--case', PATH_IDS);
+  if (timed !== undefined) {
+    replyToBenchParent(await runCase(timed.scenarioId, timed.path));
     return;
   }
-  const cpu = cpus()[0]?.model ?? 'unknown CPU';
-  // Other work on the machine skews every number; the load average says how much to trust them.
-  const load = loadavg()[0] ?? 0;
-  console.log(
-    `threshold trigger benchmark — node ${process.version}, ${String(availableParallelism())} × ${cpu}, ` +
-      `load average ${load.toFixed(2)} at start\n`,
-  );
+  console.log(benchHeading('threshold trigger benchmark'));
   const results: CaseResult[] = [];
   for (const scenarioId of SCENARIO_IDS) {
     for (const path of PATH_IDS) {
