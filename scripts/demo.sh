@@ -4,6 +4,8 @@
 #   npm run demo -- --brokers localhost:9092
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# `npm run demo -- --flag` strips the `--`; pnpm passes it on, so `pnpm demo -- --flag` works too.
+if [ "${1:-}" = -- ]; then shift; fi
 source scripts/lib/toolchain.sh
 ensure_toolchain
 pnpm install --frozen-lockfile --reporter=silent
