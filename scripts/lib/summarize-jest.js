@@ -19,10 +19,10 @@ for (const log of fs.readdirSync(dir).filter((f) => f.endsWith('.log'))) {
   }
   const r = JSON.parse(fs.readFileSync(report, 'utf8'));
   passed += r.numPassedTests;
-  failed += r.numFailedTests + (r.numRuntimeErrorTestSuites ?? 0);
+  const ownFailures = r.numFailedTests + (r.numRuntimeErrorTestSuites ?? 0);
+  failed += ownFailures;
   skipped += r.numPendingTests + (r.numTodoTests ?? 0);
   const exitFile = path.join(dir, log.replace(/\.log$/, '.exit'));
-  const ownFailures = r.numFailedTests + (r.numRuntimeErrorTestSuites ?? 0);
   if (fs.existsSync(exitFile) && ownFailures === 0) {
     const code = fs.readFileSync(exitFile, 'utf8').trim();
     console.error(`${log}: jest exited ${code} although no test failed: counted as one failure`);
