@@ -13,19 +13,13 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as ts from 'typescript';
 import { ERROR_CODES } from '@load-aware/assignor';
+import { typeScriptFilesUnder } from '@load-aware/test-support';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const read = (file: string): string => fs.readFileSync(path.join(ROOT, file), 'utf8');
 
 function sourceFiles(dir: string): string[] {
-  return fs
-    .readdirSync(path.join(ROOT, dir), { withFileTypes: true })
-    .flatMap((e) => {
-      const rel = path.join(dir, e.name);
-      if (e.isDirectory()) return sourceFiles(rel);
-      return e.name.endsWith('.ts') && !e.name.endsWith('.d.ts') ? [rel] : [];
-    })
-    .sort();
+  return typeScriptFilesUnder(path.join(ROOT, dir)).map((file) => path.relative(ROOT, file));
 }
 
 const PACKAGES = fs

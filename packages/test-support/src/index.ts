@@ -35,3 +35,4 @@ export {
 } from './bench-measure.js';
 export { buildScenario, scenarioPartitions, SCENARIO_IDS, type Scenario } from './bench-scenarios.js';
 export { runBenchChild, replyToBenchParent, benchCaseArg, benchHeading } from './bench-child.js';
+export { typeScriptFilesUnder } from './source-files.js';

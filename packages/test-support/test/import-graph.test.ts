@@ -5,8 +5,9 @@
  * declares, so a lower package can never reach up into one built on top of it. Its tests and
  * benchmarks may use more, but never a package built on top of it either.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
+import { typeScriptFilesUnder } from '@load-aware/test-support';
 
 const PACKAGES_DIR = resolve(__dirname, '../..');
 const TEST_KIT = '@load-aware/test-support';
@@ -19,15 +20,6 @@ function specifiersOf(source: string): string[] {
   const pattern = /(?:\bfrom\s*|\bimport\s*\(?\s*)['"]([^'"]+)['"]/g;
   for (const match of source.matchAll(pattern)) found.push(match[1]!);
   return found;
-}
-
-function sourceFiles(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return sourceFiles(path);
-    return name.endsWith('.ts') && !name.endsWith('.d.ts') ? [path] : [];
-  });
 }
 
 /** The file a relative `./x.js` specifier names: `x.ts`, or `x/index.ts` for a folder. */
@@ -111,14 +103,14 @@ describe('import rules of the workspace packages', () => {
     expect(packages.map((p) => p.name)).toEqual(
       expect.arrayContaining(['@load-aware/assignor', '@load-aware/trigger']),
     );
-    expect(sourceFiles(join(PACKAGES_DIR, 'assignor', 'src')).length).toBeGreaterThan(10);
+    expect(typeScriptFilesUnder(join(PACKAGES_DIR, 'assignor', 'src')).length).toBeGreaterThan(10);
     expect(packagesBuiltOn('@load-aware/assignor', packages)).toContain('@load-aware/trigger');
     expect(packagesBuiltOn('@load-aware/trigger', packages)).not.toContain('@load-aware/assignor');
   });
 
   it.each(packages.map((p) => [p.name, p] as const))('%s: no import cycle among its src modules', (_, pkg) => {
     const graph = new Map<string, string[]>();
-    for (const file of sourceFiles(join(pkg.dir, 'src'))) {
+    for (const file of typeScriptFilesUnder(join(pkg.dir, 'src'))) {
       const targets = specifiersOf(readFileSync(file, 'utf8'))
         .filter((s) => s.startsWith('.'))
         .map((s) => resolveRelative(file, s))
@@ -133,7 +125,7 @@ describe('import rules of the workspace packages', () => {
     '%s: its src imports only the workspace packages it declares',
     (_, pkg) => {
       const undeclared: string[] = [];
-      for (const file of sourceFiles(join(pkg.dir, 'src'))) {
+      for (const file of typeScriptFilesUnder(join(pkg.dir, 'src'))) {
         for (const specifier of specifiersOf(readFileSync(file, 'utf8'))) {
           const name = packageNameOf(specifier);
           if (!name.startsWith('@load-aware/') || name === pkg.name) continue;
@@ -149,7 +141,7 @@ describe('import rules of the workspace packages', () => {
     (_, pkg) => {
       const above = packagesBuiltOn(pkg.name, packages);
       const upward: string[] = [];
-      for (const file of ['test', 'bench'].flatMap((dir) => sourceFiles(join(pkg.dir, dir)))) {
+      for (const file of ['test', 'bench'].flatMap((dir) => typeScriptFilesUnder(join(pkg.dir, dir)))) {
         for (const specifier of specifiersOf(readFileSync(file, 'utf8'))) {
           if (above.has(packageNameOf(specifier))) upward.push(`${relative(pkg.dir, file)} imports ${specifier}`);
         }
