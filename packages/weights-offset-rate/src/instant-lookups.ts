@@ -12,7 +12,7 @@ import { kafkaErrorType } from './kafkajs-internals.js';
 import type { OffsetRateMetrics } from './metrics.js';
 import type { PartitionTracker, ReplacedInstant } from './partition-tracker.js';
 import type { TimeIndexAnswer, TimeIndexReader } from './time-index.js';
-import { errorCodeOf, partitionKey, partitionLabel } from '@load-aware/assignor/internal';
+import { errorCodeOf, PartitionMap, partitionLabel } from '@load-aware/assignor/internal';
 
 /** How many partitions a log line names; the count is always given in full. */
 const EXAMPLES = 5;
@@ -47,8 +47,12 @@ type Notice = InstantCause | 'timeout' | 'lagging';
  * that fails or comes too late leaves those partitions to the sampler, as before.
  */
 export class InstantLookups {
-  /** Lookups in flight by partition, so concurrent calls wait for the same one. */
-  private readonly pending = new Map<string, Promise<void>>();
+  /**
+   * Lookups in flight with the partitions each covers, so concurrent calls wait for the same one.
+   * A few at a time at most; each partition is found through its lookup's PartitionMap rather than
+   * a string key per partition.
+   */
+  private readonly pending = new Map<Promise<void>, PartitionMap<true>>();
   private readonly logged = new Set<Notice>();
   private stopped = false;
 
@@ -90,13 +94,13 @@ export class InstantLookups {
   /** Settles once every lookup in flight now has (lookups never reject); undefined when none is. */
   inFlight(): Promise<void> | undefined {
     if (this.pending.size === 0) return undefined;
-    return Promise.all(new Set(this.pending.values())).then(() => undefined);
+    return Promise.all(this.pending.keys()).then(() => undefined);
   }
 
   /** Stops storing results and waits for the lookups in flight (bounded by the reader's timeouts). */
   async stop(): Promise<void> {
     this.stopped = true;
-    await Promise.allSettled(new Set(this.pending.values()));
+    await Promise.allSettled(this.pending.keys());
   }
 
   /**
@@ -136,18 +140,31 @@ export class InstantLookups {
     if (this.stopped) return [];
     const waits: Array<Promise<void>> = [];
     const fresh: TopicPartition[] = [];
+    const covered = new PartitionMap<true>();
     const now = clock.now();
     for (const { topic, partition } of partitions) {
-      const pending = this.pending.get(partitionKey(topic, partition));
+      const pending = this.pendingOf(topic, partition);
       if (pending !== undefined) waits.push(pending);
-      else if (tracker.claimLookup(topic, partition, now, cooldownMs)) fresh.push({ topic, partition });
+      else if (tracker.claimLookup(topic, partition, now, cooldownMs)) {
+        fresh.push({ topic, partition });
+        covered.set(topic, partition, true);
+      }
     }
     if (fresh.length > 0) {
       const lookup = this.lookup(fresh);
-      for (const p of fresh) this.pending.set(partitionKey(p.topic, p.partition), lookup);
+      this.pending.set(lookup, covered);
+      // Never rejects; forgotten once settled, so later calls start a lookup of their own.
+      void lookup.then(() => this.pending.delete(lookup));
       waits.push(lookup);
     }
     return waits;
+  }
+
+  /** The lookup in flight covering the partition, if any. */
+  private pendingOf(topic: string, partition: number): Promise<void> | undefined {
+    if (this.pending.size === 0) return undefined;
+    for (const [lookup, covered] of this.pending) if (covered.get(topic, partition) !== undefined) return lookup;
+    return undefined;
   }
 
   private async lookup(partitions: TopicPartition[]): Promise<void> {
@@ -174,8 +191,6 @@ export class InstantLookups {
     } catch (err) {
       // Unreachable by design; a lookup must never fail getWeights().
       this.deps.logger.error({ err }, 'applying a time-index lookup failed unexpectedly');
-    } finally {
-      for (const p of partitions) this.pending.delete(partitionKey(p.topic, p.partition));
     }
   }
 
@@ -187,11 +202,12 @@ export class InstantLookups {
     durationMs: number,
   ): void {
     const { tracker, metrics, logger, rateIntervalMs } = this.deps;
-    const byKey = new Map(answers.map((a) => [partitionKey(a.topic, a.partition), a]));
+    const byPartition = new PartitionMap<TimeIndexAnswer>();
+    for (const a of answers) byPartition.set(a.topic, a.partition, a);
     const counts: Partial<Record<InstantOutcome['kind'], number>> = {};
     const unusable = new Map<InstantCause, Array<TopicPartition & { error?: unknown }>>();
     for (const { topic, partition } of partitions) {
-      const answer = byKey.get(partitionKey(topic, partition));
+      const answer = byPartition.get(topic, partition);
       let outcome: InstantOutcome;
       let error: unknown;
       if (answer === undefined) {
@@ -203,7 +219,6 @@ export class InstantLookups {
       } else {
         outcome = instantRate(answer.reading, { nowMs, windowMs: rateIntervalMs });
       }
-      metrics.instantOutcome(outcome.kind);
       counts[outcome.kind] = (counts[outcome.kind] ?? 0) + 1;
       if ('rate' in outcome) {
         tracker.setInstant(topic, partition, { weight: outcome.rate, idle: outcome.kind === 'idle', atMs });
@@ -213,6 +228,10 @@ export class InstantLookups {
         list.push(error === undefined ? { topic, partition } : { topic, partition, error });
       }
     }
+    // Counted once per outcome, not once per partition: 10,000 increments of a labelled counter
+    // were milliseconds of their own.
+    for (const [kind, count] of Object.entries(counts) as Array<[InstantOutcome['kind'], number]>)
+      metrics.instantOutcome(kind, count);
     logger.debug(
       { partitions: partitions.length, ...counts, durationMs: Math.round(durationMs * 1000) / 1000 },
       'instant rates read from the time index',

@@ -15,7 +15,7 @@ export {
   type ResolvedClient,
 } from './options.js';
 export type { EndOffsetResult } from './end-offsets-reader.js';
-export type { UnmeasuredWeight } from './weight-answer.js';
+export { answerWeights, completeAnswer, type UnmeasuredWeight, type WeightAnswer } from './weight-answer.js';
 export { MAX_CONSECUTIVE_FAILURES } from './partition-tracker.js';
 export { createInternalCluster, type InternalCluster } from './kafkajs-internals.js';
 export { PartitionHistory, MAX_SAMPLES_PER_WINDOW, type RateWindow, type RecordOutcome } from './partition-history.js';
