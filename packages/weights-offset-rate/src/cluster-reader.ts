@@ -18,6 +18,14 @@ import {
 } from './kafkajs-internals.js';
 import type { OffsetAtTime, TimeIndexAnswer, TimeIndexReader, TimeIndexTargets } from './time-index.js';
 import { InflightWork } from './inflight-work.js';
+import { nextTask } from './clock.js';
+
+/**
+ * Partitions per time-index request. A lookup of more than this sends its requests in batches,
+ * each encoded, and its answers joined, in a task of its own, so the caller's deadline timer can
+ * fire between them however many partitions there are.
+ */
+export const LOOKUP_BATCH_PARTITIONS = 1000;
 
 /**
  * Reads end offsets through a private KafkaJS `Cluster`: one metadata refresh when needed, then
@@ -40,7 +48,7 @@ import { InflightWork } from './inflight-work.js';
  *
  * It also reads the time index ({@link TimeIndexReader}): per leader broker, three ListOffsets
  * requests sent together, one per target (window start, latest, future), each covering every
- * partition of that broker. One request cannot carry them all: a partition may appear only once
+ * partition of that broker, up to {@link LOOKUP_BATCH_PARTITIONS} of them (more go in batches). One request cannot carry them all: a partition may appear only once
  * per ListOffsets request (the broker answers INVALID_REQUEST otherwise).
  */
 export function createClusterReader(cluster: InternalCluster, logger: Logger): OwnedEndOffsetsReader & TimeIndexReader {
@@ -96,6 +104,9 @@ export function createClusterReader(cluster: InternalCluster, logger: Logger): O
       timeoutMs,
       () => new SampleTimeoutError(timeoutMs),
     );
+    // Grouping thousands of partitions by leader is a task of its own, not part of the one that
+    // decoded their metadata (see LOOKUP_BATCH_PARTITIONS).
+    if (partitions.length > LOOKUP_BATCH_PARTITIONS) await nextTask();
     const failed: Failed[] = [];
     const byLeader = new Map<number, Map<string, number[]>>();
     for (const [topic, ids] of byTopic) {
@@ -231,17 +242,31 @@ export function createClusterReader(cluster: InternalCluster, logger: Logger): O
     const { byLeader, failed, topics: topicCount } = await plan(partitions, [...topics], timeoutMs);
     const answers: TimeIndexAnswer[] = [...failed];
     const counter = { requests: 0 };
-    const perBroker = await Promise.all(
-      [...byLeader].map(async ([nodeId, topicsOfLeader]) => {
-        const [windowStart, latest, future] = await Promise.all(
-          [targets.windowStartMs, LATEST_OFFSET, targets.futureMs].map((timestamp) =>
-            readBroker(nodeId, topicsOfLeader, timestamp, deadline, counter),
-          ),
-        );
-        return combine(windowStart!, latest!, future!);
-      }),
-    );
-    for (const list of perBroker) answers.push(...list);
+    // A lookup of more partitions than fit one batch is split so that no piece of synchronous
+    // work grows with it: with every partition in one request, encoding 10,000 partitions three
+    // times, and joining their answers, were single stretches long enough on a busy machine to
+    // hold the caller's deadline timer well past its time.
+    const split = partitions.length > LOOKUP_BATCH_PARTITIONS;
+    /** One batch's three requests (window start, latest, future), joined once all are answered. */
+    const readBatch = async (nodeId: number, batch: ReadonlyMap<string, number[]>): Promise<TimeIndexAnswer[]> => {
+      const [windowStart, latest, future] = await Promise.all(
+        [targets.windowStartMs, LATEST_OFFSET, targets.futureMs].map((timestamp) =>
+          readBroker(nodeId, batch, timestamp, deadline, counter),
+        ),
+      );
+      // Joined in a task of its own, not in the one that decoded the last answer.
+      if (split) await nextTask();
+      return combine(windowStart!, latest!, future!);
+    };
+    const perBatch: Array<Promise<TimeIndexAnswer[]>> = [];
+    for (const [nodeId, topicsOfLeader] of byLeader) {
+      for (const batch of batchesOf(topicsOfLeader, LOOKUP_BATCH_PARTITIONS)) {
+        // Each batch's requests are encoded in a task of their own.
+        if (split) await nextTask();
+        perBatch.push(readBatch(nodeId, batch));
+      }
+    }
+    for (const list of await Promise.all(perBatch)) answers.push(...list);
     logger.debug(
       { partitions: partitions.length, topics: topicCount, brokers: byLeader.size, requests: counter.requests },
       'time index read',
@@ -361,6 +386,28 @@ function joined(
     };
   }
   return { topic, partition, reading: { latest: latestOffset, windowStart: startAt, future: futureAt } };
+}
+
+/** Splits one broker's partitions (by topic) into batches of at most `size`; one batch when they fit. */
+function batchesOf(topics: ReadonlyMap<string, number[]>, size: number): Array<Map<string, number[]>> {
+  const batches: Array<Map<string, number[]>> = [];
+  let batch = new Map<string, number[]>();
+  let count = 0;
+  for (const [topic, partitions] of topics) {
+    for (let from = 0; from < partitions.length;) {
+      const taken = partitions.slice(from, from + size - count);
+      batch.set(topic, taken);
+      count += taken.length;
+      from += taken.length;
+      if (count === size) {
+        batches.push(batch);
+        batch = new Map<string, number[]>();
+        count = 0;
+      }
+    }
+  }
+  if (count > 0 || batches.length === 0) batches.push(batch);
+  return batches;
 }
 
 function atTime(found: Found): OffsetAtTime | undefined {

@@ -1,5 +1,5 @@
 import type { Logger, TopicPartition } from '@load-aware/assignor';
-import { epochMsOf, raceClock, type Clock } from './clock.js';
+import { epochMsOf, nextTask, raceClock, type Clock } from './clock.js';
 import { OffsetRateErrorCodes, PartitionReadError } from './errors.js';
 import {
   CLOCK_SKEW_TOLERANCE_MS,
@@ -19,6 +19,9 @@ const EXAMPLES = 5;
 
 /** A first sampled weight this far (as a fraction) from the instant one is named at DEBUG. */
 const NOTABLE_DIVERGENCE = 0.5;
+
+/** Partitions whose rates are stored in one task; see {@link InstantLookups.apply}. */
+const APPLY_SLICE = 1000;
 
 /** Errors that mean the broker cannot look offsets up by timestamp for that topic. */
 const NO_TIME_INDEX_ERRORS = new Set(['UNSUPPORTED_FOR_MESSAGE_FORMAT', 'UNSUPPORTED_VERSION']);
@@ -187,26 +190,35 @@ export class InstantLookups {
     try {
       const durationMs = clock.now() - startedAt;
       metrics.instantDuration(durationMs / 1000);
-      if (!this.stopped) this.apply(partitions, answers, nowMs, startedAt, durationMs);
+      if (!this.stopped) await this.apply(partitions, answers, nowMs, startedAt, durationMs);
     } catch (err) {
       // Unreachable by design; a lookup must never fail getWeights().
       this.deps.logger.error({ err }, 'applying a time-index lookup failed unexpectedly');
     }
   }
 
-  private apply(
+  /**
+   * Stores the rates, {@link APPLY_SLICE} partitions per task: a caller whose deadline passes
+   * meanwhile answers on time with the slices stored so far, instead of after all of them.
+   */
+  private async apply(
     partitions: ReadonlyArray<TopicPartition>,
     answers: ReadonlyArray<TimeIndexAnswer>,
     nowMs: number,
     atMs: number,
     durationMs: number,
-  ): void {
+  ): Promise<void> {
     const { tracker, metrics, logger, rateIntervalMs } = this.deps;
     const byPartition = new PartitionMap<TimeIndexAnswer>();
     for (const a of answers) byPartition.set(a.topic, a.partition, a);
     const counts: Partial<Record<InstantOutcome['kind'], number>> = {};
     const unusable = new Map<InstantCause, Array<TopicPartition & { error?: unknown }>>();
-    for (const { topic, partition } of partitions) {
+    for (let i = 0; i < partitions.length; i++) {
+      if (i > 0 && i % APPLY_SLICE === 0) {
+        await nextTask();
+        if (this.stopped) return;
+      }
+      const { topic, partition } = partitions[i]!;
       const answer = byPartition.get(topic, partition);
       let outcome: InstantOutcome;
       let error: unknown;

@@ -313,6 +313,69 @@ describe('instant rates from the time index', () => {
     cluster.release();
   });
 
+  it('looks more than 1,000 partitions up in batches of at most 1,000, three requests each, and weighs them all', async () => {
+    const cluster = new FakeCluster();
+    cluster.addTopic(
+      'orders',
+      Array.from({ length: 1500 }, () => 1),
+    );
+    cluster.addTopic(
+      'audit',
+      Array.from({ length: 1000 }, () => 1),
+    );
+    cluster.produceSteadily('orders', 1200, 50, EPOCH_MS - WINDOW_MS, EPOCH_MS);
+    const { weigh, lines } = setup(cluster);
+    const partitions = [
+      ...Array.from({ length: 1500 }, (_, p) => tp('orders', p)),
+      ...Array.from({ length: 1000 }, (_, p) => tp('audit', p)),
+    ];
+
+    const weights = await weigh(partitions);
+    expect(Object.keys(weights)).toHaveLength(2500);
+    expect(weights['orders:1200']).toBe(50);
+    const requests = byTimestamp(cluster);
+    expect(requests.map((r) => r.topics.map((t) => [t.topic, t.partitions.length]))).toEqual([
+      ...[0, 1].map(() => [['orders', 1000]]),
+      ...[0, 1].map(() => [
+        ['orders', 500],
+        ['audit', 500],
+      ]),
+      ...[0, 1].map(() => [['audit', 500]]),
+    ]);
+    expect(cluster.requests).toHaveLength(9); // with the latest-offset ones: three per batch
+    expect(lines('time index read')).toMatchObject([{ fields: { partitions: 2500, requests: 9 } }]);
+  });
+
+  it('answers at its deadline with the rates stored by then; the rest are stored after it and serve the next call', async () => {
+    const cluster = new FakeCluster();
+    cluster.addTopic(
+      'orders',
+      Array.from({ length: 4000 }, () => 1),
+    );
+    for (let p = 0; p < 4000; p++) cluster.produceSteadily('orders', p, 10, EPOCH_MS - WINDOW_MS, EPOCH_MS);
+    cluster.hold = true;
+    const { clock, source, lines } = setup(cluster, { instantTimeoutMs: 5000 });
+    const partitions = Array.from({ length: 4000 }, (_, p) => tp('orders', p));
+    let answered: ReadonlyArray<{ weight: number }> | undefined;
+    const pending = source.getWeights(partitions).then((w) => (answered = w));
+    await clock.advance(4000);
+    cluster.hold = false;
+    cluster.release();
+    // Read, and its rates being stored 1,000 partitions per task, when the deadline passes.
+    for (let i = 0; i < 1000 && lines('time index read').length === 0; i++) await flush();
+    await clock.advance(1000);
+    await pending;
+    expect(answered!.length).toBeGreaterThan(0);
+    expect(answered!.length).toBeLessThan(4000);
+    expect(answered!.every((w) => w.weight === 10)).toBe(true);
+    expect(lines('did not finish within instantTimeoutMs')).toHaveLength(1);
+
+    await flush();
+    const requests = cluster.requests.length;
+    expect(await source.getWeights(partitions)).toHaveLength(4000);
+    expect(cluster.requests).toHaveLength(requests);
+  });
+
   it("starts the sampler's first read of new partitions only once the lookups are answered", async () => {
     const cluster = new FakeCluster();
     cluster.addTopic('orders', [1, 1]);
