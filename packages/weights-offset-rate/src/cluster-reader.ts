@@ -27,6 +27,9 @@ import { nextTask } from './clock.js';
  */
 export const LOOKUP_BATCH_PARTITIONS = 1000;
 
+/** Batches of one broker in flight at a time (three requests each); see {@link LOOKUP_BATCH_PARTITIONS}. */
+const LOOKUP_BATCHES_IN_FLIGHT = 2;
+
 /**
  * Reads end offsets through a private KafkaJS `Cluster`: one metadata refresh when needed, then
  * one ListOffsets request per leader broker covering every topic, all brokers in parallel.
@@ -258,15 +261,29 @@ export function createClusterReader(cluster: InternalCluster, logger: Logger): O
       if (split) await nextTask();
       return combine(windowStart!, latest!, future!);
     };
-    const perBatch: Array<Promise<TimeIndexAnswer[]>> = [];
-    for (const [nodeId, topicsOfLeader] of byLeader) {
-      for (const batch of batchesOf(topicsOfLeader, LOOKUP_BATCH_PARTITIONS)) {
-        // Each batch's requests are encoded in a task of their own.
-        if (split) await nextTask();
-        perBatch.push(readBatch(nodeId, batch));
-      }
-    }
-    for (const list of await Promise.all(perBatch)) answers.push(...list);
+    /**
+     * A broker's batches, {@link LOOKUP_BATCHES_IN_FLIGHT} at a time: answers that pile up in
+     * the socket while this process waits for a CPU are all decoded in one go when it runs again,
+     * before any timer, so how many can pile up is bounded too. Each batch's requests are encoded
+     * in a task of their own.
+     */
+    const readBatchesOf = async (nodeId: number, topicsOfLeader: ReadonlyMap<string, number[]>) => {
+      const batches = batchesOf(topicsOfLeader, LOOKUP_BATCH_PARTITIONS);
+      const read: TimeIndexAnswer[][] = [];
+      let next = 0;
+      const window = async (): Promise<void> => {
+        for (let i = next++; i < batches.length; i = next++) {
+          if (split) await nextTask();
+          read[i] = await readBatch(nodeId, batches[i]!);
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(LOOKUP_BATCHES_IN_FLIGHT, batches.length) }, window));
+      return read.flat();
+    };
+    const perBroker = await Promise.all(
+      [...byLeader].map(([nodeId, topicsOfLeader]) => readBatchesOf(nodeId, topicsOfLeader)),
+    );
+    for (const list of perBroker) answers.push(...list);
     logger.debug(
       { partitions: partitions.length, topics: topicCount, brokers: byLeader.size, requests: counter.requests },
       'time index read',
