@@ -17,7 +17,16 @@ import { Registry } from 'prom-client';
 import { LoadAwareAssigner } from '@load-aware/assignor';
 import { createOffsetRateWeightSource, type OffsetRateWeightSource } from '@load-aware/weights-offset-rate';
 import { createTriggerController, type TriggerController } from '@load-aware/trigger';
-import { emit, InstanceStats, reportingLogger, runInstance, stopWhenAsked, warmUp } from './instance-process.js';
+import {
+  emit,
+  InstanceStats,
+  reportingLogger,
+  roundRobinAssigned,
+  runInstance,
+  stopWhenAsked,
+  triggerOptions,
+  warmUp,
+} from './instance-process.js';
 import { pinnedAssigner } from './pinned-assigner.js';
 import { isPinned, type InstanceSpec } from './protocol.js';
 
@@ -32,13 +41,7 @@ function timedRoundRobin(instanceId: string): PartitionAssigner {
       assign: async (group) => {
         const started = performance.now();
         const result = await inner.assign(group);
-        emit({
-          event: 'assignment',
-          instanceId,
-          result: 'round_robin',
-          durationMs: performance.now() - started,
-          at: Date.now(),
-        });
+        roundRobinAssigned(instanceId, started);
         return result;
       },
     };
@@ -135,20 +138,7 @@ async function main(): Promise<void> {
     const trigger =
       loadAware === undefined
         ? undefined
-        : createTriggerController(
-            { consumer, assigner: loadAware },
-            {
-              checkIntervalMs: preset.checkIntervalMs,
-              trigger: {
-                threshold: preset.threshold,
-                minViolatedChecks: preset.minViolatedChecks,
-                cooldownMs: preset.cooldownMs,
-                maxCooldownMs: preset.maxCooldownMs,
-              },
-              logger,
-              registry,
-            },
-          );
+        : createTriggerController({ consumer, assigner: loadAware }, triggerOptions(preset, logger, registry));
     // Listed before connecting, so a stop during start-up still disconnects it.
     members.push({ consumer, trigger });
     await consumer.connect();

@@ -16,7 +16,16 @@ import { Registry } from 'prom-client';
 import { createLoadAwareAssigner } from '@load-aware/platformatic';
 import { createOffsetRateWeightSource, type OffsetRateWeightSource } from '@load-aware/weights-offset-rate';
 import { createTriggerController, type TriggerController } from '@load-aware/trigger';
-import { emit, InstanceStats, reportingLogger, runInstance, stopWhenAsked, warmUp } from './instance-process.js';
+import {
+  emit,
+  InstanceStats,
+  reportingLogger,
+  roundRobinAssigned,
+  runInstance,
+  stopWhenAsked,
+  triggerOptions,
+  warmUp,
+} from './instance-process.js';
 import type { InstanceSpec } from './protocol.js';
 
 /** Platformatic's own round-robin, timed: the same assignment, reported as the KafkaJS phase's is. */
@@ -24,13 +33,7 @@ function timedRoundRobin(instanceId: string, inner: GroupPartitionsAssigner): Gr
   return (current, members, topics, metadata) => {
     const started = performance.now();
     const result = inner(current, members, topics, metadata);
-    emit({
-      event: 'assignment',
-      instanceId,
-      result: 'round_robin',
-      durationMs: performance.now() - started,
-      at: Date.now(),
-    });
+    roundRobinAssigned(instanceId, started);
     return result;
   };
 }
@@ -111,17 +114,7 @@ async function main(): Promise<void> {
         ? undefined
         : createTriggerController(
             { target: assigner.triggerTarget(consumer, admin) },
-            {
-              checkIntervalMs: preset.checkIntervalMs,
-              trigger: {
-                threshold: preset.threshold,
-                minViolatedChecks: preset.minViolatedChecks,
-                cooldownMs: preset.cooldownMs,
-                maxCooldownMs: preset.maxCooldownMs,
-              },
-              logger,
-              registry,
-            },
+            triggerOptions(preset, logger, registry),
           );
     const entry: Member = { consumer, stream: undefined, trigger };
     // Listed before joining, so a stop during start-up still closes it.

@@ -5,11 +5,14 @@
  * before joining, the `stats` lines, and the process's lifecycle. What differs between them, the
  * clients' consumers and assigners, stays in each program.
  */
+import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Registry } from 'prom-client';
 import type { Logger } from '@load-aware/assignor';
+import type { TriggerControllerOptions } from '@load-aware/trigger';
 import type { OffsetRateWeightSource } from '@load-aware/weights-offset-rate';
 import { ProcessingMonitor } from './processing.js';
-import type { InstanceEvent, InstanceSpec } from './protocol.js';
+import type { FastPreset, InstanceEvent, InstanceSpec } from './protocol.js';
 import { processMessage } from './work.js';
 
 /** Longest wait for the first measured rates before the consumers join. */
@@ -53,6 +56,36 @@ export function reportingLogger(instanceId: string): Logger {
     error: (_fields, message = '') => {
       emit({ event: 'warn', instanceId, message, at: Date.now() });
     },
+  };
+}
+
+/**
+ * Reports an assignment of the client's own round-robin that began at `startedAt`
+ * (`performance.now()`), as the load-aware leader's come from its log: the same event, so the
+ * comparison costs round-robin nothing extra.
+ */
+export function roundRobinAssigned(instanceId: string, startedAt: number): void {
+  emit({
+    event: 'assignment',
+    instanceId,
+    result: 'round_robin',
+    durationMs: performance.now() - startedAt,
+    at: Date.now(),
+  });
+}
+
+/** The trigger's options in the demo: the fast preset's check interval and thresholds. */
+export function triggerOptions(preset: FastPreset, logger: Logger, registry: Registry): TriggerControllerOptions {
+  return {
+    checkIntervalMs: preset.checkIntervalMs,
+    trigger: {
+      threshold: preset.threshold,
+      minViolatedChecks: preset.minViolatedChecks,
+      cooldownMs: preset.cooldownMs,
+      maxCooldownMs: preset.maxCooldownMs,
+    },
+    logger,
+    registry,
   };
 }
 
