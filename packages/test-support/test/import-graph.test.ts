@@ -98,6 +98,64 @@ function packageNameOf(specifier: string): string {
 
 const packages = workspacePackages();
 
+/**
+ * The layers of `@load-aware/assignor`'s `src`, lowest first, as paths under `src` (a folder's own
+ * modules, not its sub-folders', or one file). A module imports from its own folder or from a lower
+ * layer, never from a higher one or from a sibling of its own layer, so each folder can be read
+ * knowing only the folders below it. docs/architecture.md draws the same tree.
+ */
+const ASSIGNOR_LAYERS: ReadonlyArray<ReadonlyArray<string>> = [
+  ['errors'], // the error catalogue: plain classes and codes, which even the pure core throws
+  ['core/types.ts'], // the core's data shapes: the contract every stage reads
+  ['core/structures'],
+  ['core/model'],
+  ['core/place'],
+  ['core/improve'],
+  ['core/solve'],
+  ['core/racks', 'core/report'],
+  ['core'], // balance(): the pipeline over the stages, and the core's exports
+  ['base'],
+  ['protocol'],
+  ['inputs'],
+  ['config'],
+  ['member'],
+  ['leader'],
+  ['.'], // the KafkaJS assigner and the package's entry points
+];
+
+/** A folder of `src` holds at most this many modules: more, and it no longer says what is in it. */
+const MAX_MODULES_PER_FOLDER = 12;
+
+/** The layer of a module of the assignor's src (its index in ASSIGNOR_LAYERS), or -1. */
+function assignorLayerOf(pathUnderSrc: string): number {
+  const folder = dirname(pathUnderSrc);
+  const byFile = ASSIGNOR_LAYERS.findIndex((layer) => layer.includes(pathUnderSrc));
+  return byFile >= 0 ? byFile : ASSIGNOR_LAYERS.findIndex((layer) => layer.includes(folder));
+}
+
+/** Imports among the assignor's src modules that break the layering, as "from -> to" lines. */
+function layeringBreaches(srcDir: string): string[] {
+  const breaches: string[] = [];
+  for (const file of typeScriptFilesUnder(srcDir)) {
+    const from = relative(srcDir, file);
+    const fromLayer = assignorLayerOf(from);
+    if (fromLayer < 0) {
+      breaches.push(`${from} is in no declared layer`);
+      continue;
+    }
+    for (const specifier of specifiersOf(readFileSync(file, 'utf8')).filter((s) => s.startsWith('.'))) {
+      const target = resolveRelative(file, specifier);
+      if (target === undefined) continue;
+      const to = relative(srcDir, target);
+      const toLayer = assignorLayerOf(to);
+      const sameFolder = dirname(to) === dirname(from) && toLayer === fromLayer;
+      if (toLayer < fromLayer || sameFolder) continue;
+      breaches.push(`${from} -> ${to}`);
+    }
+  }
+  return breaches.sort();
+}
+
 describe('import rules of the workspace packages', () => {
   it('finds the packages and their sources', () => {
     expect(packages.map((p) => p.name)).toEqual(
@@ -149,6 +207,31 @@ describe('import rules of the workspace packages', () => {
       expect(upward).toEqual([]);
     },
   );
+
+  describe('@load-aware/assignor: its src is layered', () => {
+    const srcDir = join(PACKAGES_DIR, 'assignor', 'src');
+
+    it('imports only from its own folder or a lower layer', () => {
+      expect(layeringBreaches(srcDir)).toEqual([]);
+    });
+
+    it(`holds at most ${MAX_MODULES_PER_FOLDER} modules in any folder`, () => {
+      const perFolder = new Map<string, number>();
+      for (const file of typeScriptFilesUnder(srcDir)) {
+        const folder = relative(srcDir, dirname(file)) || '.';
+        perFolder.set(folder, (perFolder.get(folder) ?? 0) + 1);
+      }
+      const crowded = [...perFolder].filter(([, count]) => count > MAX_MODULES_PER_FOLDER);
+      expect(crowded).toEqual([]);
+      expect(perFolder.size).toBeGreaterThan(5);
+    });
+
+    it('sees an upward import when there is one', () => {
+      expect(assignorLayerOf('core/types.ts')).toBeLessThan(assignorLayerOf('core/balance.ts'));
+      expect(assignorLayerOf('core/model/model.ts')).toBeLessThan(assignorLayerOf('leader/assign.ts'));
+      expect(assignorLayerOf('nowhere/x.ts')).toBe(-1);
+    });
+  });
 
   it('sees a cycle when there is one, so a green run means something', () => {
     const graph = new Map([
