@@ -30,7 +30,7 @@ export function logDecision(logger: Logger, ctx: CheckContext, d: TriggerDecisio
 }
 
 /**
- * Writes the coordinator's lines for one evaluation (docs/ARCHITECTURE.md, "Trigger"): each
+ * Writes the coordinator's lines for one evaluation (docs/architecture.md, "Trigger"): each
  * violated check with k/n, suppression by the cooldown, cooldown growth with its likely causes (WARN), and the group
  * balanced again. Routine balanced and unjudged checks go to DEBUG. `logger` already carries the
  * `component` and `groupId` (see `bindLogger`), so the lines do not repeat them.

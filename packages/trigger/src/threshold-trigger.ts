@@ -1,5 +1,5 @@
 /**
- * The proactive-rebalance decision (docs/ARCHITECTURE.md, "Trigger") as a pure state machine:
+ * The proactive-rebalance decision (docs/architecture.md, "Trigger") as a pure state machine:
  * observations in, outcomes out. No timers and no I/O; the only impure inputs are the injected clocks
  * (a monotonic one for every interval, the wall clock only for the reported fire time).
  */

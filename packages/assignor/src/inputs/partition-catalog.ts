@@ -28,7 +28,7 @@ export interface LateMetadataHandling {
  *
  * Metadata that answers after the budget is not thrown away: its partitions are remembered in
  * `late.cache` and `late.arrived` is told, so the leader can ask for a rebalance that assigns the
- * topics this assignment had to leave out (docs/ARCHITECTURE.md, "Late metadata").
+ * topics this assignment had to leave out (docs/architecture.md, "Late metadata").
  *
  * Each partition carries the racks of its replicas (`replicaRacks` says which replicas count)
  * when the brokers report racks; partitions known only from memory carry none.

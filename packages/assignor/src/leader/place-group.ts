@@ -241,7 +241,7 @@ function warnAboutSharedInstanceIds(ctx: PlacementContext, members: ReadonlyArra
 
 /**
  * Capacities come from userData any member can fill in; `balance()` bounds them (the shared rule
- * in core/capacity.ts) and this says so, naming the instance and its members, on every
+ * in core/model/capacity.ts) and this says so, naming the instance and its members, on every
  * assignment it happens: a silently ignored setting would look like a balancing bug.
  */
 function warnAboutBoundedCapacities(ctx: PlacementContext, members: ReadonlyArray<BalanceMember>): void {

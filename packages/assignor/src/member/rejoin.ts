@@ -1,7 +1,7 @@
 import { KafkaJSProtocolError, type Cluster } from 'kafkajs';
 
 /**
- * Making one KafkaJS consumer rejoin its group on demand (docs/ARCHITECTURE.md, "Forcing a rebalance"). KafkaJS has no
+ * Making one KafkaJS consumer rejoin its group on demand (docs/architecture.md, "Forcing a rebalance"). KafkaJS has no
  * `enforceRebalance()`, but its runner answers any error typed `REBALANCE_IN_PROGRESS` that
  * escapes the fetch loop by re-sending JoinGroup, and the fetch loop calls
  * `cluster.refreshMetadataIfNecessary()` first thing on every iteration, even for a member without

@@ -4,7 +4,7 @@ import { REBALANCE_CAUSES, type RebalanceCause } from './rebalance-cause.js';
 /**
  * The load-aware subscription userData: a small versioned binary record every member sends with
  * each JoinGroup. It must stay byte-for-byte stable between rejoins that should not rebalance
- * (docs/ARCHITECTURE.md, "userData"): the broker rebalances the whole group when a follower's
+ * (docs/architecture.md, "userData"): the broker rebalances the whole group when a follower's
  * metadata changes, so only the instance id, the capacity, the rebalance epoch and the owned
  * partitions (which change only when a rebalance changed them) live here, never live loads or
  * timestamps.

@@ -125,7 +125,7 @@ export function evenLevel(problem: Problem): number {
 /**
  * True when the problem is on Kafka's terms: every item equally heavy, every bin equally big and
  * carrying the same base load. Levelling then reaches the lexicographic optimum by moves and
- * chains alone (docs/ARCHITECTURE.md, "Equal weights"), so neither the move tolerance nor the
+ * chains alone (docs/architecture.md, "Equal weights"), so neither the move tolerance nor the
  * expensive neighbourhoods have anything to add. Items are sorted heaviest first, so equal
  * weights means the first equals the last.
  */

@@ -19,7 +19,7 @@ export function emptyTallies(model: BalanceModel): Tallies {
 }
 
 /**
- * The reference placement (docs/ARCHITECTURE.md, "Placement rule"): partitions heaviest first, each onto the eligible
+ * The reference placement (docs/architecture.md, "Placement rule"): partitions heaviest first, each onto the eligible
  * instance whose load per unit of capacity would be smallest after taking it, then onto that
  * instance's least-loaded subscribed member. Zero-weight partitions are placed by partition count
  * at both levels, so a group with no measured load still spreads evenly. Ties fall to the lower

@@ -39,7 +39,7 @@ export function place(problem: Problem, placement: Placement, item: number, bin:
 }
 
 /**
- * The reference placement rule (docs/ARCHITECTURE.md, "Placement rule") for every item still unplaced, heaviest first:
+ * The reference placement rule (docs/architecture.md, "Placement rule") for every item still unplaced, heaviest first:
  * onto the eligible bin whose load per unit of capacity would be smallest after taking it, then
  * the smallest secondary tally, then the lowest index (the smallest id).
  */

@@ -48,7 +48,7 @@ export interface AssignmentExplanation {
 }
 
 /**
- * Explains a balance result in the words of the reference's assignment log (docs/ARCHITECTURE.md,
+ * Explains a balance result in the words of the reference's assignment log (docs/architecture.md,
  * "Assignment log"): sizes and total weight, each instance's share, the skew against an even split, and the factors
  * that can keep a group uneven no matter how it is placed.
  */

@@ -125,7 +125,7 @@ export function solve(problem: Problem, ledger: MoveLedger, policy: StickyPolicy
 }
 
 /**
- * Equal terms (docs/ARCHITECTURE.md, "Equal weights"): Kafka's contract, with no tolerance. The
+ * Equal terms (docs/architecture.md, "Equal weights"): Kafka's contract, with no tolerance. The
  * homes stay, the homeless are placed and levelled for free, then counted moves and chains level
  * the rest until no item could move to another eligible bin holding two or more fewer. Each
  * counted step takes one item from a bin above the final level to one below it, so this moves
