@@ -1,5 +1,5 @@
 import { createThresholdTrigger, type Evaluation, type ThresholdTriggerOptions } from '@load-aware/trigger';
-import { observation, setup } from './fakes';
+import { observation, setup } from '../fakes';
 
 // Four partitions of 10 on two instances: 2+2 is optimal (20), 3+1 is skewed (30 → ratio 1.5).
 const EVEN = [10, 10, 10, 10];

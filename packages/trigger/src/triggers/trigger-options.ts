@@ -1,9 +1,9 @@
 /** Options of the periodic and composite triggers: zod schemas, input and resolved shapes. */
 import { z } from 'zod';
 import { validateOptions } from '@load-aware/assignor/internal';
-import { clockOption, WEEK_MS } from './options.js';
-import { triggerObjectSchema, type Trigger } from './trigger.js';
-import type { CompositeMode } from './types.js';
+import { clockOption, WEEK_MS } from '../config/options.js';
+import { triggerObjectSchema, type Trigger } from '../contract/trigger.js';
+import type { CompositeMode } from '../contract/types.js';
 
 const periodicSchema = z.strictObject({
   // At least a second: a period in minutes typed as ms would otherwise rebalance on every check.

@@ -9,15 +9,15 @@
 import { ASSIGNER_NAME, type Logger } from '@load-aware/assignor';
 import { escapeLogText, type ObservedGroup, type TopicPartition } from '@load-aware/assignor/internal';
 import type { TriggerMetrics } from './metrics.js';
-import type { TriggerAssigner } from './target.js';
-import { seconds } from './text.js';
+import type { TriggerAssigner } from '../contract/target.js';
+import { seconds } from '../contract/text.js';
 import {
   createUnheldGuard,
   partitionsText,
   subscribedTopics,
   unheldPartitions,
   type UnheldVerdict,
-} from './unheld-partitions.js';
+} from '../judge/unheld-partitions.js';
 
 /** What {@link createUnheldCheck} works with. */
 export interface UnheldCheckDeps {

@@ -10,26 +10,26 @@ import {
   type WeightedPartition,
 } from '@load-aware/assignor/internal';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { awayMembers } from './away-members.js';
+import { awayMembers } from '../judge/away-members.js';
 import { logDecision } from './check-log.js';
-import { checkedDecision, isThresholdEvaluation, thresholdEvaluations } from './decision.js';
+import { checkedDecision, isThresholdEvaluation, thresholdEvaluations } from '../triggers/decision.js';
 import { electCoordinator } from './election.js';
-import { CheckTimeoutError } from './errors.js';
+import { CheckTimeoutError } from '../contract/errors.js';
 import { createTriggerMetrics, type CheckOutcome } from './metrics.js';
-import { heldPartitions, siblingLoad, withWeights } from './load.js';
-import { seconds } from './text.js';
+import { heldPartitions, siblingLoad, withWeights } from '../judge/load.js';
+import { seconds } from '../contract/text.js';
 import type { ObservedGroup } from './observe.js';
 import {
   MAX_UNHELD_RETRY_MS,
   resolveControllerOptions,
   type TriggerControllerDeps,
   type TriggerControllerOptions,
-} from './options.js';
-import { createThresholdTrigger } from './threshold-trigger.js';
+} from '../config/options.js';
+import { createThresholdTrigger } from '../triggers/threshold-trigger.js';
 import { createUnheldCheck } from './unheld-check.js';
-import type { TriggerAssigner } from './target.js';
-import { isTrigger, type Trigger } from './trigger.js';
-import { TRIGGER_OUTCOMES, type Evaluation, type SiblingLoad, type TriggerDecision } from './types.js';
+import type { TriggerAssigner } from '../contract/target.js';
+import { isTrigger, type Trigger } from '../contract/trigger.js';
+import { TRIGGER_OUTCOMES, type Evaluation, type SiblingLoad, type TriggerDecision } from '../contract/types.js';
 
 /** What one check did. `D` is the decision of the controller's trigger. */
 export interface CheckResult<D extends TriggerDecision = Evaluation> {

@@ -1,7 +1,7 @@
 import type { Consumer } from 'kafkajs';
 import { measureRebalancePauses, observeGroup, type LoadAwarePartitionAssigner } from '@load-aware/assignor/internal';
-import { GroupNotDescribedError } from './errors.js';
-import type { MembershipEvent, TriggerAssigner, TriggerTarget } from './target.js';
+import { GroupNotDescribedError } from '../contract/errors.js';
+import type { MembershipEvent, TriggerAssigner, TriggerTarget } from '../contract/target.js';
 
 /**
  * A KafkaJS consumer and the `LoadAwareAssigner` it uses, as the controller's {@link TriggerTarget}:

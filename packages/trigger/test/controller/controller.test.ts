@@ -2,7 +2,7 @@ import { Registry } from 'prom-client';
 import type { Cluster, GroupDescription } from 'kafkajs';
 import { LoadAwareAssigner, type WeightSource } from '@load-aware/assignor';
 import { createTriggerController, type TriggerController, type TriggerControllerOptions } from '@load-aware/trigger';
-import { description, fakeConsumer, type FakeConsumer, type FakeMember } from './fakes';
+import { description, fakeConsumer, type FakeConsumer, type FakeMember } from '../fakes';
 import { recordingLogger } from '@load-aware/test-support';
 
 // Four partitions of 10: a-1 holds three, b-1 one: ratio 1.5.

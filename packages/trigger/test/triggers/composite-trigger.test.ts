@@ -11,7 +11,7 @@ import {
   type TriggerOutcome,
 } from '@load-aware/trigger';
 import { errorThrownBy, manualClock } from '@load-aware/test-support';
-import { observation } from './fakes';
+import { observation } from '../fakes';
 
 // Four partitions of 10 on two instances: 3+1 is skewed (ratio 1.5), 2+2 balanced.
 const EVEN = [10, 10, 10, 10];

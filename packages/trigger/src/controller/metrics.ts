@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { getOrCreateMetric } from '@load-aware/assignor/internal';
-import { TRIGGER_LEVELS, TRIGGER_OUTCOMES, type Evaluation, type TriggerOutcome } from './types.js';
+import { TRIGGER_LEVELS, TRIGGER_OUTCOMES, type Evaluation, type TriggerOutcome } from '../contract/types.js';
 
 /**
  * An evaluation outcome, plus the controller's own: `error` for checks that could not evaluate at

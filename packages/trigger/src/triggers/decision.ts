@@ -3,8 +3,8 @@
  * is code the controller cannot type-check at run time), and which threshold evaluations it
  * carries, for the ratio gauges and the threshold's log lines.
  */
-import { InvalidDecisionError } from './errors.js';
-import { TRIGGER_OUTCOMES, type CompositeDecision, type Evaluation, type TriggerDecision } from './types.js';
+import { InvalidDecisionError } from '../contract/errors.js';
+import { TRIGGER_OUTCOMES, type CompositeDecision, type Evaluation, type TriggerDecision } from '../contract/types.js';
 
 /**
  * Returns `value` when it is a decision with an outcome from `TRIGGER_OUTCOMES` and a reason;

@@ -11,7 +11,7 @@ import {
   type TriggerDecision,
 } from '@load-aware/trigger';
 import { errorThrownBy, manualClock, recordingLogger } from '@load-aware/test-support';
-import { description, fakeConsumer, type FakeMember } from './fakes';
+import { description, fakeConsumer, type FakeMember } from '../fakes';
 
 // Four partitions of 10: a-1 holds three, b-1 one: ratio 1.5.
 const skewed: FakeMember[] = [

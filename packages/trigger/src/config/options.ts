@@ -13,10 +13,10 @@ import {
   type Logger,
   type WeightSource,
 } from '@load-aware/assignor/internal';
-import { looksLikeTrigger, triggerObjectSchema, type Trigger } from './trigger.js';
-import type { Evaluation, TriggerDecision } from './types.js';
+import { looksLikeTrigger, triggerObjectSchema, type Trigger } from '../contract/trigger.js';
+import type { Evaluation, TriggerDecision } from '../contract/types.js';
 import { kafkajsTarget } from './kafkajs-target.js';
-import { targetSchema, type TriggerAssigner, type TriggerTarget } from './target.js';
+import { targetSchema, type TriggerAssigner, type TriggerTarget } from '../contract/target.js';
 
 /** The longest interval any trigger option accepts. */
 export const WEEK_MS = 7 * 24 * 3600 * 1000;

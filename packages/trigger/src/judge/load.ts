@@ -18,7 +18,7 @@ import {
   type TopicPartition,
   type WeightedPartition,
 } from '@load-aware/assignor/internal';
-import type { SiblingLoad } from './types.js';
+import type { SiblingLoad } from '../contract/types.js';
 
 export type { ObservedMember } from '@load-aware/assignor/internal';
 

@@ -3,10 +3,10 @@
  * `intervalMs` whatever the weights say. Pure state machine like the threshold trigger; the only
  * impure inputs are the injected clocks.
  */
-import { seconds } from './text.js';
-import type { Trigger } from './trigger.js';
+import { seconds } from '../contract/text.js';
+import type { Trigger } from '../contract/trigger.js';
 import { resolvePeriodicOptions, type PeriodicTriggerOptions } from './trigger-options.js';
-import type { Observation, PeriodicDecision, TriggerOutcome } from './types.js';
+import type { Observation, PeriodicDecision, TriggerOutcome } from '../contract/types.js';
 
 /** The periodic state machine; see {@link createPeriodicTrigger}. */
 export interface PeriodicTrigger extends Trigger<PeriodicDecision> {

@@ -1,5 +1,5 @@
 import type { ObservedMember } from '@load-aware/assignor/internal';
-import { awayMembers, type ProgressReading } from '../src/away-members';
+import { awayMembers, type ProgressReading } from '../../src/judge/away-members';
 
 const member = (memberId: string, instanceId: string, partitions: number[]): ObservedMember => ({
   memberId,

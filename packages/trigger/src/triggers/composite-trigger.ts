@@ -2,7 +2,7 @@
  * ALL / ANY over several triggers, so rules combine without writing a trigger: "drift past the
  * threshold, but only in business hours", "drift, or at the latest every 6 hours".
  */
-import type { Trigger } from './trigger.js';
+import type { Trigger } from '../contract/trigger.js';
 import { resolveCompositeOptions, type CompositeTriggerOptions } from './trigger-options.js';
 import {
   TRIGGER_OUTCOMES,
@@ -10,7 +10,7 @@ import {
   type Observation,
   type TriggerDecision,
   type TriggerOutcome,
-} from './types.js';
+} from '../contract/types.js';
 
 /** The composite; see {@link createCompositeTrigger}. */
 export interface CompositeTrigger extends Trigger<CompositeDecision> {

@@ -1,5 +1,5 @@
 import type { Observation } from '@load-aware/trigger';
-import { observation, setup } from './fakes';
+import { observation, setup } from '../fakes';
 
 /**
  * `members` instances of one member each, each holding one partition of `weight`; the first also

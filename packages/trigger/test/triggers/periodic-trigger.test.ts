@@ -1,7 +1,7 @@
 import { createPeriodicTrigger, type PeriodicDecision, type PeriodicTriggerOptions } from '@load-aware/trigger';
 import { errorThrownBy, manualClock } from '@load-aware/test-support';
 import { ConfigError } from '@load-aware/assignor';
-import { observation } from './fakes';
+import { observation } from '../fakes';
 
 const group = { m1: [0, 1], m2: [2, 3] };
 const EVEN = [10, 10, 10, 10];

@@ -1,5 +1,5 @@
 import { latestGroupPause, type ObservedMember } from '@load-aware/assignor/internal';
-import type { FirePrice } from './types.js';
+import type { FirePrice } from '../contract/types.js';
 
 /** Shortest horizon a fire's gain is counted over: a cooldown of 0 must not make every fire free. */
 export const MIN_HORIZON_SECONDS = 60;

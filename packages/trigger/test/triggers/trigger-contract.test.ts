@@ -6,7 +6,7 @@ import {
   type Trigger,
 } from '@load-aware/trigger';
 import { manualClock } from '@load-aware/test-support';
-import { observation } from './fakes';
+import { observation } from '../fakes';
 
 /**
  * The state-machine rules every shipped trigger keeps, checked on each of them alike with a manual

@@ -1,8 +1,8 @@
 import { ASSIGNER_NAME, type Logger } from '@load-aware/assignor';
 import { escapeLogText } from '@load-aware/assignor/internal';
-import { isThresholdEvaluation, thresholdEvaluations } from './decision.js';
-import { ratioText, seconds } from './text.js';
-import type { CooldownGrowth, Evaluation, TriggerDecision } from './types.js';
+import { isThresholdEvaluation, thresholdEvaluations } from '../triggers/decision.js';
+import { ratioText, seconds } from '../contract/text.js';
+import type { CooldownGrowth, Evaluation, TriggerDecision } from '../contract/types.js';
 
 /** Who is logging and what the group looked like, for every line of one check. */
 export interface CheckContext {

@@ -3,7 +3,7 @@ import type { Cluster } from 'kafkajs';
 import { LoadAwareAssigner, type WeightSource } from '@load-aware/assignor';
 import { createTriggerController, type TriggerController, type TriggerControllerOptions } from '@load-aware/trigger';
 import { metadataAnswer, recordingLogger } from '@load-aware/test-support';
-import { description, fakeConsumer, type FakeMember } from './fakes';
+import { description, fakeConsumer, type FakeMember } from '../fakes';
 
 /**
  * The coordinator's look for subscribed partitions no member holds, through a real assigner whose

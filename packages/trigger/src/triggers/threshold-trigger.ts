@@ -3,8 +3,8 @@
  * observations in, outcomes out. No timers and no I/O; the only impure inputs are the injected clocks
  * (a monotonic one for every interval, the wall clock only for the reported fire time).
  */
-import { amount, priceOf, priceText } from './fire-price.js';
-import { assignmentFingerprint, instanceCount, memberImbalance, planFromCurrent, resolveWeights } from './load.js';
+import { amount, priceOf, priceText } from '../judge/fire-price.js';
+import { assignmentFingerprint, instanceCount, memberImbalance, planFromCurrent, resolveWeights } from '../judge/load.js';
 import { escapeLogText, validateOptions } from '@load-aware/assignor/internal';
 import {
   judgingSettingsSchema,
@@ -12,9 +12,9 @@ import {
   withAssignerSettings,
   type JudgingSettings,
   type ThresholdTriggerOptions,
-} from './options.js';
-import { ratioText, seconds } from './text.js';
-import type { Trigger } from './trigger.js';
+} from '../config/options.js';
+import { ratioText, seconds } from '../contract/text.js';
+import type { Trigger } from '../contract/trigger.js';
 import {
   TRIGGER_OUTCOMES,
   type CooldownGrowth,
@@ -23,7 +23,7 @@ import {
   type Observation,
   type TriggerLevel,
   type TriggerOutcome,
-} from './types.js';
+} from '../contract/types.js';
 
 /** The decision state machine; see {@link createThresholdTrigger}. */
 export interface ThresholdTrigger extends Trigger<Evaluation> {
