@@ -233,7 +233,7 @@ describe('import rules of the workspace packages', () => {
       expect(layeringBreaches(srcDir, layers)).toEqual([]);
     });
 
-    it(`holds at most ${MAX_MODULES_PER_FOLDER} modules in any folder`, () => {
+    it(`holds at most ${String(MAX_MODULES_PER_FOLDER)} modules in any folder`, () => {
       const perFolder = new Map<string, number>();
       for (const file of typeScriptFilesUnder(srcDir)) {
         const folder = relative(srcDir, dirname(file)) || '.';
