@@ -15,7 +15,11 @@ import { WeakGroupLists } from './weak-group-lists.js';
 import type { TopicPartition } from './core/types.js';
 import { createRejoinSwitchboard } from './member/rejoin.js';
 import { LateTopicMetadata } from './inputs/late-metadata.js';
-import { topicPartitionsThrough, type ReadTopicPartitions, type TopicPartitionsReading } from './member/topic-partitions.js';
+import {
+  topicPartitionsThrough,
+  type ReadTopicPartitions,
+  type TopicPartitionsReading,
+} from './member/topic-partitions.js';
 import { decodeUserData, encodeUserData } from './protocol/user-data.js';
 import { replicaRacksThrough } from './inputs/broker-racks.js';
 import type { WeightSource } from './inputs/weight-source.js';

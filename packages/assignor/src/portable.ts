@@ -20,7 +20,11 @@ export { withTimeout, type Timers } from './base/timeout.js';
 export { errorCodeOf, errorMessageOf } from './errors/error-fields.js';
 export { memberFromRecord, OWN_INSTANCE_PREFIX, type DecodedMember } from './protocol/member-record.js';
 export { currentOwners, type CurrentOwners } from './leader/current-owners.js';
-export { createAssignmentMemory, type AssignmentMemory, type RememberedAssignment } from './leader/assignment-memory.js';
+export {
+  createAssignmentMemory,
+  type AssignmentMemory,
+  type RememberedAssignment,
+} from './leader/assignment-memory.js';
 export {
   prepareMembers,
   placeMembers,
@@ -52,7 +56,13 @@ export {
 export { partitionRacks, type ReplicaRackMode } from './inputs/partition-racks.js';
 export { samePartitions, type OwnedPartitions } from './protocol/owned-partitions.js';
 export type { ObservedGroup, ObservedMember } from './protocol/observed-group.js';
-export { LoadAwareError, ConfigError, WeightsTimeoutError, WeightsFailedError, isLoadAwareError } from './errors/errors.js';
+export {
+  LoadAwareError,
+  ConfigError,
+  WeightsTimeoutError,
+  WeightsFailedError,
+  isLoadAwareError,
+} from './errors/errors.js';
 export { ERROR_CODES, type LoadAwareErrorCode } from './errors/error-codes.js';
 export { encodeAssignmentNote, decodeAssignmentNote, type RebalanceCause } from './protocol/rebalance-cause.js';
 export {

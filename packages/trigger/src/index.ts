@@ -21,7 +21,11 @@ export type {
 export type { CheckOutcome } from './controller/metrics.js';
 export type { TriggerTarget, TriggerAssigner, MembershipEvent } from './contract/target.js';
 export type { Trigger } from './contract/trigger.js';
-export { createThresholdTrigger, createThresholdTriggerFor, type ThresholdTrigger } from './triggers/threshold-trigger.js';
+export {
+  createThresholdTrigger,
+  createThresholdTriggerFor,
+  type ThresholdTrigger,
+} from './triggers/threshold-trigger.js';
 export { createPeriodicTrigger, type PeriodicTrigger } from './triggers/periodic-trigger.js';
 export { createCompositeTrigger, type CompositeTrigger } from './triggers/composite-trigger.js';
 export type { PeriodicTriggerOptions, CompositeTriggerOptions } from './triggers/trigger-options.js';

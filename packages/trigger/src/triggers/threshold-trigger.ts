@@ -4,7 +4,13 @@
  * (a monotonic one for every interval, the wall clock only for the reported fire time).
  */
 import { amount, priceOf, priceText } from '../judge/fire-price.js';
-import { assignmentFingerprint, instanceCount, memberImbalance, planFromCurrent, resolveWeights } from '../judge/load.js';
+import {
+  assignmentFingerprint,
+  instanceCount,
+  memberImbalance,
+  planFromCurrent,
+  resolveWeights,
+} from '../judge/load.js';
 import { escapeLogText, validateOptions } from '@load-aware/assignor/internal';
 import {
   judgingSettingsSchema,
