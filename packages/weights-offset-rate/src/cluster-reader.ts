@@ -25,7 +25,7 @@ import { nextTask } from './clock.js';
  * each encoded, and its answers joined, in a task of its own, so the caller's deadline timer can
  * fire between them however many partitions there are.
  */
-export const LOOKUP_BATCH_PARTITIONS = 1000;
+const LOOKUP_BATCH_PARTITIONS = 1000;
 
 /** Batches of one broker in flight at a time (three requests each); see {@link LOOKUP_BATCH_PARTITIONS}. */
 const LOOKUP_BATCHES_IN_FLIGHT = 2;
@@ -51,8 +51,9 @@ const LOOKUP_BATCHES_IN_FLIGHT = 2;
  *
  * It also reads the time index ({@link TimeIndexReader}): per leader broker, three ListOffsets
  * requests sent together, one per target (window start, latest, future), each covering every
- * partition of that broker, up to {@link LOOKUP_BATCH_PARTITIONS} of them (more go in batches). One request cannot carry them all: a partition may appear only once
- * per ListOffsets request (the broker answers INVALID_REQUEST otherwise).
+ * partition of that broker, up to {@link LOOKUP_BATCH_PARTITIONS} of them (more go in batches).
+ * One request cannot carry them all: a partition may appear only once per ListOffsets request
+ * (the broker answers INVALID_REQUEST otherwise).
  */
 export function createClusterReader(cluster: InternalCluster, logger: Logger): OwnedEndOffsetsReader & TimeIndexReader {
   let forceRefresh = false;
@@ -271,13 +272,14 @@ export function createClusterReader(cluster: InternalCluster, logger: Logger): O
       const batches = batchesOf(topicsOfLeader, LOOKUP_BATCH_PARTITIONS);
       const read: TimeIndexAnswer[][] = [];
       let next = 0;
-      const window = async (): Promise<void> => {
+      // Each lane sends one batch at a time, and the next once it is answered.
+      const lane = async (): Promise<void> => {
         for (let i = next++; i < batches.length; i = next++) {
           if (split) await nextTask();
           read[i] = await readBatch(nodeId, batches[i]!);
         }
       };
-      await Promise.all(Array.from({ length: Math.min(LOOKUP_BATCHES_IN_FLIGHT, batches.length) }, window));
+      await Promise.all(Array.from({ length: Math.min(LOOKUP_BATCHES_IN_FLIGHT, batches.length) }, lane));
       return read.flat();
     };
     const perBroker = await Promise.all(
