@@ -1,12 +1,12 @@
 import type { PartitionWeight, TopicPartition, WeightSource } from '@load-aware/assignor';
 import { bindLogger } from '@load-aware/assignor/internal';
-import { createSourceReader, type SourceReader } from './create-reader.js';
-import { InstantLookups } from './instant-lookups.js';
-import { createOffsetRateMetrics } from './metrics.js';
-import { resolveOptions, type OffsetRateWeightSourceOptions } from './options.js';
-import { PartitionTracker } from './partition-tracker.js';
-import { Sampler } from './sampler.js';
-import { answerWeights, completeAnswer } from './weight-answer.js';
+import { createSourceReader, type SourceReader } from './sampling/create-reader.js';
+import { InstantLookups } from './sampling/instant-lookups.js';
+import { createOffsetRateMetrics } from './config/metrics.js';
+import { resolveOptions, type OffsetRateWeightSourceOptions } from './config/options.js';
+import { PartitionTracker } from './rates/partition-tracker.js';
+import { Sampler } from './sampling/sampler.js';
+import { answerWeights, completeAnswer } from './rates/weight-answer.js';
 
 /** A {@link WeightSource} that measures each partition's produce rate from its end offsets. */
 export interface OffsetRateWeightSource extends WeightSource {

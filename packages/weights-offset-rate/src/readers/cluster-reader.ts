@@ -6,7 +6,7 @@ import {
   type TopicPartition,
 } from '@load-aware/assignor/internal';
 import { groupByTopic, type EndOffsetResult, type OwnedEndOffsetsReader } from './end-offsets-reader.js';
-import { OffsetRateErrorCodes, PartitionReadError, SampleTimeoutError } from './errors.js';
+import { OffsetRateErrorCodes, PartitionReadError, SampleTimeoutError } from '../base/errors.js';
 import {
   isTopicScopedError,
   kafkaErrorType,
@@ -16,9 +16,9 @@ import {
   type InternalPartitionMetadata,
   type ListOffsetsResponse,
 } from './kafkajs-internals.js';
-import type { OffsetAtTime, TimeIndexAnswer, TimeIndexReader, TimeIndexTargets } from './time-index.js';
-import { InflightWork } from './inflight-work.js';
-import { nextTask } from './clock.js';
+import type { OffsetAtTime, TimeIndexAnswer, TimeIndexReader, TimeIndexTargets } from '../base/time-index.js';
+import { InflightWork } from '../base/inflight-work.js';
+import { nextTask } from '../base/clock.js';
 
 /**
  * Partitions per time-index request. A lookup of more than this sends its requests in batches,

@@ -1,11 +1,11 @@
 import { Registry } from 'prom-client';
 import type { TopicPartition } from '@load-aware/assignor';
 import { createOffsetRateWeightSource, type OffsetRateWeightSourceOptions } from '@load-aware/weights-offset-rate';
-import { fakeReader, tp, stoppedAfterEach } from './fakes';
+import { fakeReader, tp, stoppedAfterEach } from '../fakes';
 import { EPOCH_MS, FakeClock, flush, recordingLogger } from '@load-aware/test-support';
 import { partitionLabel as keyOf } from '@load-aware/assignor/internal';
-import { FakeCluster, fakeAdmin, fakeKafka } from './fake-kafka';
-import { histogramCount, metricValue } from './metrics-helpers';
+import { FakeCluster, fakeAdmin, fakeKafka } from '../fake-kafka';
+import { histogramCount, metricValue } from '../metrics-helpers';
 
 const SAMPLE_MS = 15_000;
 const WINDOW_MS = 60_000;

@@ -1,17 +1,17 @@
 import type { Logger, TopicPartition } from '@load-aware/assignor';
-import { epochMsOf, nextTask, raceClock, type Clock } from './clock.js';
-import { OffsetRateErrorCodes, PartitionReadError } from './errors.js';
+import { epochMsOf, nextTask, raceClock, type Clock } from '../base/clock.js';
+import { OffsetRateErrorCodes, PartitionReadError } from '../base/errors.js';
 import {
   CLOCK_SKEW_TOLERANCE_MS,
   instantRate,
   minCoveredSpanMs,
   type InstantCause,
   type InstantOutcome,
-} from './instant-rate.js';
-import { kafkaErrorType } from './kafkajs-internals.js';
-import type { OffsetRateMetrics } from './metrics.js';
-import type { PartitionTracker, ReplacedInstant } from './partition-tracker.js';
-import type { TimeIndexAnswer, TimeIndexReader } from './time-index.js';
+} from '../rates/instant-rate.js';
+import { kafkaErrorType } from '../readers/kafkajs-internals.js';
+import type { OffsetRateMetrics } from '../config/metrics.js';
+import type { PartitionTracker, ReplacedInstant } from '../rates/partition-tracker.js';
+import type { TimeIndexAnswer, TimeIndexReader } from '../base/time-index.js';
 import { errorCodeOf, PartitionMap, partitionLabel } from '@load-aware/assignor/internal';
 
 /** How many partitions a log line names; the count is always given in full. */

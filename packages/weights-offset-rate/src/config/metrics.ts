@@ -1,6 +1,6 @@
 import { getOrCreateMetric } from '@load-aware/assignor/internal';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import type { InstantOutcome } from './instant-rate.js';
+import type { InstantOutcome } from '../rates/instant-rate.js';
 
 /** `scope` of a sample error: every partition of the sample failed, or only some did. */
 export type SampleErrorScope = 'all' | 'some';

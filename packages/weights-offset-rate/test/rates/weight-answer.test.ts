@@ -1,5 +1,5 @@
 import { answerWeights, completeAnswer } from '@load-aware/weights-offset-rate/internal';
-import { tp } from './fakes';
+import { tp } from '../fakes';
 
 const table = (weights: Record<string, number>) => (topic: string, partition: number) =>
   weights[`${topic}:${String(partition)}`];

@@ -1,9 +1,9 @@
 import { isLoadAwareError, type Logger, type TopicPartition } from '@load-aware/assignor';
-import { raceClock, type Clock } from './clock.js';
-import type { EndOffsetsReader } from './end-offsets-reader.js';
-import { OffsetRateErrorCodes, PartitionReadError, SampleFailedError, SampleTimeoutError } from './errors.js';
-import type { OffsetRateMetrics } from './metrics.js';
-import type { PartitionOutcome, PartitionTracker, ReplacedInstant, SampleReport } from './partition-tracker.js';
+import { raceClock, type Clock } from '../base/clock.js';
+import type { EndOffsetsReader } from '../readers/end-offsets-reader.js';
+import { OffsetRateErrorCodes, PartitionReadError, SampleFailedError, SampleTimeoutError } from '../base/errors.js';
+import type { OffsetRateMetrics } from '../config/metrics.js';
+import type { PartitionOutcome, PartitionTracker, ReplacedInstant, SampleReport } from '../rates/partition-tracker.js';
 import { errorCodeOf, errorMessageOf, partitionKey, partitionLabel } from '@load-aware/assignor/internal';
 
 /**
