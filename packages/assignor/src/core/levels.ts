@@ -45,10 +45,13 @@ export function placeOnInstances(
   const instance = new Int32Array(count).fill(-1);
   const home = new Int32Array(count);
   const counted = new Uint8Array(count);
+  const slot = new Int32Array(count).fill(-1);
   for (let p = 0; p < count; p++) {
     const h = previous.instance[p]!;
+    const m = previous.member[p]!;
     home[p] = h;
-    counted[p] = previous.member[p]! >= 0 && h >= 0 ? 1 : 0;
+    counted[p] = m >= 0 && h >= 0 ? 1 : 0;
+    if (counted[p] === 1) slot[p] = model.memberSlot[m]!;
   }
   const spec: LevelSpec = {
     capacity: model.instanceCapacity,
@@ -57,7 +60,7 @@ export function placeOnInstances(
   };
   const all = new Int32Array(count);
   for (let p = 0; p < count; p++) all[p] = p;
-  const lowerBound = placeInPhases(model, all, spec, settings, 'instances', instance, { home, counted });
+  const lowerBound = placeInPhases(model, all, spec, settings, 'instances', instance, { home, counted, slot });
   return { instance, lowerBound };
 }
 
@@ -142,10 +145,14 @@ interface LevelSpec {
   readonly binsOf: (t: number) => Int32Array;
 }
 
-/** Where each partition (model index) starts: its home bin or -1, and whether leaving it counts. */
+/**
+ * Where each partition (model index) starts: its home bin or -1, whether leaving it counts, and
+ * on the instance level its member's slot in that instance (see {@link MoveLedger.slot}).
+ */
 interface Homes {
   readonly home: Int32Array;
   readonly counted: Uint8Array;
+  readonly slot?: Int32Array;
 }
 
 /**
@@ -232,6 +239,7 @@ function solvePhase(
   const ledger: MoveLedger = {
     home: gatherInt(homes.home, partitions),
     counted: gatherByte(homes.counted, partitions),
+    ...(homes.slot === undefined ? {} : { slot: gatherInt(homes.slot, partitions) }),
     limit: settings.moves.limit - settings.moves.used,
     used: 0,
   };

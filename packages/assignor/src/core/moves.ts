@@ -1,7 +1,7 @@
 import { noiseAt } from './numbers.js';
 import type { Problem } from './problem.js';
 import type { Placement } from './placement.js';
-import { moveDelta, type MoveLedger, type WorkBudget } from './ledger.js';
+import { moveDelta, preferredSlot, type MoveLedger, type WorkBudget } from './ledger.js';
 import { createsTwoWay, swapIsTwoWay, type Crossings } from './crossings.js';
 import { spreadCost, type Spread } from './spread.js';
 
@@ -99,6 +99,12 @@ export function firstLighterThan(ctx: SearchContext, list: ReadonlyArray<number>
  * are skipped by binary search.
  */
 export function bestMoveOffTop(ctx: SearchContext, top: number): Step | undefined {
+  const only = preferredSlot(ctx.ledger, ctx.problem.weight, top, ctx.items[top]!);
+  return (only >= 0 ? moveOffTop(ctx, top, only) : undefined) ?? moveOffTop(ctx, top, -1);
+}
+
+/** {@link bestMoveOffTop} among the items {@link fromSlot} allows. */
+function moveOffTop(ctx: SearchContext, top: number, only: number): Step | undefined {
   const { problem, placement, budget } = ctx;
   const capTop = problem.capacity[top]!;
   const loadTop = placement.load[top]!;
@@ -122,6 +128,7 @@ export function bestMoveOffTop(ctx: SearchContext, top: number): Step | undefine
     const levelTop = (loadTop - w) / capTop;
     // Lighter items leave `top` even higher; equal ones only matter for the spread tie-break.
     if (levelTop > best || (levelTop === best && (!tieBreaking(ctx, step) || ties++ >= MAX_TIES))) break;
+    if (!fromSlot(ctx, item, top, only)) continue;
     const g = problem.group[item]!;
     const frontier = (frontiers[g] ??= frontierOf(ctx, g, top));
     budget.remaining -= 1 + frontier.length;
@@ -202,4 +209,15 @@ export function bestMoveOntoBottom(ctx: SearchContext, bottom: number): Step | u
 /** True when equally good candidates are still worth looking at: a step is in hand and topics can be told apart. */
 export function tieBreaking(ctx: SearchContext, step: Step | undefined): boolean {
   return step !== undefined && ctx.spread !== undefined;
+}
+
+/**
+ * True when `item` of bin `top` may be picked while shedding from slot `only` (-1: any): items
+ * away from home or without a slot always may, home items only from that slot.
+ */
+function fromSlot(ctx: SearchContext, item: number, top: number, only: number): boolean {
+  if (only < 0) return true;
+  const { ledger } = ctx;
+  const slot = ledger.slot![item]!;
+  return slot < 0 || slot === only || ledger.home[item] !== top || ledger.counted[item] === 0;
 }
