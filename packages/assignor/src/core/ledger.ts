@@ -39,9 +39,10 @@ export function moveDelta(ledger: MoveLedger, item: number, from: number, to: nu
 
 /**
  * The slot bin `bin` should shed its next counted item from: the one with the least of its home
- * items still in the bin, which is also where the level below puts the heaviest homeless item.
- * Ties go to the lowest slot. -1 when the ledger has no slots or `items` holds no counted item
- * at home.
+ * items still in the bin, which is also where the level below puts the heaviest item that came
+ * in. Ties go to the lowest slot. -1 when the ledger has no slots, or when nothing came in
+ * (no homeless or moved item is in the bin): then the level below has nothing to refill an
+ * emptied slot with, and shedding evenly leaves it less to do.
  */
 export function preferredSlot(
   ledger: MoveLedger,
@@ -52,11 +53,13 @@ export function preferredSlot(
   const slot = ledger.slot;
   if (slot === undefined) return -1;
   const kept = new Map<number, number>();
+  let incoming = false;
   for (const item of items) {
     const s = slot[item]!;
-    if (s >= 0 && ledger.counted[item] === 1 && ledger.home[item] === bin)
-      kept.set(s, (kept.get(s) ?? 0) + weight[item]!);
+    if (ledger.counted[item] === 0 || ledger.home[item] !== bin) incoming = true;
+    else if (s >= 0) kept.set(s, (kept.get(s) ?? 0) + weight[item]!);
   }
+  if (!incoming) return -1;
   let best = -1;
   let least = Infinity;
   for (const [s, load] of kept) {

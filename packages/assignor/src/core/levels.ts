@@ -46,12 +46,13 @@ export function placeOnInstances(
   const home = new Int32Array(count);
   const counted = new Uint8Array(count);
   const slot = new Int32Array(count).fill(-1);
+  const alike = membersAlike(model);
   for (let p = 0; p < count; p++) {
     const h = previous.instance[p]!;
     const m = previous.member[p]!;
     home[p] = h;
     counted[p] = m >= 0 && h >= 0 ? 1 : 0;
-    if (counted[p] === 1) slot[p] = model.memberSlot[m]!;
+    if (counted[p] === 1 && alike[h] === 1) slot[p] = model.memberSlot[m]!;
   }
   const spec: LevelSpec = {
     capacity: model.instanceCapacity,
@@ -62,6 +63,22 @@ export function placeOnInstances(
   for (let p = 0; p < count; p++) all[p] = p;
   const lowerBound = placeInPhases(model, all, spec, settings, 'instances', instance, { home, counted, slot });
   return { instance, lowerBound };
+}
+
+/**
+ * 1 for each instance whose members all subscribe to the same topics. Only there does a member
+ * emptied by the instance level take whatever homeless partitions the instance gets, so only
+ * there is shedding from one member first worth it (see {@link MoveLedger.slot}).
+ */
+function membersAlike(model: BalanceModel): Uint8Array {
+  const alike = new Uint8Array(model.instanceIds.length).fill(1);
+  for (const subs of model.subscribersOf) {
+    if (subs === undefined) continue;
+    subs.instances.forEach((i, k) => {
+      if (subs.membersByInstance[k]!.length !== model.instanceMembers[i]!.length) alike[i] = 0;
+    });
+  }
+  return alike;
 }
 
 /**
