@@ -4,6 +4,23 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/**
+ * The core's import fence, for a file whose way out of `core/` is `up`: no client library or
+ * Node API, and nothing of the assignor outside the core but its error catalogue.
+ */
+function corePatterns(up) {
+  return [
+    {
+      group: ['node:*', 'kafkajs', 'pino', 'prom-client', 'axios', 'zod'],
+      message: 'The core is pure: no I/O or client libraries.',
+    },
+    {
+      group: [`${up}*`, `!${up}errors`, `!${up}core`],
+      message: 'The core imports nothing of the assignor outside core/ but errors/.',
+    },
+  ];
+}
+
 export default tseslint.config(
   { ignores: ['**/node_modules/**', '**/dist/**', '**/.build/**', 'coverage/**', 'out/**', 'jest.config.js'] },
   js.configs.recommended,
@@ -23,17 +40,7 @@ export default tseslint.config(
   {
     files: ['packages/assignor/src/core/**/*.ts'],
     rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              group: ['node:*', 'kafkajs', 'pino', 'prom-client', 'axios', 'zod'],
-              message: 'The core is pure: no I/O or client libraries.',
-            },
-          ],
-        },
-      ],
+      'no-restricted-imports': ['error', { patterns: corePatterns('../') }],
       'no-restricted-globals': [
         'error',
         { name: 'Date', message: 'The core has no clock.' },
@@ -46,6 +53,11 @@ export default tseslint.config(
         { object: 'Math', property: 'random', message: 'The core is deterministic.' },
       ],
     },
+  },
+  {
+    // One folder deeper, '../' stays inside the core and '../../' is the way out.
+    files: ['packages/assignor/src/core/*/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: corePatterns('../../') }] },
   },
   { files: ['**/*.mjs', '**/*.js'], ...tseslint.configs.disableTypeChecked },
   {

@@ -19,7 +19,7 @@ import { eventually, waitForEveryWeight } from './support/wait';
  * a topic with replication factor 1 and one with 2. Load-aware (its `rack` set to the consumer's
  * `rackId`) and KafkaJS's round-robin consume the same topics at the same time in groups of their
  * own; every Fetch response each member receives is counted by the rack of the broker it came
- * from. The table goes to stdout and into docs/racks-measured.md.
+ * from. The table goes to stdout and into BENCHMARKS.md ("Racks on a real cluster").
  */
 
 const RACKS = ['a', 'b', 'c'] as const;

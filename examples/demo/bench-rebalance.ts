@@ -7,7 +7,7 @@
  * under KafkaJS's defaults and the demo's tuning, each a few times on fresh topics and groups:
  * the longest gap between processed messages per member and for the group, the paused
  * member-seconds and the rebalance count. Definitions: rebalance/analysis.ts and
- * docs/results-rebalance.md. Writes bench.md and result.json.
+ * BENCHMARKS.md. Writes bench.md and result.json.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';

@@ -6,7 +6,7 @@
  * consumer, the demo's fast preset). Prints a per-step table per assigner and the totals, and
  * writes bench.md, result.json and chart.svg. Definitions: rolling-analysis.ts and BENCHMARKS.md.
  * `--static-membership` runs load-aware with static members (KIP-345) and deploy restarts
- * instead (docs/results-rolling-static.md). With its own broker it also turns the group
+ * instead (BENCHMARKS.md, "Rolling restart"). With its own broker it also turns the group
  * coordinator's logging up and copies the broker's log, so every rebalance has the broker's reason.
  */
 import { execFileSync } from 'node:child_process';

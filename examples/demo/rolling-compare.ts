@@ -1,6 +1,6 @@
 /**
  * Side-by-side tables of several `pnpm bench:rolling` runs, from their result.json files, for a
- * results page (docs/results-rolling-static.md):
+ * results page (BENCHMARKS.md, "Rolling restart"):
  *
  *   node examples/.build/demo/rolling-compare.js LABEL=out/a/result.json LABEL=out/b/result.json ...
  *

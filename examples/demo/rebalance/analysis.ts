@@ -4,7 +4,7 @@
  * member-seconds, and the rebalance count from the generations the heartbeats carried. No
  * clock, no I/O: the unit tests feed it made-up timelines.
  *
- * Definitions (also in docs/results-rebalance.md):
+ * Definitions (also in BENCHMARKS.md, "One rebalance"):
  * - The window runs from the cause (the moment the member or the benchmark acted) to its end,
  *   when every member has processed steadily again for the recovery time (see
  *   {@link processingSteadily}) or a time limit passed.

@@ -1,24 +1,28 @@
 import { AssignerProtocol, type PartitionAssigner } from 'kafkajs';
-import { assignGroup } from './assign.js';
-import { ASSIGNER_NAME } from './protocol-name.js';
-import { createAssignmentMemory } from './assignment-memory.js';
-import { processToken } from './instance-id.js';
-import { bindLogger } from './logger.js';
-import { createAssignorMetrics } from './metrics.js';
-import { resolveOptions, type LoadAwareAssignerOptions } from './options.js';
-import { observeOwnAssignment, type OwnAssignment } from './own-assignment.js';
-import { installStaticMembership, type StaticMember } from './static-membership.js';
-import { progressThrough, type PartitionProgress, type ReadProgress } from './group-progress.js';
-import { withTimeout } from './timeout.js';
-import { loadWire, type WireBroker } from './kafkajs-wire.js';
+import { assignGroup } from './leader/assign.js';
+import { ASSIGNER_NAME } from './protocol/protocol-name.js';
+import { createAssignmentMemory } from './leader/assignment-memory.js';
+import { processToken } from './protocol/instance-id.js';
+import { bindLogger } from './base/logger.js';
+import { createAssignorMetrics } from './config/metrics.js';
+import { resolveOptions, type LoadAwareAssignerOptions } from './config/options.js';
+import { observeOwnAssignment, type OwnAssignment } from './member/own-assignment.js';
+import { installStaticMembership, type StaticMember } from './member/static-membership.js';
+import { progressThrough, type PartitionProgress, type ReadProgress } from './member/group-progress.js';
+import { withTimeout } from './base/timeout.js';
+import { loadWire, type WireBroker } from './member/kafkajs-wire.js';
 import { WeakGroupLists } from './weak-group-lists.js';
 import type { TopicPartition } from './core/types.js';
-import { createRejoinSwitchboard } from './rejoin.js';
-import { LateTopicMetadata } from './late-metadata.js';
-import { topicPartitionsThrough, type ReadTopicPartitions, type TopicPartitionsReading } from './topic-partitions.js';
-import { decodeUserData, encodeUserData } from './user-data.js';
-import { replicaRacksThrough } from './broker-racks.js';
-import type { WeightSource } from './weight-source.js';
+import { createRejoinSwitchboard } from './member/rejoin.js';
+import { LateTopicMetadata } from './inputs/late-metadata.js';
+import {
+  topicPartitionsThrough,
+  type ReadTopicPartitions,
+  type TopicPartitionsReading,
+} from './member/topic-partitions.js';
+import { decodeUserData, encodeUserData } from './protocol/user-data.js';
+import { replicaRacksThrough } from './inputs/broker-racks.js';
+import type { WeightSource } from './inputs/weight-source.js';
 import {
   describeThrough,
   readSiblingGroups,
@@ -26,7 +30,7 @@ import {
   type CrossGroupSettings,
   type DescribeGroup,
   type SiblingReading,
-} from './sibling-groups.js';
+} from './inputs/sibling-groups.js';
 
 export { ASSIGNER_NAME };
 

@@ -10,17 +10,17 @@
  */
 export { LoadAwareAssigner, ASSIGNER_NAME, type LoadAwarePartitionAssigner } from './assigner.js';
 // Types that appear in the assigner's own signatures, so callers can name what it returns.
-export type { PartitionProgress } from './group-progress.js';
-export type { TopicPartitionsReading, ListedTopic } from './topic-partitions.js';
-export type { ObservedMember } from './described-group.js';
-export type { LoadAwareAssignerOptions, CrossGroupOptions } from './options.js';
-export type { SiblingReading, SiblingStatus, CrossGroupSettings } from './sibling-groups.js';
-export { createUniformWeightSource, type WeightSource, type PartitionWeight } from './weight-source.js';
-export { type Logger, type LogFn } from './logger.js';
-export { kafkaJsLogCreator } from './kafkajs-log.js';
-export { processInstanceId } from './instance-id.js';
-export { measureRebalancePauses, type PauseSink } from './pause-meter.js';
-export { REBALANCE_CAUSES, type RebalanceCause } from './rebalance-cause.js';
+export type { PartitionProgress } from './member/group-progress.js';
+export type { TopicPartitionsReading, ListedTopic } from './member/topic-partitions.js';
+export type { ObservedMember } from './protocol/described-group.js';
+export type { LoadAwareAssignerOptions, CrossGroupOptions } from './config/options.js';
+export type { SiblingReading, SiblingStatus, CrossGroupSettings } from './inputs/sibling-groups.js';
+export { createUniformWeightSource, type WeightSource, type PartitionWeight } from './inputs/weight-source.js';
+export { type Logger, type LogFn } from './base/logger.js';
+export { kafkaJsLogCreator } from './member/kafkajs-log.js';
+export { processInstanceId } from './protocol/instance-id.js';
+export { measureRebalancePauses, type PauseSink } from './member/pause-meter.js';
+export { REBALANCE_CAUSES, type RebalanceCause } from './protocol/rebalance-cause.js';
 export {
   balance,
   explain,
@@ -47,5 +47,5 @@ export {
   StaticMembershipUnsupportedError,
   isLoadAwareError,
   type ErrorCode,
-} from './errors.js';
-export { ERROR_CODES, type LoadAwareErrorCode } from './error-codes.js';
+} from './errors/errors.js';
+export { ERROR_CODES, type LoadAwareErrorCode } from './errors/error-codes.js';

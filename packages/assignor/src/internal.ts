@@ -6,13 +6,13 @@
  * from the package root, whose names are listed in the API reference.
  */
 export * from './index.js';
-export { resolveOptions, isRegistry, type ResolvedLoadAwareAssignerOptions } from './options.js';
-export { validateOptions } from './validate.js';
-export { reuse as getOrCreateMetric } from './metrics.js';
-export { withTimeout, type Timers } from './timeout.js';
-export { errorCodeOf, errorMessageOf } from './error-fields.js';
-export { decodeMember, OWN_INSTANCE_PREFIX, type DecodedMember } from './members.js';
-export { observeGroup, type ObservedGroup, type ObservedMember } from './described-group.js';
+export { resolveOptions, isRegistry, type ResolvedLoadAwareAssignerOptions } from './config/options.js';
+export { validateOptions } from './base/validate.js';
+export { reuse as getOrCreateMetric } from './config/metrics.js';
+export { withTimeout, type Timers } from './base/timeout.js';
+export { errorCodeOf, errorMessageOf } from './errors/error-fields.js';
+export { decodeMember, OWN_INSTANCE_PREFIX, type DecodedMember } from './protocol/members.js';
+export { observeGroup, type ObservedGroup, type ObservedMember } from './protocol/described-group.js';
 export {
   readSiblingGroups,
   siblingBaseLoads,
@@ -22,27 +22,27 @@ export {
   SiblingCache,
   describeThrough,
   type DescribeGroup,
-} from './sibling-groups.js';
+} from './inputs/sibling-groups.js';
 export {
   topicPartitionsThrough,
   type ListedTopic,
   type ReadTopicPartitions,
   type TopicPartitionsReading,
-} from './topic-partitions.js';
-export { isLogger, noopLogger, bindLogger } from './logger.js';
-export { escapeLogText, findUnsafeLogChar } from './log-text.js';
-export { isWeightSource, fetchWeights } from './weight-source.js';
-export { mergeWeights } from './merge-weights.js';
-export { partitionRacks, type ReplicaRackMode } from './partition-racks.js';
-export { brokerRacksOf, replicaRacksThrough } from './broker-racks.js';
-export { listPartitions } from './partition-catalog.js';
+} from './member/topic-partitions.js';
+export { isLogger, noopLogger, bindLogger } from './base/logger.js';
+export { escapeLogText, findUnsafeLogChar } from './base/log-text.js';
+export { isWeightSource, fetchWeights } from './inputs/weight-source.js';
+export { mergeWeights } from './inputs/merge-weights.js';
+export { partitionRacks, type ReplicaRackMode } from './inputs/partition-racks.js';
+export { brokerRacksOf, replicaRacksThrough } from './inputs/broker-racks.js';
+export { listPartitions } from './inputs/partition-catalog.js';
 export {
   encodeUserData,
   decodeUserData,
   USER_DATA_VERSION,
   type LoadAwareUserData,
   type DecodedUserData,
-} from './user-data.js';
+} from './protocol/user-data.js';
 export {
   referenceBalance,
   roundRobin,
@@ -62,5 +62,5 @@ export {
   DEFAULT_SEARCH_BUDGET,
   type UnevennessFactor,
 } from './core/index.js';
-export { latestGroupPause, type GroupPause, type PauseReporter } from './rebalance-report.js';
-export type { PartitionProgress } from './group-progress.js';
+export { latestGroupPause, type GroupPause, type PauseReporter } from './leader/rebalance-report.js';
+export type { PartitionProgress } from './member/group-progress.js';

@@ -6,21 +6,25 @@
  * like the KafkaJS adapter (`@load-aware/platformatic` does). **Unstable**, like `./internal`:
  * anything here may change in any release.
  */
-export { ASSIGNER_NAME } from './protocol-name.js';
+export { ASSIGNER_NAME } from './protocol/protocol-name.js';
 export {
   assignerOptionsSchema,
   resolveParsedOptions,
   isRegistry,
   type LoadAwareAssignerOptions,
   type ResolvedLoadAwareAssignerOptions,
-} from './options.js';
-export { validateOptions } from './validate.js';
-export { createAssignorMetrics, reuse as getOrCreateMetric, type AssignorMetrics } from './metrics.js';
-export { withTimeout, type Timers } from './timeout.js';
-export { errorCodeOf, errorMessageOf } from './error-fields.js';
-export { memberFromRecord, OWN_INSTANCE_PREFIX, type DecodedMember } from './member-record.js';
-export { currentOwners, type CurrentOwners } from './current-owners.js';
-export { createAssignmentMemory, type AssignmentMemory, type RememberedAssignment } from './assignment-memory.js';
+} from './config/options.js';
+export { validateOptions } from './base/validate.js';
+export { createAssignorMetrics, reuse as getOrCreateMetric, type AssignorMetrics } from './config/metrics.js';
+export { withTimeout, type Timers } from './base/timeout.js';
+export { errorCodeOf, errorMessageOf } from './errors/error-fields.js';
+export { memberFromRecord, OWN_INSTANCE_PREFIX, type DecodedMember } from './protocol/member-record.js';
+export { currentOwners, type CurrentOwners } from './leader/current-owners.js';
+export {
+  createAssignmentMemory,
+  type AssignmentMemory,
+  type RememberedAssignment,
+} from './leader/assignment-memory.js';
 export {
   prepareMembers,
   placeMembers,
@@ -30,17 +34,17 @@ export {
   rememberAssignment,
   type PlacementContext,
   type Placement,
-} from './place-group.js';
-export { isLogger, noopLogger, bindLogger, type Logger, type LogFn } from './logger.js';
-export { escapeLogText } from './log-text.js';
+} from './leader/place-group.js';
+export { isLogger, noopLogger, bindLogger, type Logger, type LogFn } from './base/logger.js';
+export { escapeLogText } from './base/log-text.js';
 export {
   createUniformWeightSource,
   isWeightSource,
   fetchWeights,
   type WeightSource,
   type PartitionWeight,
-} from './weight-source.js';
-export { processInstanceId, processToken } from './instance-id.js';
+} from './inputs/weight-source.js';
+export { processInstanceId, processToken } from './protocol/instance-id.js';
 export {
   encodeUserData,
   decodeUserData,
@@ -48,13 +52,19 @@ export {
   type LoadAwareUserData,
   type DecodedUserData,
   type RebalancePause,
-} from './user-data.js';
-export { partitionRacks, type ReplicaRackMode } from './partition-racks.js';
-export { samePartitions, type OwnedPartitions } from './owned-partitions.js';
-export type { ObservedGroup, ObservedMember } from './observed-group.js';
-export { LoadAwareError, ConfigError, WeightsTimeoutError, WeightsFailedError, isLoadAwareError } from './errors.js';
-export { ERROR_CODES, type LoadAwareErrorCode } from './error-codes.js';
-export { encodeAssignmentNote, decodeAssignmentNote, type RebalanceCause } from './rebalance-cause.js';
+} from './protocol/user-data.js';
+export { partitionRacks, type ReplicaRackMode } from './inputs/partition-racks.js';
+export { samePartitions, type OwnedPartitions } from './protocol/owned-partitions.js';
+export type { ObservedGroup, ObservedMember } from './protocol/observed-group.js';
+export {
+  LoadAwareError,
+  ConfigError,
+  WeightsTimeoutError,
+  WeightsFailedError,
+  isLoadAwareError,
+} from './errors/errors.js';
+export { ERROR_CODES, type LoadAwareErrorCode } from './errors/error-codes.js';
+export { encodeAssignmentNote, decodeAssignmentNote, type RebalanceCause } from './protocol/rebalance-cause.js';
 export {
   balance,
   roundRobin,

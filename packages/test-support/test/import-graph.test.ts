@@ -98,6 +98,82 @@ function packageNameOf(specifier: string): string {
 
 const packages = workspacePackages();
 
+/** A package's layers, lowest first: paths under `src`, each a folder's own modules or one file. */
+type Layers = ReadonlyArray<ReadonlyArray<string>>;
+
+/**
+ * The layers of `@load-aware/assignor`'s `src`. A module imports from its own folder or from a
+ * lower layer, never from a higher one or from a sibling of its own layer, so each folder can be
+ * read knowing only the folders below it. docs/architecture.md draws the same tree.
+ */
+const ASSIGNOR_LAYERS: Layers = [
+  ['errors'], // the error catalogue: plain classes and codes, which even the pure core throws
+  ['core/types.ts'], // the core's data shapes: the contract every stage reads
+  ['core/structures'],
+  ['core/model'],
+  ['core/place'],
+  ['core/improve'],
+  ['core/solve'],
+  ['core/racks', 'core/report'],
+  ['core'], // balance(): the pipeline over the stages, and the core's exports
+  ['base'],
+  ['protocol'],
+  ['inputs'],
+  ['config'],
+  ['member'],
+  ['leader'],
+  ['.'], // the KafkaJS assigner and the package's entry points
+];
+
+/** The layers of `@load-aware/trigger`'s `src`, read the same way. */
+const TRIGGER_LAYERS: Layers = [
+  ['contract'], // data types, the Trigger and TriggerTarget contracts, errors, number formats
+  ['config'], // the controller's options, and the KafkaJS target they can build
+  ['judge'], // pure measures of the current assignment: load, fire price, unheld, away members
+  ['triggers'], // the decision rules: threshold, periodic, composite
+  ['controller'], // the elected member's loop, its log lines and metrics
+  ['.'], // the entry points
+];
+
+/** The packages whose `src` is layered, by folder name under `packages/`. */
+const LAYERED_PACKAGES: ReadonlyArray<readonly [string, Layers]> = [
+  ['assignor', ASSIGNOR_LAYERS],
+  ['trigger', TRIGGER_LAYERS],
+];
+
+/** A folder of `src` holds at most this many modules: more, and it no longer says what is in it. */
+const MAX_MODULES_PER_FOLDER = 12;
+
+/** The layer of a module (its index in `layers`), or -1 when it is in none. */
+function layerOf(layers: Layers, pathUnderSrc: string): number {
+  const folder = dirname(pathUnderSrc);
+  const byFile = layers.findIndex((layer) => layer.includes(pathUnderSrc));
+  return byFile >= 0 ? byFile : layers.findIndex((layer) => layer.includes(folder));
+}
+
+/** Imports among a package's src modules that break its layering, as "from -> to" lines. */
+function layeringBreaches(srcDir: string, layers: Layers): string[] {
+  const breaches: string[] = [];
+  for (const file of typeScriptFilesUnder(srcDir)) {
+    const from = relative(srcDir, file);
+    const fromLayer = layerOf(layers, from);
+    if (fromLayer < 0) {
+      breaches.push(`${from} is in no declared layer`);
+      continue;
+    }
+    for (const specifier of specifiersOf(readFileSync(file, 'utf8')).filter((s) => s.startsWith('.'))) {
+      const target = resolveRelative(file, specifier);
+      if (target === undefined) continue;
+      const to = relative(srcDir, target);
+      const toLayer = layerOf(layers, to);
+      const sameFolder = dirname(to) === dirname(from) && toLayer === fromLayer;
+      if (toLayer < fromLayer || sameFolder) continue;
+      breaches.push(`${from} -> ${to}`);
+    }
+  }
+  return breaches.sort();
+}
+
 describe('import rules of the workspace packages', () => {
   it('finds the packages and their sources', () => {
     expect(packages.map((p) => p.name)).toEqual(
@@ -149,6 +225,32 @@ describe('import rules of the workspace packages', () => {
       expect(upward).toEqual([]);
     },
   );
+
+  describe.each(LAYERED_PACKAGES)('%s: its src is layered', (name, layers) => {
+    const srcDir = join(PACKAGES_DIR, name, 'src');
+
+    it('imports only from its own folder or a lower layer', () => {
+      expect(layeringBreaches(srcDir, layers)).toEqual([]);
+    });
+
+    it(`holds at most ${String(MAX_MODULES_PER_FOLDER)} modules in any folder`, () => {
+      const perFolder = new Map<string, number>();
+      for (const file of typeScriptFilesUnder(srcDir)) {
+        const folder = relative(srcDir, dirname(file)) || '.';
+        perFolder.set(folder, (perFolder.get(folder) ?? 0) + 1);
+      }
+      const crowded = [...perFolder].filter(([, count]) => count > MAX_MODULES_PER_FOLDER);
+      expect(crowded).toEqual([]);
+      expect(perFolder.size).toBeGreaterThan(3);
+    });
+  });
+
+  it('places a module in its layer, and an undeclared folder in none', () => {
+    expect(layerOf(ASSIGNOR_LAYERS, 'core/types.ts')).toBeLessThan(layerOf(ASSIGNOR_LAYERS, 'core/balance.ts'));
+    expect(layerOf(ASSIGNOR_LAYERS, 'core/model/model.ts')).toBeLessThan(layerOf(ASSIGNOR_LAYERS, 'leader/assign.ts'));
+    expect(layerOf(TRIGGER_LAYERS, 'judge/load.ts')).toBeLessThan(layerOf(TRIGGER_LAYERS, 'controller/controller.ts'));
+    expect(layerOf(ASSIGNOR_LAYERS, 'nowhere/x.ts')).toBe(-1);
+  });
 
   it('sees a cycle when there is one, so a green run means something', () => {
     const graph = new Map([

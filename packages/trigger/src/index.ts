@@ -9,7 +9,7 @@
  * The root exports what users need (each documented in this API reference); tests reach the internals
  * through the unstable `@load-aware/trigger/internal`.
  */
-export { createTriggerController, type TriggerController, type CheckResult } from './controller.js';
+export { createTriggerController, type TriggerController, type CheckResult } from './controller/controller.js';
 export type {
   TriggerControllerOptions,
   TriggerControllerDeps,
@@ -17,15 +17,19 @@ export type {
   JudgingSettings,
   ThresholdTriggerOptions,
   MemberLevelOptions,
-} from './options.js';
-export type { CheckOutcome } from './metrics.js';
-export type { TriggerTarget, TriggerAssigner, MembershipEvent } from './target.js';
-export type { Trigger } from './trigger.js';
-export { createThresholdTrigger, createThresholdTriggerFor, type ThresholdTrigger } from './threshold-trigger.js';
-export { createPeriodicTrigger, type PeriodicTrigger } from './periodic-trigger.js';
-export { createCompositeTrigger, type CompositeTrigger } from './composite-trigger.js';
-export type { PeriodicTriggerOptions, CompositeTriggerOptions } from './trigger-options.js';
-export { TRIGGER_OUTCOMES, TRIGGER_LEVELS } from './types.js';
+} from './config/options.js';
+export type { CheckOutcome } from './controller/metrics.js';
+export type { TriggerTarget, TriggerAssigner, MembershipEvent } from './contract/target.js';
+export type { Trigger } from './contract/trigger.js';
+export {
+  createThresholdTrigger,
+  createThresholdTriggerFor,
+  type ThresholdTrigger,
+} from './triggers/threshold-trigger.js';
+export { createPeriodicTrigger, type PeriodicTrigger } from './triggers/periodic-trigger.js';
+export { createCompositeTrigger, type CompositeTrigger } from './triggers/composite-trigger.js';
+export type { PeriodicTriggerOptions, CompositeTriggerOptions } from './triggers/trigger-options.js';
+export { TRIGGER_OUTCOMES, TRIGGER_LEVELS } from './contract/types.js';
 export type {
   TriggerOutcome,
   TriggerLevel,
@@ -39,11 +43,11 @@ export type {
   PeriodicDecision,
   CompositeDecision,
   CompositeMode,
-} from './types.js';
+} from './contract/types.js';
 export {
   TriggerErrorCodes,
   CheckTimeoutError,
   GroupNotDescribedError,
   InvalidDecisionError,
   type TriggerErrorCode,
-} from './errors.js';
+} from './contract/errors.js';

@@ -5,9 +5,9 @@
  * Users import from the package root.
  */
 export * from './index.js';
-export type { ObservedMember } from './load.js';
-export { electCoordinator } from './election.js';
-export { observeGroup, type ObservedGroup } from './observe.js';
+export type { ObservedMember } from './judge/load.js';
+export { electCoordinator } from './controller/election.js';
+export { observeGroup, type ObservedGroup } from './controller/observe.js';
 export {
   withWeights,
   resolveWeights,
@@ -17,8 +17,8 @@ export {
   memberImbalance,
   type MemberImbalance,
   type PlanOptions as CurrentPlanOptions,
-} from './load.js';
-export { likelyCauses, type CheckContext } from './check-log.js';
+} from './judge/load.js';
+export { likelyCauses, type CheckContext } from './controller/check-log.js';
 export {
   createUnheldGuard,
   partitionsText,
@@ -27,13 +27,13 @@ export {
   type UnheldGuard,
   type UnheldGuardOptions,
   type UnheldVerdict,
-} from './unheld-partitions.js';
-export { checkedDecision, thresholdEvaluations, isThresholdEvaluation } from './decision.js';
-export { isTrigger } from './trigger.js';
-export { resolvePeriodicOptions, type ResolvedPeriodicTriggerOptions } from './trigger-options.js';
+} from './judge/unheld-partitions.js';
+export { checkedDecision, thresholdEvaluations, isThresholdEvaluation } from './triggers/decision.js';
+export { isTrigger } from './contract/trigger.js';
+export { resolvePeriodicOptions, type ResolvedPeriodicTriggerOptions } from './triggers/trigger-options.js';
 export {
   withAssignerSettings,
   resolveTriggerOptions,
   type ResolvedThresholdTriggerOptions,
   type ResolvedTriggerControllerOptions,
-} from './options.js';
+} from './config/options.js';

@@ -1,11 +1,11 @@
 /** The pure balancing core: plain data in, plain data out; no I/O, clock or randomness. */
 export { balance, referenceBalance } from './balance.js';
-export { roundRobin } from './round-robin.js';
-export { explain, type AssignmentExplanation, type UnevennessFactor } from './explain.js';
-export { isUsableWeight, PartitionWeightTable, weightTable } from './weights.js';
-export { PartitionMap } from './partition-map.js';
-export { partitionKey, keyOfPartition, partitionLabel } from './partition-key.js';
-export { usableCapacity, instanceCapacities } from './capacity.js';
-export { RELATIVE_EPS, median } from './numbers.js';
-export { DEFAULT_PARTITION_WEIGHT, DEFAULT_MOVE_TOLERANCE, DEFAULT_SEARCH_BUDGET } from './tuning.js';
+export { roundRobin } from './place/round-robin.js';
+export { explain, type AssignmentExplanation, type UnevennessFactor } from './report/explain.js';
+export { isUsableWeight, PartitionWeightTable, weightTable } from './model/weights.js';
+export { PartitionMap } from './structures/partition-map.js';
+export { partitionKey, keyOfPartition, partitionLabel } from './structures/partition-key.js';
+export { usableCapacity, instanceCapacities } from './model/capacity.js';
+export { RELATIVE_EPS, median } from './structures/numbers.js';
+export { DEFAULT_PARTITION_WEIGHT, DEFAULT_MOVE_TOLERANCE, DEFAULT_SEARCH_BUDGET } from './model/tuning.js';
 export type * from './types.js';

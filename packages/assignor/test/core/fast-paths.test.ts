@@ -4,16 +4,16 @@
  * charged), so that `balance()` is as good and as sticky with them as without.
  */
 import fc from 'fast-check';
-import { buildProblem, type Problem } from '../../src/core/problem.js';
-import { emptyPlacement, placeByScan, placeGreedily, type Placement } from '../../src/core/placement.js';
-import { improve, nothingToDo, search, type SearchGoal } from '../../src/core/search.js';
-import { freeLedger } from '../../src/core/ledger.js';
-import { lowerBound } from '../../src/core/lower-bound.js';
-import { evenLevel } from '../../src/core/problem.js';
-import { orderHeaviestFirst } from '../../src/core/heaviest-first.js';
-import { resolveCatalog } from '../../src/core/catalog.js';
-import { weightTable } from '../../src/core/weights.js';
-import { compareStrings } from '../../src/core/order.js';
+import { buildProblem, type Problem } from '../../src/core/model/problem.js';
+import { emptyPlacement, placeByScan, placeGreedily, type Placement } from '../../src/core/place/placement.js';
+import { improve, nothingToDo, search, type SearchGoal } from '../../src/core/solve/search.js';
+import { freeLedger } from '../../src/core/place/ledger.js';
+import { lowerBound } from '../../src/core/model/lower-bound.js';
+import { evenLevel } from '../../src/core/model/problem.js';
+import { orderHeaviestFirst } from '../../src/core/structures/heaviest-first.js';
+import { resolveCatalog } from '../../src/core/model/catalog.js';
+import { weightTable } from '../../src/core/model/weights.js';
+import { compareStrings } from '../../src/core/structures/order.js';
 
 const RUNS = { numRuns: 150 };
 

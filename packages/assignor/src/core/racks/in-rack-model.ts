@@ -1,4 +1,4 @@
-import type { BalanceModel, TopicSubscribers } from '../model.js';
+import type { BalanceModel, TopicSubscribers } from '../model/model.js';
 import type { RackModel } from './rack-model.js';
 
 /**

@@ -1,6 +1,6 @@
-import type { BalanceModel } from '../model.js';
-import type { PreviousOwners } from '../previous.js';
-import { placeOnInstances, type LevelSettings } from '../levels.js';
+import type { BalanceModel } from '../model/model.js';
+import type { PreviousOwners } from '../model/previous.js';
+import { placeOnInstances, type LevelSettings } from '../solve/levels.js';
 import { inRackModel } from './in-rack-model.js';
 import { matchRacks } from './rack-pass.js';
 import type { RackModel } from './rack-model.js';

@@ -1,4 +1,4 @@
-import type { BalanceModel } from '../model.js';
+import type { BalanceModel } from '../model/model.js';
 import type { RackModel } from './rack-model.js';
 
 /** Racks (plus "no rack") beyond this many: the bound falls back to the forced cross-rack weight. */

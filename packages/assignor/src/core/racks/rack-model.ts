@@ -1,6 +1,6 @@
 import type { BalanceInput } from '../types.js';
-import type { BalanceModel } from '../model.js';
-import { compareStrings } from '../order.js';
+import type { BalanceModel } from '../model/model.js';
+import { compareStrings } from '../structures/order.js';
 
 /**
  * The racks of a `balance()` call in index form. Members of one instance share a rack (the

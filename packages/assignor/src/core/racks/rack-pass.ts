@@ -1,5 +1,5 @@
-import type { BalanceModel } from '../model.js';
-import type { MoveAllowance } from '../levels.js';
+import type { BalanceModel } from '../model/model.js';
+import type { MoveAllowance } from '../solve/levels.js';
 import { isCrossRack, type RackModel } from './rack-model.js';
 import { equalTerms } from './terms.js';
 

@@ -1,4 +1,4 @@
-import type { BalanceModel } from '../model.js';
+import type { BalanceModel } from '../model/model.js';
 import { crossRackLowerBound } from './rack-bound.js';
 import { isCrossRack, type RackModel } from './rack-model.js';
 

@@ -1,4 +1,4 @@
-import type { BalanceModel } from '../model.js';
+import type { BalanceModel } from '../model/model.js';
 
 /** Equal weights among the weighted partitions, equal capacities and no base loads: Kafka's terms. */
 export function equalTerms(model: BalanceModel, split: number): boolean {

@@ -1,0 +1,102 @@
+import { moveDelta } from '../place/ledger.js';
+import { createsTwoWay } from './crossings.js';
+import { firstLighterThan, levelOf, type SearchContext } from './moves.js';
+
+/** Transfers along subscription edges: `items[k]` goes to bin `to[k]`; no two leave the same bin. */
+export interface Chain {
+  readonly items: number[];
+  readonly to: number[];
+}
+
+/**
+ * An ejection chain off bin `source` when no single move helps: `source` gives a partition to a
+ * bin that subscribes to it, that bin passes one of its own on to a bin subscribed to that one,
+ * and so on until a bin can keep what it receives. Every bin on the chain ends strictly below
+ * `source`'s current level and `source` drops, so the levels sorted from the top get
+ * lexicographically smaller: the busiest level never rises and the search cannot cycle.
+ *
+ * The graph is the bipartite one of bins and the subscription groups of the partitions they
+ * hold, searched breadth first from `source` (bins in index order), so the chain found is one of
+ * the shortest: the fewest partitions move. Each bin passes on the lightest partition of each of
+ * its groups that still keeps it below the ceiling, which leaves the next bin the most room.
+ *
+ * With equal weights and capacities an intermediate bin gains one partition and loses one, so
+ * this is exactly an augmenting path of the load-balancing flow: when there is none from any
+ * bin, the placement is optimal, and lexicographically so (no partition count can drop without
+ * another rising to at least it).
+ *
+ * `dead` (optional) marks bins known to lead nowhere below a ceiling at least this one: they are
+ * not entered, and on failure every bin this search reached is added to them. With equal weights
+ * that is exact (a bin no chain leaves from at one ceiling has none at a lower one), so a sweep
+ * over many givers costs one pass over the graph instead of one per giver; with weights it may
+ * miss a chain, never take a bad one.
+ */
+export function findChain(ctx: SearchContext, source: number, dead?: Uint8Array): Chain | undefined {
+  const { problem, placement, ledger, budget } = ctx;
+  const { binCount, capacity, weight, group, groupBins } = problem;
+  const ceiling = levelOf(ctx, source) - ctx.eps;
+  const seen = dead === undefined ? new Uint8Array(binCount) : Uint8Array.from(dead);
+  const incoming = new Float64Array(binCount);
+  const spent = new Int32Array(binCount);
+  const parentBin = new Int32Array(binCount).fill(-1);
+  const parentItem = new Int32Array(binCount).fill(-1);
+  const groupDone = new Uint8Array(groupBins.length);
+  seen[source] = 1;
+  const queue = [source];
+  for (let head = 0; head < queue.length && budget.remaining > 0; head++) {
+    const c = queue[head]!;
+    const load = placement.load[c]!;
+    // What c passes on must exceed this for c to end below the ceiling (anything, for the source).
+    const need = c === source ? 0 : load + incoming[c]! - ceiling * capacity[c]!;
+    const list = ctx.items[c]!;
+    groupDone.fill(0);
+    for (let k = firstLighterThan(ctx, list, need) - 1; k >= 0; k--) {
+      const item = list[k]!;
+      const w = weight[item]!;
+      budget.remaining--;
+      if (w <= need) continue;
+      const g = group[item]!;
+      if (groupDone[g] === 1) continue;
+      let open = false;
+      for (const d of groupBins[g]!) {
+        if (seen[d] === 1) continue;
+        budget.remaining--;
+        const cost = spent[c]! + moveDelta(ledger, item, c, d);
+        const guarded = ctx.crossings !== undefined && createsTwoWay(ctx.crossings, problem, ledger, item, d);
+        if (ledger.used + cost > ledger.limit || guarded) {
+          open = true; // a heavier partition of this group may still be allowed to go there
+          continue;
+        }
+        seen[d] = 1;
+        parentBin[d] = c;
+        parentItem[d] = item;
+        if ((placement.load[d]! + w) / capacity[d]! < ceiling) return chainTo(d, parentBin, parentItem);
+        incoming[d] = w;
+        spent[d] = cost;
+        queue.push(d);
+      }
+      if (!open) groupDone[g] = 1;
+    }
+  }
+  dead?.set(seen);
+  return undefined;
+}
+
+function chainTo(end: number, parentBin: Int32Array, parentItem: Int32Array): Chain {
+  const items: number[] = [];
+  const to: number[] = [];
+  for (let d = end; parentBin[d]! >= 0; d = parentBin[d]!) {
+    items.push(parentItem[d]!);
+    to.push(d);
+  }
+  return { items, to };
+}
+
+/**
+ * True when some group's partitions may not go to every bin: only then can a chain do what a
+ * single move cannot (with one eligible set for all, the chain's first partition could have
+ * gone straight to its last bin).
+ */
+export function hasRestrictedGroups(ctx: SearchContext): boolean {
+  return ctx.problem.groupBins.some((bins) => bins.length < ctx.problem.binCount);
+}

@@ -1,0 +1,84 @@
+import { median } from '../structures/numbers.js';
+import { compareStrings } from '../structures/order.js';
+
+/**
+ * The capacity rule, shared by `balance()` and the trigger that judges the current assignment:
+ * both must divide an instance's load by the same number, or the trigger's ratio compares unlike
+ * things.
+ */
+
+/** Smallest capacity the `capacity` option accepts, and the floor for reported ones. */
+export const MIN_CAPACITY = 1e-3;
+
+/** Largest capacity the `capacity` option accepts, and the ceiling for reported ones. */
+export const MAX_CAPACITY = 1e6;
+
+/**
+ * How far an instance's capacity may stray from the group's median, either way. Capacities
+ * travel in userData, which any member (another version, a buggy or hostile encoder) can fill
+ * in: without a bound one member claiming 1e300 silently takes every partition.
+ */
+export const CAPACITY_SPREAD = 1000;
+
+/** A reported capacity as it counts: a finite positive number as is, anything else as 1. */
+export function usableCapacity(reported: unknown): number {
+  return typeof reported === 'number' && Number.isFinite(reported) && reported > 0 ? reported : 1;
+}
+
+/** An instance whose capacity was bounded, for the leader's warning. */
+export interface CapacityAdjustment {
+  readonly instanceId: string;
+  /** The largest usable capacity its members reported. */
+  readonly reported: number;
+  /** The capacity used instead. */
+  readonly used: number;
+}
+
+/** Capacities per instance and which of them were bounded. */
+export interface ResolvedCapacities {
+  readonly capacity: Map<string, number>;
+  /** Bounded instances, by instance id. */
+  readonly adjusted: ReadonlyArray<CapacityAdjustment>;
+}
+
+/**
+ * Capacity per instance from its members' reports. Members of one instance should agree; when
+ * they do not, the largest usable value wins, so the outcome does not depend on which member
+ * happens to be listed first. Each instance's capacity is then bounded to
+ * [{@link MIN_CAPACITY}, {@link MAX_CAPACITY}] (what the option accepts) and to within
+ * {@link CAPACITY_SPREAD} of the median of those bounded values, so no single report can take the
+ * whole group: only ratios between capacities matter, and the median is the one value a single
+ * outlier cannot move far.
+ */
+export function resolveCapacities(
+  members: Iterable<{ readonly instanceId: string; readonly capacity?: unknown }>,
+): ResolvedCapacities {
+  const reported = new Map<string, number>();
+  for (const m of members) {
+    reported.set(m.instanceId, Math.max(reported.get(m.instanceId) ?? 0, usableCapacity(m.capacity)));
+  }
+  const bounded = [...reported.values()].map((c) => clamp(c, MIN_CAPACITY, MAX_CAPACITY));
+  const middle = median(bounded) ?? 1;
+  const low = Math.max(MIN_CAPACITY, middle / CAPACITY_SPREAD);
+  const high = Math.min(MAX_CAPACITY, middle * CAPACITY_SPREAD);
+  const capacity = new Map<string, number>();
+  const adjusted: CapacityAdjustment[] = [];
+  for (const [instanceId, value] of reported) {
+    const used = clamp(value, low, high);
+    capacity.set(instanceId, used);
+    if (used !== value) adjusted.push({ instanceId, reported: value, used });
+  }
+  adjusted.sort((a, b) => compareStrings(a.instanceId, b.instanceId));
+  return { capacity, adjusted };
+}
+
+/** {@link resolveCapacities}' capacity per instance. */
+export function instanceCapacities(
+  members: Iterable<{ readonly instanceId: string; readonly capacity?: unknown }>,
+): Map<string, number> {
+  return resolveCapacities(members).capacity;
+}
+
+function clamp(value: number, low: number, high: number): number {
+  return Math.min(high, Math.max(low, value));
+}

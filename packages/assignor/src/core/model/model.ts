@@ -1,0 +1,228 @@
+import type { BalanceInput, TopicPartition } from '../types.js';
+import { compareStrings } from '../structures/order.js';
+import { resolveCatalog, type PartitionCatalog } from './catalog.js';
+import { buildSubscribers, type TopicSubscribers } from './subscribers.js';
+import { instanceCapacities } from './capacity.js';
+import { resolveBaseLoads } from './base-load.js';
+import { InvalidBalanceInputError } from '../../errors/errors.js';
+
+export type { TopicSubscribers } from './subscribers.js';
+
+/**
+ * The balancing problem in index form: members and instances sorted by id, partitions resolved
+ * and ordered heaviest first, all in typed arrays. Built once per `balance()` call; placement
+ * works on plain arrays so 100k partitions stay cheap.
+ *
+ * Partition `p` below is a placeable partition (some member subscribes to its topic), numbered
+ * heaviest first with ties in (topic, partition) order, which is the order every level places in.
+ */
+export interface BalanceModel {
+  readonly memberIds: ReadonlyArray<string>;
+  /** Instance index of each member. */
+  readonly memberInstance: Int32Array;
+  /** Position of each member among its instance's members (`instanceMembers[i][slot]`). */
+  readonly memberSlot: Int32Array;
+  readonly instanceIds: ReadonlyArray<string>;
+  /** Capacity of each instance (positive). */
+  readonly instanceCapacity: Float64Array;
+  /**
+   * Load each instance carries from elsewhere (see `BalanceInput.instanceBaseLoad`), scaled by
+   * `weightScale` like the weights; all zeros without base loads.
+   */
+  readonly instanceBaseLoad: Float64Array;
+  /** Member indexes of each instance, ascending. */
+  readonly instanceMembers: ReadonlyArray<Int32Array>;
+  /** Names of every topic that has partitions, sorted; `topicOf` indexes this. */
+  readonly topics: ReadonlyArray<string>;
+  /** Index of each name of {@link topics}. */
+  readonly topicIndex: ReadonlyMap<string, number>;
+  /** Subscribers of each topic; undefined for topics nobody subscribes to. */
+  readonly subscribersOf: ReadonlyArray<TopicSubscribers | undefined>;
+  /** Number of placeable partitions. */
+  readonly partitionCount: number;
+  /** Topic of each partition. */
+  readonly topicOf: Int32Array;
+  /** Partition number of each partition. */
+  readonly partitionOf: ArrayLike<number>;
+  /** Effective (scaled) weight of each partition; non-increasing. */
+  readonly weight: Float64Array;
+  /** 1 when the partition's weight was defaulted. */
+  readonly defaulted: Uint8Array;
+  /** The partitions in (topic, partition) order, so each topic's are contiguous. */
+  readonly canonical: Int32Array;
+  /** `canonical` positions of topic `t`'s partitions: `[topicStart[t], topicStart[t + 1])`. */
+  readonly topicStart: Int32Array;
+  /** Partitions of topics nobody subscribes to, heaviest first. */
+  readonly unassignable: ReadonlyArray<TopicPartition>;
+  /** What every weight was multiplied by so that sums cannot overflow (see `weightScale`). */
+  readonly weightScale: number;
+}
+
+/**
+ * Turns the caller's input into a {@link BalanceModel}. Throws {@link InvalidBalanceInputError}
+ * for input no assignment can satisfy (a duplicated member id, an empty id). `defaultWeight` is
+ * the already-checked weight of partitions without a usable one.
+ */
+export function buildModel(input: BalanceInput, defaultWeight: number): BalanceModel {
+  const members = [...input.members].sort((a, b) => compareStrings(a.memberId, b.memberId));
+  for (let i = 0; i < members.length; i++) {
+    const member = members[i]!;
+    if (member.memberId === '') throw new InvalidBalanceInputError('memberId', '""', 'a non-empty member id');
+    if (i > 0 && members[i - 1]!.memberId === member.memberId) {
+      throw new InvalidBalanceInputError('memberId', JSON.stringify(member.memberId), 'unique member ids');
+    }
+  }
+
+  const instanceIds = [...new Set(members.map((m) => m.instanceId))].sort(compareStrings);
+  const instanceIndex = new Map(instanceIds.map((id, i) => [id, i]));
+  const memberInstance = Int32Array.from(members, (m) => instanceIndex.get(m.instanceId)!);
+  const { instanceMembers, memberSlot } = groupMembers(memberInstance, instanceIds.length);
+  const capacityById = instanceCapacities(members);
+  const instanceCapacity = Float64Array.from(instanceIds, (id) => capacityById.get(id)!);
+
+  const baseLoad = resolveBaseLoads(instanceIds, input.instanceBaseLoad);
+  // Base loads are summed with the weights, so they take part in choosing the overflow scale.
+  const catalog = resolveCatalog(input.partitions, defaultWeight, {
+    heaviest: baseLoad.reduce((max, b) => Math.max(max, b), 0),
+    count: baseLoad.reduce((n, b) => (b > 0 ? n + 1 : n), 0),
+  });
+  const subscribersOf = buildSubscribers(
+    members.map((m) => m.topics),
+    memberInstance,
+    instanceIds.length,
+    catalog.topicIndex,
+  );
+
+  const placed = placeablePartitions(catalog, subscribersOf);
+  const instanceBaseLoad = catalog.scale === 1 ? baseLoad : baseLoad.map((b) => b * catalog.scale);
+  // One literal with every field in one order: both ways of building the partition arrays give
+  // the model one hidden class, so the code reading it stays monomorphic.
+  return {
+    memberIds: members.map((m) => m.memberId),
+    memberInstance,
+    memberSlot,
+    instanceIds,
+    instanceCapacity,
+    instanceBaseLoad,
+    instanceMembers,
+    topics: catalog.topics,
+    topicIndex: catalog.topicIndex,
+    subscribersOf,
+    partitionCount: placed.topicOf.length,
+    topicOf: placed.topicOf,
+    partitionOf: placed.partitionOf,
+    weight: placed.weight,
+    defaulted: placed.defaulted,
+    canonical: placed.canonical,
+    topicStart: placed.topicStart,
+    unassignable: placed.unassignable,
+    weightScale: catalog.scale,
+  };
+}
+
+/** The model's partition arrays: see the fields of {@link BalanceModel} of the same names. */
+type PlaceablePartitions = Pick<
+  BalanceModel,
+  'topicOf' | 'partitionOf' | 'weight' | 'defaulted' | 'canonical' | 'topicStart' | 'unassignable'
+>;
+
+/** The catalog's partitions that some member subscribes to, heaviest first; the rest reported. */
+function placeablePartitions(
+  catalog: PartitionCatalog,
+  subscribersOf: ReadonlyArray<TopicSubscribers | undefined>,
+): PlaceablePartitions {
+  const order = catalog.heaviestFirst;
+  let placeable = 0;
+  let identity = true;
+  for (let k = 0; k < order.length; k++) {
+    if (subscribersOf[catalog.topic[order[k]!]!] !== undefined) placeable++;
+    if (order[k] !== k) identity = false;
+  }
+  if (identity && placeable === order.length) {
+    // Heaviest first is already canonical and everything is placeable (equal weights, everyone
+    // subscribed to something): the catalog's arrays are the model's, no copy needed.
+    return {
+      topicOf: catalog.topic,
+      partitionOf: catalog.partition,
+      weight: catalog.weight,
+      defaulted: catalog.defaulted,
+      canonical: order,
+      topicStart: catalog.topicStart,
+      unassignable: [],
+    };
+  }
+  const topicOf = new Int32Array(placeable);
+  // The same kind of array as the catalog's (see its `int32`).
+  const source = catalog.partition;
+  const partitionOf: Int32Array | Float64Array | number[] =
+    source instanceof Int32Array
+      ? new Int32Array(placeable)
+      : source instanceof Float64Array
+        ? new Float64Array(placeable)
+        : new Array<number>(placeable);
+  const weight = new Float64Array(placeable);
+  const defaulted = new Uint8Array(placeable);
+  const indexOfCanonical = new Int32Array(order.length).fill(-1);
+  const unassignable: TopicPartition[] = [];
+  let p = 0;
+  for (let k = 0; k < order.length; k++) {
+    const c = order[k]!;
+    const t = catalog.topic[c]!;
+    if (subscribersOf[t] === undefined) {
+      unassignable.push({ topic: catalog.topics[t]!, partition: catalog.partition[c]! });
+      continue;
+    }
+    topicOf[p] = t;
+    partitionOf[p] = catalog.partition[c]!;
+    weight[p] = catalog.weight[c]!;
+    defaulted[p] = catalog.defaulted[c]!;
+    indexOfCanonical[c] = p;
+    p++;
+  }
+  // Everything placeable (the usual case): the canonical order is the inverse of heaviest first,
+  // which is what indexOfCanonical already holds, and the catalog's topic starts still apply.
+  if (placeable === order.length) {
+    return {
+      topicOf,
+      partitionOf,
+      weight,
+      defaulted,
+      canonical: indexOfCanonical,
+      topicStart: catalog.topicStart,
+      unassignable,
+    };
+  }
+  // The catalog's canonical order without the unassignable partitions.
+  const canonical = new Int32Array(placeable);
+  const topicStart = new Int32Array(catalog.topics.length + 1);
+  let at = 0;
+  for (let t = 0; t < catalog.topics.length; t++) {
+    topicStart[t] = at;
+    for (let c = catalog.topicStart[t]!; c < catalog.topicStart[t + 1]!; c++) {
+      const q = indexOfCanonical[c]!;
+      if (q >= 0) canonical[at++] = q;
+    }
+  }
+  topicStart[catalog.topics.length] = at;
+
+  return { topicOf, partitionOf, weight, defaulted, canonical, topicStart, unassignable };
+}
+
+/** Member indexes of each instance (ascending) and each member's position among them. */
+function groupMembers(
+  memberInstance: Int32Array,
+  instanceCount: number,
+): { instanceMembers: Int32Array[]; memberSlot: Int32Array } {
+  const sizes = new Int32Array(instanceCount);
+  for (const i of memberInstance) sizes[i] = sizes[i]! + 1;
+  const instanceMembers = Array.from(sizes, (size) => new Int32Array(size));
+  const memberSlot = new Int32Array(memberInstance.length);
+  const filled = new Int32Array(instanceCount);
+  memberInstance.forEach((i, m) => {
+    const slot = filled[i]!;
+    instanceMembers[i]![slot] = m;
+    memberSlot[m] = slot;
+    filled[i] = slot + 1;
+  });
+  return { instanceMembers, memberSlot };
+}

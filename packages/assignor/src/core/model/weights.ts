@@ -1,0 +1,125 @@
+import type { WeightedPartition } from '../types.js';
+import { comparePartitions } from '../structures/order.js';
+import { PartitionMap } from '../structures/partition-map.js';
+
+/** A partition with its effective weight resolved, ready for placement. */
+export interface ResolvedPartition {
+  readonly topic: string;
+  readonly partition: number;
+  readonly weight: number;
+  readonly defaulted: boolean;
+}
+
+/** True when `weight` can be used as is: a finite, non-negative number. */
+export function isUsableWeight(weight: unknown): weight is number {
+  return typeof weight === 'number' && Number.isFinite(weight) && weight >= 0;
+}
+
+/**
+ * What one partition's weight is when a source reports it several times: its largest usable
+ * weight, a rule with no order in it, so duplicates can neither double-count load nor make the
+ * result depend on listing order. Entries without a usable weight only make the partition known.
+ * The leader (before `balance()`), `balance()` itself and the trigger all resolve weights through
+ * this table, so they always judge the same numbers.
+ */
+export class PartitionWeightTable {
+  // A PartitionMap rather than string keys or a Map per partition: this runs on every partition
+  // of the group. -1 stands for "known, no usable weight".
+  private readonly values = new PartitionMap<number>();
+  private usable = 0;
+
+  /** Records one report of a partition's weight; any value is accepted, unusable ones count as none. */
+  add(topic: string, partition: number, weight: unknown): void {
+    // -0 is usable but must not leak: a partition listed as 0 and as -0 would report an
+    // input-order-dependent sign. (PartitionMap already treats a -0 partition number as 0.)
+    const value = isUsableWeight(weight) ? (weight === 0 ? 0 : weight) : -1;
+    const existing = this.values.get(topic, partition);
+    if (existing !== undefined && existing >= value) return;
+    if (value >= 0 && (existing === undefined || existing < 0)) this.usable++;
+    this.values.set(topic, partition, value);
+  }
+
+  /** The partition's resolved weight; undefined when it was never reported with a usable one. */
+  weightOf(topic: string, partition: number): number | undefined {
+    const value = this.values.get(topic, partition);
+    return value === undefined || value < 0 ? undefined : value;
+  }
+
+  /** How many distinct partitions have a usable weight. */
+  get usableCount(): number {
+    return this.usable;
+  }
+
+  /** Calls `visit` once per reported partition with its resolved weight (undefined when none). */
+  forEach(visit: (topic: string, partition: number, weight: number | undefined) => void): void {
+    this.values.forEach((topic, partition, value) => {
+      visit(topic, partition, value < 0 ? undefined : value);
+    });
+  }
+}
+
+/** A {@link PartitionWeightTable} of `entries`; an entry without `weight` only makes its partition known. */
+export function weightTable(
+  entries: Iterable<{ readonly topic: string; readonly partition: number; readonly weight?: unknown }>,
+): PartitionWeightTable {
+  const table = new PartitionWeightTable();
+  for (const e of entries) table.add(e.topic, e.partition, e.weight);
+  return table;
+}
+
+/**
+ * Largest sum of weights the balancer works with. Weights near `Number.MAX_VALUE` are finite, but
+ * two of them add up to Infinity, and Infinity / Infinity is NaN: the search could no longer tell
+ * loads apart, the log read "NaNx" and the trigger answered `weights_unknown` forever. The margin
+ * below MAX_VALUE (~1.8e308) leaves room for loads per unit of the smallest capacity (1e-3) times
+ * the largest one (1e6) in the search's arithmetic.
+ */
+export const MAX_WEIGHT_SUM = 1e290;
+
+/**
+ * The power of two every weight is multiplied by so that no sum of `count` weights of at most
+ * `heaviest` exceeds {@link MAX_WEIGHT_SUM}: 1 for any realistic weights. A power of two scales
+ * exactly, so ratios between weights are kept (only weights below ~1e-290 of the heaviest can
+ * round to zero, far below anything that can matter next to it).
+ */
+export function weightScale(heaviest: number, count: number): number {
+  let scale = 1;
+  if (!(heaviest > 0) || heaviest <= MAX_WEIGHT_SUM / count) return scale;
+  // Jump close with the logarithm, then step: log2 is not exact at the edges.
+  scale = 2 ** -Math.max(0, Math.floor(Math.log2(heaviest) + Math.log2(count) - Math.log2(MAX_WEIGHT_SUM)));
+  while (heaviest * scale > MAX_WEIGHT_SUM / count) scale /= 2;
+  return scale;
+}
+
+/** Resolved partitions, heaviest first, and the scale their weights were multiplied by. */
+export interface ResolvedWeights {
+  readonly partitions: ResolvedPartition[];
+  /** See {@link weightScale}; 1 unless the weights' sum would overflow. */
+  readonly scale: number;
+}
+
+/**
+ * Resolves every partition's effective weight (see {@link PartitionWeightTable}; a partition with
+ * no usable weight gets `defaultWeight`) and orders them heaviest first, ties by topic then
+ * partition, so the placement never depends on the caller's input order. When their sum could
+ * overflow, all of them are scaled by {@link weightScale}; `alsoSummed` describes other values
+ * summed with them (base loads), which the scale must keep from overflowing too.
+ */
+export function resolvePartitions(
+  partitions: ReadonlyArray<WeightedPartition>,
+  defaultWeight: number,
+  alsoSummed: { readonly heaviest: number; readonly count: number } = { heaviest: 0, count: 0 },
+): ResolvedWeights {
+  const resolved: ResolvedPartition[] = [];
+  weightTable(partitions).forEach((topic, partition, weight) => {
+    resolved.push({ topic, partition, weight: weight ?? defaultWeight, defaulted: weight === undefined });
+  });
+  resolved.sort((a, b) => b.weight - a.weight || comparePartitions(a, b));
+  const scale = weightScale(
+    Math.max(resolved[0]?.weight ?? 0, alsoSummed.heaviest),
+    resolved.length + alsoSummed.count,
+  );
+  if (scale === 1) return { partitions: resolved, scale };
+  // Defaulted weights are in the source's units too: they scale with the measured ones.
+  return { partitions: resolved.map((p) => ({ ...p, weight: p.weight * scale })), scale };
+}

@@ -1,0 +1,215 @@
+import { noiseAt } from '../structures/numbers.js';
+import { evenLevel, hasEqualTerms, type Problem } from '../model/problem.js';
+import { emptyPlacement, extremes, place, placeGreedily, type Placement } from '../place/placement.js';
+import { countMoves, freeLedger, type MoveLedger, type WorkBudget } from '../place/ledger.js';
+import { improve, type SearchGoal } from './search.js';
+import { lowerBound } from '../model/lower-bound.js';
+import { relabel } from '../place/relabel.js';
+import { searchExactly } from '../improve/exact.js';
+import { untangle } from '../improve/untangle.js';
+
+/**
+ * Searches stop once the busiest level is this close to the lower bound (and the least busy this
+ * close to the mean): 0.01% is far below what weights can measure, and chasing it costs most of
+ * the time on large groups.
+ */
+const GOOD_ENOUGH = 1e-4;
+
+/** A solved level: the bin of every item and the lower bound it was judged against. */
+export interface Solution {
+  readonly bin: Int32Array;
+  readonly lowerBound: number;
+}
+
+/** How sticky one level is. */
+export interface StickyPolicy {
+  /** See `BalanceOptions.moveTolerance`. */
+  readonly tolerance: number;
+  /**
+   * Counted moves allowed per homeless item (owner left, or new) to place the homeless well: a
+   * heavy orphan dropped on a balanced group otherwise sticks out by its whole weight.
+   */
+  readonly homelessAllowance: number;
+  /**
+   * Also use the expensive neighbourhoods when moves and swaps are stuck: optimal re-splits of
+   * pairs of bins, and the exact search on small problems.
+   */
+  readonly thorough: boolean;
+}
+
+/** Levels of a placement that the tolerance is judged on. */
+interface Extremes {
+  readonly max: number;
+  readonly min: number;
+}
+
+/**
+ * Places every item of one level. Without homes in the ledger this is the from-scratch
+ * placement ({@link fromScratch}). With homes:
+ *
+ * 1. Start from the homes, place the homeless greedily and improve their placement: first by
+ *    moving only them, then with the policy's small allowance of other moves.
+ * 2. Keep that if it is provably within `tolerance` of anything possible: its busiest level
+ *    within tolerance of the lower bound and its least busy one within tolerance of the mean.
+ * 3. Otherwise solve from scratch and keep the sticky start if it is within tolerance of that.
+ * 4. Otherwise improve the sticky start (moves counted by the ledger) towards half the
+ *    tolerance, so the next rebalance does not start right at the edge.
+ * 5. If even that cannot get within tolerance, adopt the from-scratch placement with its bins
+ *    renamed to keep as many items home as possible and equally heavy two-way pairs traded or
+ *    sent home (no load changes), if the ledger's limit allows.
+ *
+ * The least busy level matters as well as the busiest: in a large group a new instance lowers
+ * the maximum by less than the tolerance, yet must not be left idle.
+ */
+export function solve(problem: Problem, ledger: MoveLedger, policy: StickyPolicy, budget: WorkBudget): Solution {
+  const { tolerance } = policy;
+  const bound = lowerBound(problem);
+  const mean = evenLevel(problem);
+  // On equal terms levelling alone reaches the optimum; re-splits and the exact search could only
+  // spend the budget proving a lower bound that restricted subscriptions leave out of reach.
+  const equal = hasEqualTerms(problem);
+  const tight: SearchGoal = {
+    maxTarget: bound * (1 + GOOD_ENOUGH),
+    minTarget: mean * (1 - GOOD_ENOUGH),
+    resplit: policy.thorough && !equal,
+    level: true,
+  };
+  if (!ledger.home.some((h) => h >= 0)) {
+    return { bin: fromScratch(problem, tight, bound, budget).bin, lowerBound: bound };
+  }
+  if (equal) return { bin: levelFromHomes(problem, ledger, tight, budget).bin, lowerBound: bound };
+
+  const settle: SearchGoal = {
+    maxTarget: bound * (1 + tolerance / 4),
+    minTarget: mean * (1 - tolerance / 4),
+    resplit: false,
+    level: false,
+  };
+  const sticky = stickyStart(problem, ledger, settle, policy.homelessAllowance, budget);
+  const start = extremes(problem, sticky);
+  // Float noise is allowed relative to the levels compared: the maxima near the bound, the minima
+  // near their own target. One allowance scaled by the busiest level would let a dominant bin
+  // (1e10 next to 6) excuse an idle one.
+  const eps = noiseAt(Math.max(bound, start.max));
+  if (start.max <= bound * (1 + tolerance) + eps && start.min >= mean * (1 - tolerance) - noiseAt(mean)) {
+    return { bin: sticky.bin, lowerBound: bound };
+  }
+
+  const best = fromScratch(problem, tight, bound, budget);
+  const target = extremes(problem, best);
+  const within = (e: Extremes): boolean =>
+    e.max <= target.max * (1 + tolerance) + eps && e.min >= target.min * (1 - tolerance) - noiseAt(target.min);
+  if (within(start)) return { bin: sticky.bin, lowerBound: bound };
+
+  const halfway: SearchGoal = {
+    maxTarget: target.max * (1 + tolerance / 2),
+    minTarget: target.min * (1 - tolerance / 2),
+    resplit: false,
+    level: false,
+  };
+  improve(problem, sticky, halfway, ledger, budget);
+  const improved = extremes(problem, sticky);
+  if (within(improved)) return { bin: sticky.bin, lowerBound: bound };
+
+  // Still outside the tolerance: the from-scratch placement is worth its moves if it is better
+  // by more than the tolerance on the maximum, or as good on the maximum and better on the minimum.
+  const betterMax = target.max * (1 + tolerance) + eps < improved.max;
+  const betterMin =
+    target.max <= improved.max + eps && target.min * (1 - tolerance) - noiseAt(target.min) > improved.min;
+  if (betterMax || betterMin) {
+    // Untangling changes no load: the adopted placement is exactly as much better.
+    const adopted = adopt(problem, best.bin, ledger);
+    if (adopted !== undefined) return { bin: adopted.bin, lowerBound: bound };
+  }
+  return { bin: sticky.bin, lowerBound: bound };
+}
+
+/**
+ * Equal terms (docs/architecture.md, "Equal weights"): Kafka's contract, with no tolerance. The
+ * homes stay, the homeless are placed and levelled for free, then counted moves and chains level
+ * the rest until no item could move to another eligible bin holding two or more fewer. Each
+ * counted step takes one item from a bin above the final level to one below it, so this moves
+ * what the balanced shape needs rather than adopting a from-scratch placement and renaming it.
+ */
+function levelFromHomes(problem: Problem, ledger: MoveLedger, goal: SearchGoal, budget: WorkBudget): Placement {
+  const placement = stickyStart(problem, ledger, goal, 0, budget);
+  improve(problem, placement, goal, ledger, budget);
+  return placement;
+}
+
+/**
+ * The from-scratch placement with its bins renamed to keep as many items home as possible and
+ * no two equally heavy partitions of a topic moved both ways between two bins, if the ledger's
+ * limit allows its moves. Untangling changes no load, so the placement stays as good as it was.
+ */
+function adopt(problem: Problem, bin: Int32Array, ledger: MoveLedger): Placement | undefined {
+  const untangled = untangle(problem, relabel(problem, bin, ledger), ledger);
+  const moves = countMoves(ledger, untangled);
+  if (moves > ledger.limit) return undefined;
+  ledger.used = moves;
+  const placement = emptyPlacement(problem);
+  untangled.forEach((b, item) => {
+    place(problem, placement, item, b);
+  });
+  return placement;
+}
+
+/**
+ * The from-scratch placement: the reference greedy, local search down to the lower bound, and,
+ * when the goal asks for a thorough search, an exact search on small problems if that did not
+ * reach it.
+ */
+function fromScratch(problem: Problem, goal: SearchGoal, bound: number, budget: WorkBudget): Placement {
+  const free = freeLedger(problem.weight.length);
+  let placement = emptyPlacement(problem);
+  placeGreedily(problem, placement);
+  improve(problem, placement, goal, free, budget);
+  const reached = extremes(problem, placement).max;
+  if (goal.resplit && reached > goal.maxTarget) {
+    const exact = searchExactly(problem, reached, bound, budget);
+    if (exact !== undefined) {
+      const replaced = emptyPlacement(problem);
+      exact.forEach((b, item) => {
+        place(problem, replaced, item, b);
+      });
+      placement = replaced;
+      // The exact search only minds the maximum: even out the rest again.
+      improve(problem, placement, goal, free, budget);
+    }
+  }
+  return placement;
+}
+
+/**
+ * Homes first, then the homeless greedily; then the homeless are moved around for free (a
+ * ledger view that allows no counted move), and finally a few counted moves, proportional to
+ * the number of homeless items, may even out what they could not.
+ */
+function stickyStart(
+  problem: Problem,
+  ledger: MoveLedger,
+  goal: SearchGoal,
+  allowancePerItem: number,
+  budget: WorkBudget,
+): Placement {
+  const sticky = emptyPlacement(problem);
+  let homeless = 0;
+  ledger.home.forEach((home, item) => {
+    if (home >= 0) place(problem, sticky, item, home);
+    else homeless++;
+  });
+  if (homeless === 0) return sticky;
+  placeGreedily(problem, sticky);
+  // Moving only the homeless costs nothing, so they may level out every bin, not just the extremes.
+  improve(problem, sticky, { ...goal, level: true }, { ...ledger, limit: 0, used: 0 }, budget);
+  // Rounded down, so the homeless and the moves they cause stay within 1 + allowance per item
+  // of them; one at least, so a single heavy newcomer may still make room for itself.
+  const allowance = allowancePerItem > 0 ? Math.max(1, Math.floor(homeless * allowancePerItem)) : 0;
+  const limit = Math.min(ledger.limit, allowance);
+  if (limit > 0) {
+    const counting = { ...ledger, limit, used: 0 };
+    improve(problem, sticky, goal, counting, budget);
+    ledger.used += counting.used;
+  }
+  return sticky;
+}

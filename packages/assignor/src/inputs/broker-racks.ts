@@ -1,0 +1,52 @@
+import type { Cluster } from 'kafkajs';
+import type { TopicPartition } from '../core/types.js';
+import { partitionRacks, type ReplicaRackMode } from './partition-racks.js';
+
+/**
+ * Each broker's rack, by node id, from the cluster's last metadata answer. KafkaJS keeps it in
+ * `cluster.brokerPool.metadata.brokers` (internal, but stable across 2.x); anything else reads
+ * as no racks, so placement simply ignores racks rather than failing.
+ */
+export function brokerRacksOf(cluster: Cluster): ReadonlyMap<number, string> {
+  const racks = new Map<number, string>();
+  const pool = (cluster as unknown as { brokerPool?: { metadata?: { brokers?: unknown } } }).brokerPool;
+  const brokers = pool?.metadata?.brokers;
+  if (!Array.isArray(brokers)) return racks;
+  for (const b of brokers as unknown[]) {
+    const { nodeId, rack } = (b ?? {}) as { nodeId?: unknown; rack?: unknown };
+    if (typeof nodeId === 'number' && typeof rack === 'string' && rack !== '') racks.set(nodeId, rack);
+  }
+  return racks;
+}
+
+/**
+ * The replica racks of `partitions` from the metadata `cluster` already holds (no request): what
+ * the leader attaches to the partitions it balances, for the trigger to judge with the same racks.
+ * Undefined entries: no rack known (the topic is not in this consumer's metadata, or no broker
+ * reports a rack).
+ */
+export function replicaRacksThrough(
+  cluster: Cluster,
+  mode: ReplicaRackMode,
+): (partitions: ReadonlyArray<TopicPartition>) => Array<string[] | undefined> {
+  return (partitions) => {
+    const brokers = brokerRacksOf(cluster);
+    if (brokers.size === 0) return partitions.map(() => undefined);
+    const byTopic = new Map<string, Map<number, string[] | undefined>>();
+    return partitions.map((p) => {
+      let known = byTopic.get(p.topic);
+      if (known === undefined) {
+        known = new Map();
+        try {
+          for (const m of cluster.findTopicPartitionMetadata(p.topic)) {
+            known.set(m.partitionId, partitionRacks(m, brokers, mode));
+          }
+        } catch {
+          // Unknown topic: no racks, as for a cluster without them.
+        }
+        byTopic.set(p.topic, known);
+      }
+      return known.get(p.partition);
+    });
+  };
+}

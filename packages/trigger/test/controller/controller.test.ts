@@ -1,0 +1,264 @@
+import { Registry } from 'prom-client';
+import type { Cluster, GroupDescription } from 'kafkajs';
+import { LoadAwareAssigner, type WeightSource } from '@load-aware/assignor';
+import { createTriggerController, type TriggerController, type TriggerControllerOptions } from '@load-aware/trigger';
+import { description, fakeConsumer, type FakeConsumer, type FakeMember } from '../fakes';
+import { recordingLogger } from '@load-aware/test-support';
+
+// Four partitions of 10: a-1 holds three, b-1 one: ratio 1.5.
+const skewed: FakeMember[] = [
+  { memberId: 'a-1', instanceId: 'pod-a', partitions: [0, 1, 2] },
+  { memberId: 'b-1', instanceId: 'pod-b', partitions: [3] },
+];
+const even: FakeMember[] = [
+  { memberId: 'a-1', instanceId: 'pod-a', partitions: [0, 1] },
+  { memberId: 'b-1', instanceId: 'pod-b', partitions: [2, 3] },
+];
+const tenEach: WeightSource = {
+  getWeights: (partitions) => Promise.resolve(partitions.map((p) => ({ ...p, weight: 10 }))),
+};
+
+async function metricValue(registry: Registry, name: string, labels: Record<string, string> = {}): Promise<number> {
+  const metric = registry.getSingleMetric(name);
+  if (metric === undefined) return Number.NaN;
+  const { values } = await metric.get();
+  const match = values.find((v) => Object.entries(labels).every(([k, val]) => v.labels[k] === val));
+  return match?.value ?? Number.NaN;
+}
+
+function hookableCluster(): Cluster & { refreshes: () => Promise<unknown> } {
+  const cluster = {
+    refreshMetadataIfNecessary: () => Promise.resolve(),
+    connect: () => Promise.resolve(),
+    disconnect: () => Promise.resolve(),
+  };
+  return Object.assign(cluster, { refreshes: () => cluster.refreshMetadataIfNecessary() }) as unknown as Cluster & {
+    refreshes: () => Promise<unknown>;
+  };
+}
+
+describe('createTriggerController', () => {
+  const controllers: TriggerController[] = [];
+  afterEach(async () => {
+    await Promise.all(controllers.splice(0).map((c) => c.stop()));
+  });
+
+  function setup(
+    memberId: string | undefined,
+    describe: () => GroupDescription,
+    options: TriggerControllerOptions = {},
+    weights: WeightSource = tenEach,
+  ) {
+    const registry = options.registry ?? new Registry();
+    const logger = recordingLogger();
+    const assigner = LoadAwareAssigner({ instanceId: 'pod-x', weights });
+    // KafkaJS creates the consumer's assigner with the consumer's own cluster; protocol() = joined.
+    const cluster = hookableCluster();
+    assigner({ cluster, groupId: 'g', logger: undefined as never }).protocol({ topics: ['t'] });
+    const consumer: FakeConsumer = fakeConsumer(() => Promise.resolve(describe()));
+    const controller = createTriggerController(
+      { consumer, assigner },
+      { checkIntervalMs: 3_600_000, trigger: { cooldownMs: 60_000 }, logger, registry, ...options },
+    );
+    controllers.push(controller);
+    if (memberId !== undefined) consumer.emit('GROUP_JOIN', { memberId, groupId: 'g', isLeader: false, leaderId: 'z' });
+    return { controller, consumer, registry, logger, assigner, cluster };
+  }
+
+  it('elects the smallest load-aware member id; only the coordinator evaluates', async () => {
+    const a = setup('a-1', () => description('g', even));
+    const b = setup('b-1', () => description('g', even));
+    expect(await a.controller.checkNow()).toMatchObject({ outcome: 'balanced' });
+    expect(await b.controller.checkNow()).toMatchObject({ outcome: 'skipped' });
+    expect([a.controller.isCoordinator, b.controller.isCoordinator]).toEqual([true, false]);
+    expect(await metricValue(a.registry, 'load_aware_trigger_coordinator', { group: 'g' })).toBe(1);
+    expect(await metricValue(b.registry, 'load_aware_trigger_coordinator', { group: 'g' })).toBeNaN();
+    expect(await metricValue(a.registry, 'load_aware_trigger_evaluations_total', { outcome: 'balanced' })).toBe(1);
+    expect(await metricValue(a.registry, 'load_aware_trigger_imbalance_ratio')).toBe(1);
+    expect(a.logger.messages('info')).toContain('this member is now the trigger coordinator of the group');
+    expect(b.logger.messages('info')).toContain('trigger coordinator is member a-1');
+  });
+
+  it('ignores members without load-aware userData in the election', async () => {
+    const members = [{ memberId: '0-foreign', partitions: [0, 1] }, ...even.slice(1)];
+    const b = setup('b-1', () => description('g', members));
+    await b.controller.checkNow();
+    expect(b.controller.isCoordinator).toBe(true);
+  });
+
+  it('skips checks until the member id is known, and learns it from heartbeats', async () => {
+    const { controller, consumer } = setup(undefined, () => description('g', even));
+    expect(await controller.checkNow()).toMatchObject({ outcome: 'skipped' });
+    expect(consumer.describe).not.toHaveBeenCalled();
+    consumer.emit('HEARTBEAT', { memberId: 'a-1', groupId: 'g', groupGenerationId: 3 });
+    expect(await controller.checkNow()).toMatchObject({ outcome: 'balanced' });
+  });
+
+  it('fires: bumps the epoch and makes its own consumer rejoin, once', async () => {
+    const { controller, assigner, cluster, registry, logger } = setup('a-1', () => description('g', skewed));
+    expect((await controller.checkNow()).outcome).toBe('awaiting_hysteresis');
+    expect((await controller.checkNow()).outcome).toBe('fired');
+    expect(assigner.epochOf('g')).toBe(1);
+    expect(assigner.epochOf('other')).toBe(0);
+    await expect(cluster.refreshes()).rejects.toMatchObject({ type: 'REBALANCE_IN_PROGRESS' });
+    await expect(cluster.refreshes()).resolves.toBeUndefined();
+    expect(await metricValue(registry, 'load_aware_trigger_rebalances_initiated_total')).toBe(1);
+    expect(await metricValue(registry, 'load_aware_trigger_evaluations_total', { outcome: 'fired' })).toBe(1);
+    expect(await metricValue(registry, 'load_aware_trigger_last_fired_timestamp_seconds')).toBeGreaterThan(0);
+    const info = logger.messages('info');
+    expect(info.some((m) => m.includes('(violated check 1/2)'))).toBe(true);
+    expect(info.some((m) => m.includes('(violated check 2/2)'))).toBe(true);
+    expect(info.some((m) => m.startsWith('rebalance initiated: epoch bumped to 1'))).toBe(true);
+    // Still skewed after the rebalance: suppressed by the cooldown, and the WARN names causes.
+    await controller.checkNow();
+    expect((await controller.checkNow()).outcome).toBe('cooldown_suppressed');
+    expect(logger.messages('warn').join('\n')).toMatch(
+      /cooldown doubled from 60 s to 120 s\. Likely causes: the assignment did not change/,
+    );
+    expect(logger.messages('info').some((m) => m.includes('rebalance suppressed by cooldown'))).toBe(true);
+    expect(await metricValue(registry, 'load_aware_trigger_cooldown_seconds')).toBe(120);
+  });
+
+  it('in advise mode logs and counts what it would do, never rebalances', async () => {
+    const { controller, assigner, cluster, registry, logger } = setup('a-1', () => description('g', skewed), {
+      advise: true,
+    });
+    await controller.checkNow();
+    expect((await controller.checkNow()).outcome).toBe('fired');
+    expect(assigner.epochOf('g')).toBe(0);
+    await expect(cluster.refreshes()).resolves.toBeUndefined();
+    expect(await metricValue(registry, 'load_aware_trigger_advised_rebalances_total')).toBe(1);
+    expect(await metricValue(registry, 'load_aware_trigger_rebalances_initiated_total')).toBe(0);
+    expect(logger.messages('info').some((m) => m.startsWith('advise mode: would initiate a group rebalance'))).toBe(
+      true,
+    );
+  });
+
+  it('keeps the role while the group rebalances and counts group_not_stable', async () => {
+    let state = 'Stable';
+    const { controller, registry } = setup('a-1', () => description('g', even, state));
+    await controller.checkNow();
+    state = 'PreparingRebalance';
+    expect((await controller.checkNow()).outcome).toBe('group_not_stable');
+    expect(controller.isCoordinator).toBe(true);
+    expect(await metricValue(registry, 'load_aware_trigger_evaluations_total', { outcome: 'group_not_stable' })).toBe(
+      1,
+    );
+  });
+
+  it('counts a check that does not finish in time as an error and logs its code', async () => {
+    let slow = false;
+    const { controller, consumer, registry, logger } = setup('a-1', () => description('g', even), {
+      checkIntervalMs: 1000,
+      checkTimeoutMs: 50,
+    });
+    await controller.checkNow();
+    consumer.describe.mockImplementation(() => {
+      slow = true;
+      return new Promise((resolve) =>
+        setTimeout(() => {
+          resolve(description('g', skewed));
+        }, 150),
+      );
+    });
+    expect((await controller.checkNow()).outcome).toBe('error');
+    expect(slow).toBe(true);
+    expect(await metricValue(registry, 'load_aware_trigger_evaluations_total', { outcome: 'error' })).toBe(1);
+    const warn = logger.records.find((r) => r.level === 'warn')!;
+    expect(warn.fields['code']).toBe('LOAD_AWARE_TRIGGER_CHECK_TIMEOUT');
+    // The abandoned check finished late but acted on nothing.
+    expect(
+      await metricValue(registry, 'load_aware_trigger_evaluations_total', { outcome: 'awaiting_hysteresis' }),
+    ).toBe(0);
+  });
+
+  it('counts weight source failures as sampler errors', async () => {
+    const failing: WeightSource = { getWeights: () => Promise.reject(new Error('sampler down')) };
+    const { controller, registry } = setup('a-1', () => description('g', even), {}, failing);
+    expect((await controller.checkNow()).outcome).toBe('error');
+    expect(await metricValue(registry, 'load_aware_trigger_sampler_errors_total')).toBe(1);
+  });
+
+  it('runs one check at a time', async () => {
+    const { controller, consumer } = setup('a-1', () => description('g', even));
+    const [first, second] = [controller.checkNow(), controller.checkNow()];
+    expect(first).toBe(second);
+    await first;
+    expect(consumer.describe).toHaveBeenCalledTimes(1);
+  });
+
+  it('reports 1 on a shared registry while any of the process’s consumers is the coordinator', async () => {
+    const registry = new Registry();
+    let members = even;
+    const a = setup('a-1', () => description('g', members), { registry });
+    const b = setup('b-1', () => description('g', members), { registry });
+    await a.controller.checkNow();
+    await b.controller.checkNow();
+    expect(await metricValue(registry, 'load_aware_trigger_coordinator')).toBe(1);
+    members = even.slice(1);
+    await b.controller.checkNow();
+    expect(await metricValue(registry, 'load_aware_trigger_coordinator')).toBe(1);
+    await a.controller.checkNow();
+    expect([a.controller.isCoordinator, b.controller.isCoordinator]).toEqual([false, true]);
+    expect(await metricValue(registry, 'load_aware_trigger_coordinator')).toBe(1);
+    await b.controller.stop();
+    expect(await metricValue(registry, 'load_aware_trigger_coordinator')).toBe(0);
+  });
+
+  it('drops the role when the consumer stops', async () => {
+    const { controller, consumer, registry } = setup('a-1', () => description('g', even));
+    await controller.checkNow();
+    consumer.emit('STOP');
+    expect(controller.isCoordinator).toBe(false);
+    expect(await metricValue(registry, 'load_aware_trigger_coordinator')).toBe(0);
+    expect(await controller.checkNow()).toMatchObject({ outcome: 'skipped' });
+  });
+
+  it('checks every checkIntervalMs, and stop() leaves no timer or listener behind', async () => {
+    const { controller, consumer } = setup('a-1', () => description('g', even), { checkIntervalMs: 100 });
+    // Waits for the second periodic check rather than a fixed time: on a loaded machine timers run late.
+    for (let waited = 0; consumer.describe.mock.calls.length < 2 && waited < 10_000; waited += 50) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const calls = consumer.describe.mock.calls.length;
+    expect(calls).toBeGreaterThanOrEqual(2);
+    await controller.stop();
+    expect(consumer.listenerCount()).toBe(0);
+    await new Promise((r) => setTimeout(r, 250));
+    expect(consumer.describe.mock.calls.length).toBe(calls);
+  });
+
+  it('takes the default weight from the assigner and rejects bad dependencies and options', () => {
+    const consumer = fakeConsumer(() => Promise.resolve(description('g', even)));
+    const assigner = LoadAwareAssigner({ instanceId: 'x' });
+    const codeOf = (action: () => unknown): unknown => {
+      try {
+        action();
+      } catch (err) {
+        return (err as { code?: unknown }).code;
+      }
+      return undefined;
+    };
+    expect(codeOf(() => createTriggerController({ consumer: {} as never, assigner }))).toBe('LOAD_AWARE_CONFIG');
+    expect(codeOf(() => createTriggerController({ consumer, assigner: (() => undefined) as never }))).toBe(
+      'LOAD_AWARE_CONFIG',
+    );
+    expect(
+      codeOf(() => createTriggerController({ consumer, assigner }, { checkIntervalMs: 1000, checkTimeoutMs: 2000 })),
+    ).toBe('LOAD_AWARE_CONFIG');
+    expect(codeOf(() => createTriggerController({ consumer, assigner }, { trigger: { threshold: 0 } }))).toBe(
+      'LOAD_AWARE_CONFIG',
+    );
+    expect(codeOf(() => createTriggerController({ consumer, assigner }, { checkIntervall: 5 } as never))).toBe(
+      'LOAD_AWARE_CONFIG',
+    );
+  });
+
+  it('writes every line with component "trigger" and, once known, the group id', async () => {
+    const { controller, logger } = setup('a-1', () => description('g', skewed));
+    await controller.checkNow();
+    expect((await controller.checkNow()).outcome).toBe('fired');
+    expect(logger.records.length).toBeGreaterThan(3);
+    for (const r of logger.records) expect(r.fields).toMatchObject({ component: 'trigger', groupId: 'g' });
+  });
+});
