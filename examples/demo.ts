@@ -18,22 +18,14 @@ import { LiveView } from './demo/live-view.js';
 import { textTable } from './demo/report.js';
 import { BUSY_TIME_FLAG, runBusyTimeDemo } from './demo/busy-time.js';
 import { CROSS_GROUP_FLAG, runCrossGroupDemo } from './demo/cross-group.js';
+import { abortOnSignals, parseCommandLine } from './demo/bench-setup.js';
 
 async function main(): Promise<number> {
   if (process.argv.includes(BUSY_TIME_FLAG)) return runBusyTimeDemo(process.argv.slice(2));
   if (process.argv.includes(CROSS_GROUP_FLAG)) return runCrossGroupDemo(process.argv.slice(2));
-  let options;
-  try {
-    options = parseArgs(process.argv.slice(2));
-  } catch (err) {
-    if (err instanceof DemoHelpRequested) {
-      process.stdout.write(err.message);
-      return 0;
-    }
-    if (!(err instanceof DemoUsageError)) throw err;
-    process.stderr.write(`${err.message}\n`);
-    return 2;
-  }
+  const parsed = parseCommandLine(() => parseArgs(process.argv.slice(2)), DemoUsageError, DemoHelpRequested);
+  if ('exitCode' in parsed) return parsed.exitCode;
+  const { options } = parsed;
   if (options.client === 'platformatic' && !platformaticNode().supported) {
     process.stderr.write(
       `--client platformatic: @platformatic/kafka needs Node >= 22.22 or >= 24.6, this is ${process.version}; ` +
@@ -42,17 +34,10 @@ async function main(): Promise<number> {
     return 2;
   }
   const view = new LiveView(process.stdout, options.live);
-  const controller = new AbortController();
-  // First Ctrl-C: finish cleanly (instances, topic, broker). Second: leave now; the instances and
-  // the broker's guard notice that this process is gone and stop by themselves.
-  process.on('SIGINT', () => {
-    if (controller.signal.aborted) process.exit(130);
-    view.line('Interrupted: stopping the instances and the broker (Ctrl-C again to leave at once)...');
-    controller.abort();
-  });
-  process.on('SIGTERM', () => {
-    controller.abort();
-  });
+  // First Ctrl-C: finish cleanly (instances, topic, broker). Second: leave now.
+  const controller = abortOnSignals((line) => {
+    view.line(line);
+  }, 'the instances and the broker');
   try {
     const run = await runDemo(options, controller.signal, view);
     view.line(`\n${textTable(run.rows)}`);

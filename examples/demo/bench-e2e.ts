@@ -14,6 +14,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import { defaultOptions, DemoHelpRequested, DemoUsageError, parseArgs, type DemoOptions } from './options.js';
 import { LiveView } from './live-view.js';
 import { markdownTable } from './report.js';
+import { parseCommandLine } from './bench-setup.js';
 import { DemoInterruptedError, runDemo, throwIfInterrupted, withBrokers, type Brokers } from './run.js';
 import {
   runSustainable,
@@ -135,19 +136,9 @@ async function sustainableStage(
 }
 
 async function main(): Promise<number> {
-  let options: DemoOptions;
-  let stages: Stages;
-  try {
-    ({ options, stages } = benchOptions(process.argv.slice(2)));
-  } catch (err) {
-    if (err instanceof DemoHelpRequested) {
-      process.stdout.write(err.message);
-      return 0;
-    }
-    if (!(err instanceof DemoUsageError)) throw err;
-    process.stderr.write(`${err.message}\n`);
-    return 2;
-  }
+  const parsed = parseCommandLine(() => benchOptions(process.argv.slice(2)), DemoUsageError, DemoHelpRequested);
+  if ('exitCode' in parsed) return parsed.exitCode;
+  const { options, stages } = parsed.options;
   const view = new LiveView(process.stdout, options.live);
   const controller = new AbortController();
   process.on('SIGINT', () => {

@@ -3,10 +3,14 @@
  * (`pnpm bench:first-weights`): what a leader that just started pays before its first
  * assignment, against the documented bound of `instantTimeoutMs` (500 ms). A local broker (or
  * `--brokers`), 10 fresh topics of 1,000 partitions with a few records each, then three fresh
- * sources in turn, each on its own client (no connection, no metadata yet), asked once. Prints each call's duration, how many partitions it weighed, and
- * the source's DEBUG lines with their times, so an overrun shows where it went.
+ * sources in turn, each on its own client (no connection, no metadata yet), asked once. Prints
+ * each call's duration, how many partitions it weighed, the longest event-loop delay during it
+ * and the process's CPU time (far less CPU than wall time: the process was waiting for the
+ * broker or for a CPU; a long delay: one piece of synchronous work held the loop), and the
+ * source's DEBUG lines with their times, so an overrun shows where it went.
  */
 import { loadavg } from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Kafka, logLevel } from 'kafkajs';
 import type { Logger } from '@load-aware/assignor';
 import { createTopicsWithLeaders, startKafka, uniqueName, type KafkaCluster } from '@load-aware/integration-tests';
@@ -80,13 +84,19 @@ async function main(): Promise<number> {
       const fresh = new Kafka({ clientId: uniqueName('first-weights-fresh'), brokers, logLevel: logLevel.NOTHING });
       reset();
       const source = createOffsetRateWeightSource({ kafka: fresh, rateIntervalMs: 10_000, logger }).start();
+      const delay = monitorEventLoopDelay({ resolution: 5 });
+      delay.enable();
+      const cpu = process.cpuUsage();
       const started = performance.now();
       const weights = await source.getWeights(partitions);
       const ms = performance.now() - started;
+      const { user, system } = process.cpuUsage(cpu);
+      delay.disable();
       if (ms > BOUND_MS) over++;
       process.stdout.write(
         `run ${String(run)}: first getWeights ${ms.toFixed(0)} ms (bound ${String(BOUND_MS)}), ` +
-          `${String(weights.length)} of ${String(partitions.length)} weighed; load average ` +
+          `${String(weights.length)} of ${String(partitions.length)} weighed, ` +
+          `event-loop delay max ${(delay.max / 1e6).toFixed(0)} ms, CPU ${((user + system) / 1000).toFixed(0)} ms; load average ` +
           `${loadavg()
             .map((l) => l.toFixed(2))
             .join(' / ')}\n${lines.join('\n')}\n`,

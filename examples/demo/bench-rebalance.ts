@@ -9,9 +9,7 @@
  * member-seconds and the rebalance count. Definitions: rebalance/analysis.ts and
  * BENCHMARKS.md. Writes bench.md and result.json.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { cpus, loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { Kafka, logLevel, type Admin } from 'kafkajs';
 import { platformaticNode, startKafka, type KafkaCluster } from '@load-aware/integration-tests';
@@ -29,24 +27,7 @@ import { isPlatformatic } from './rebalance/protocol.js';
 import type { RunResult } from './rebalance/result.js';
 import { InterruptedError, runScenario } from './rebalance/scenario.js';
 import { warmCoordinator } from './rebalance/topics.js';
-
-function commit(): string {
-  try {
-    return execFileSync('git', ['describe', '--always', '--dirty', '--abbrev=12'], {
-      cwd: __dirname,
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'ignore'],
-    }).trim();
-  } catch {
-    return 'unknown';
-  }
-}
-
-function loadAverage(): string {
-  return loadavg()
-    .map((l) => l.toFixed(2))
-    .join(' / ');
-}
+import { abortOnSignals, commit, loadAverage, machine, nodeAndCpus, parseCommandLine } from './bench-setup.js';
 
 const describePlan = (p: RunPlan): string => `${p.tuning} #${String(p.repeat)} ${p.cause} ${p.assigner}`;
 
@@ -60,18 +41,13 @@ function oneLine(r: RunResult): string {
 }
 
 async function main(): Promise<number> {
-  let o: RebalanceOptions;
-  try {
-    o = parseRebalanceArgs(process.argv.slice(2));
-  } catch (err) {
-    if (err instanceof RebalanceHelpRequested) {
-      process.stdout.write(err.message);
-      return 0;
-    }
-    if (!(err instanceof RebalanceUsageError)) throw err;
-    process.stderr.write(`${err.message}\n`);
-    return 2;
-  }
+  const parsed = parseCommandLine(
+    () => parseRebalanceArgs(process.argv.slice(2)),
+    RebalanceUsageError,
+    RebalanceHelpRequested,
+  );
+  if ('exitCode' in parsed) return parsed.exitCode;
+  const o: RebalanceOptions = parsed.options;
   const node = platformaticNode();
   if (o.assigners.some(isPlatformatic) && !node.supported) {
     process.stderr.write(
@@ -83,17 +59,9 @@ async function main(): Promise<number> {
   const log = (line: string): void => {
     process.stdout.write(`${line}\n`);
   };
-  const controller = new AbortController();
+  const controller = abortOnSignals(log, 'the members and the broker');
   // A function, not the property: the checker would narrow the property after one test.
   const aborted = (): boolean => controller.signal.aborted;
-  process.on('SIGINT', () => {
-    if (controller.signal.aborted) process.exit(130);
-    log('Interrupted: stopping the members and the broker (Ctrl-C again to leave at once)...');
-    controller.abort();
-  });
-  process.on('SIGTERM', () => {
-    controller.abort();
-  });
 
   const startedAt = new Date();
   const deadline = startedAt.getTime() + o.maxMinutes * 60_000;
@@ -175,8 +143,8 @@ async function main(): Promise<number> {
 
   const wallSeconds = (Date.now() - startedAt.getTime()) / 1000;
   const setup =
-    `Kafka ${[...versions].join(', ') || '-'}, ${o.assigners.some(isPlatformatic) ? '@platformatic/kafka 2.12.1' : 'KafkaJS 2.2.4'}, Node ${process.version}, ${String(cpus().length)} CPUs ` +
-    `(${cpus()[0]?.model.trim() ?? 'unknown'}), load average ${loadBefore} before, ${loadAverage()} after; ` +
+    `Kafka ${[...versions].join(', ') || '-'}, ${o.assigners.some(isPlatformatic) ? '@platformatic/kafka 2.12.1' : 'KafkaJS 2.2.4'}, ${nodeAndCpus()}, ` +
+    `load average ${loadBefore} before, ${loadAverage()} after; ` +
     `commit ${commit()}. ${String(o.partitions)} partitions, ${String(o.eventsPerSecond)} msg/s (sent every ` +
     `${String(o.produceTickMs)} ms), ${String(o.workMs)} ms per message (${o.workMode === 'sleep' ? 'a timer' : 'a busy loop'}), ` +
     `members started ${String(o.staggerMs / 1000)} s apart; load-aware ${o.trigger ? `with the trigger (check every ${String(o.triggerCheckIntervalMs / 1000)} s)` : 'without the trigger'}. ` +
@@ -193,13 +161,7 @@ async function main(): Promise<number> {
     startedAt: startedAt.toISOString(),
     wallSeconds,
     commit: commit(),
-    machine: {
-      cpus: cpus().length,
-      model: cpus()[0]?.model,
-      node: process.version,
-      loadBefore,
-      loadAfter: loadAverage(),
-    },
+    machine: machine(loadBefore),
     kafka: [...versions],
     options: o,
     failures,

@@ -9,9 +9,7 @@
  * instead (BENCHMARKS.md, "Rolling restart"). With its own broker it also turns the group
  * coordinator's logging up and copies the broker's log, so every rebalance has the broker's reason.
  */
-import { execFileSync } from 'node:child_process';
 import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
-import { cpus, loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { startKafka, type KafkaCluster } from '@load-aware/integration-tests';
@@ -34,18 +32,7 @@ import {
 } from './rolling-options.js';
 import { RollingInterruptedError, runRolling } from './rolling.js';
 import { createTraffic } from './traffic.js';
-
-function commit(): string {
-  try {
-    return execFileSync('git', ['describe', '--always', '--dirty', '--abbrev=12'], {
-      cwd: __dirname,
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'ignore'],
-    }).trim();
-  } catch {
-    return 'unknown';
-  }
-}
+import { abortOnSignals, commit, loadAverage, machine, nodeAndCpus, parseCommandLine } from './bench-setup.js';
 
 function setup(o: RollingOptions, kafkaVersion: string | undefined, load: string): string {
   const p = o.preset;
@@ -57,8 +44,8 @@ function setup(o: RollingOptions, kafkaVersion: string | undefined, load: string
       : `Dynamic members: a restart is a graceful stop (disconnect, LeaveGroup); session timeout ` +
         `${String(o.sessionTimeoutSeconds)} s, rebalance timeout 10 s. `;
   return (
-    `Kafka ${kafkaVersion ?? 'external'}, Node ${process.version}, ${String(cpus().length)} CPUs ` +
-    `(${cpus()[0]?.model.trim() ?? 'unknown'}), load average ${load}; commit ${commit()}. ` +
+    `Kafka ${kafkaVersion ?? 'external'}, ${nodeAndCpus()}, ` +
+    `load average ${load}; commit ${commit()}. ` +
     `${String(o.partitions)} partitions, ${String(o.eventsPerSecond)} msg/s Zipf s=${String(o.zipfExponent)} ` +
     `seed ${String(o.seed)}; instances of ${o.instances.join('/')} members, ${String(o.workMs)} ms + ` +
     `${String(o.cpuMs)} ms CPU per message. ${membership}Restarts a, b, c, d in turn: stop, ` +
@@ -84,37 +71,18 @@ function brokerSection(log: GroupLog): string {
   );
 }
 
-function loadAverage(): string {
-  return loadavg()
-    .map((l) => l.toFixed(2))
-    .join(' / ');
-}
-
 async function main(): Promise<number> {
-  let options: RollingOptions;
-  try {
-    options = parseRollingArgs(process.argv.slice(2));
-  } catch (err) {
-    if (err instanceof RollingHelpRequested) {
-      process.stdout.write(err.message);
-      return 0;
-    }
-    if (!(err instanceof RollingUsageError)) throw err;
-    process.stderr.write(`${err.message}\n`);
-    return 2;
-  }
+  const parsed = parseCommandLine(
+    () => parseRollingArgs(process.argv.slice(2)),
+    RollingUsageError,
+    RollingHelpRequested,
+  );
+  if ('exitCode' in parsed) return parsed.exitCode;
+  const options: RollingOptions = parsed.options;
   const log = (line: string): void => {
     process.stdout.write(`${line}\n`);
   };
-  const controller = new AbortController();
-  process.on('SIGINT', () => {
-    if (controller.signal.aborted) process.exit(130);
-    log('Interrupted: stopping the instances and the broker (Ctrl-C again to leave at once)...');
-    controller.abort();
-  });
-  process.on('SIGTERM', () => {
-    controller.abort();
-  });
+  const controller = abortOnSignals(log, 'the instances and the broker');
   const startedAt = new Date();
   const loadBefore = loadAverage();
   let cluster: KafkaCluster | undefined;
@@ -222,13 +190,7 @@ async function main(): Promise<number> {
       startedAt: startedAt.toISOString(),
       wallSeconds,
       commit: commit(),
-      machine: {
-        cpus: cpus().length,
-        model: cpus()[0]?.model,
-        node: process.version,
-        loadBefore,
-        loadAfter: loadAverage(),
-      },
+      machine: machine(loadBefore),
       kafka: { version: cluster?.version ?? 'external', brokers: cluster === undefined ? brokers : 'local' },
       options,
       rates,

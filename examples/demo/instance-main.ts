@@ -12,59 +12,23 @@
  * argv[2] is a JSON InstanceSpec.
  */
 import { performance } from 'node:perf_hooks';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Kafka, logLevel, PartitionAssigners, type Consumer, type PartitionAssigner } from 'kafkajs';
 import { Registry } from 'prom-client';
-import { LoadAwareAssigner, type Logger } from '@load-aware/assignor';
+import { LoadAwareAssigner } from '@load-aware/assignor';
 import { createOffsetRateWeightSource, type OffsetRateWeightSource } from '@load-aware/weights-offset-rate';
 import { createTriggerController, type TriggerController } from '@load-aware/trigger';
+import {
+  emit,
+  InstanceStats,
+  reportingLogger,
+  roundRobinAssigned,
+  runInstance,
+  stopWhenAsked,
+  triggerOptions,
+  warmUp,
+} from './instance-process.js';
 import { pinnedAssigner } from './pinned-assigner.js';
-import { ProcessingMonitor } from './processing.js';
-import { isPinned, type InstanceEvent, type InstanceSpec } from './protocol.js';
-import { processMessage } from './work.js';
-
-/** Longest wait for the first measured rates before the consumers join. */
-const WARM_UP_LIMIT_MS = 5000;
-
-function emit(event: InstanceEvent): void {
-  process.stdout.write(`${JSON.stringify(event)}\n`);
-}
-
-/**
- * Forwards what the parent measures from the library's own logs: the leader's assignment lines
- * (with `durationMs`, and the defaulted-weight count), its "moves" line, the trigger's fires, and
- * every warning.
- */
-function reportingLogger(instanceId: string): Logger {
-  const ignore = (): void => undefined;
-  return {
-    debug: ignore,
-    info: (fields, message = '') => {
-      const at = Date.now();
-      const { durationMs, result, defaulted, moved, previouslyOwned } = fields;
-      if (typeof durationMs === 'number' && typeof result === 'string') {
-        emit({
-          event: 'assignment',
-          instanceId,
-          result,
-          durationMs,
-          ...(typeof defaulted === 'number' ? { defaulted } : {}),
-          at,
-        });
-      } else if (typeof moved === 'number' && typeof previouslyOwned === 'number') {
-        emit({ event: 'placement', instanceId, moved, previouslyOwned, at });
-      } else if (message.startsWith('rebalance initiated')) {
-        emit({ event: 'trigger', instanceId, message, at });
-      }
-    },
-    warn: (_fields, message = '') => {
-      emit({ event: 'warn', instanceId, message, at: Date.now() });
-    },
-    error: (_fields, message = '') => {
-      emit({ event: 'warn', instanceId, message, at: Date.now() });
-    },
-  };
-}
+import { isPinned, type InstanceSpec } from './protocol.js';
 
 /** KafkaJS's own round-robin, timed: the same `assign()`, so the comparison costs it nothing extra. */
 function timedRoundRobin(instanceId: string): PartitionAssigner {
@@ -77,13 +41,7 @@ function timedRoundRobin(instanceId: string): PartitionAssigner {
       assign: async (group) => {
         const started = performance.now();
         const result = await inner.assign(group);
-        emit({
-          event: 'assignment',
-          instanceId,
-          result: 'round_robin',
-          durationMs: performance.now() - started,
-          at: Date.now(),
-        });
+        roundRobinAssigned(instanceId, started);
         return result;
       },
     };
@@ -113,14 +71,7 @@ async function main(): Promise<void> {
       logger,
       registry,
     }).start();
-    if (spec.trackAllPartitions) {
-      // Sample from the start and join once rates are known, so the first assignment is already
-      // weighed (as a restarted pod would do with `track()`); bounded, then it joins anyway.
-      const all = Array.from({ length: spec.partitions }, (_, partition) => ({ topic: spec.topic, partition }));
-      weights.track(all);
-      const warmUntil = Date.now() + WARM_UP_LIMIT_MS;
-      while ((await weights.getWeights(all)).length < all.length && Date.now() < warmUntil) await sleep(200);
-    }
+    await warmUp(weights, spec);
     // Capacity = members: each member processes one message at a time, so an instance with three
     // members can take three times the load of one with a single member.
     // Static membership: the instance id is the pod's name, the same in every process of the
@@ -143,12 +94,7 @@ async function main(): Promise<void> {
       assigners = [timedRoundRobin(instanceId)];
     }
   }
-  const monitor =
-    spec.pauseThresholdMs === undefined ? undefined : new ProcessingMonitor(spec.pauseThresholdMs, spec.members);
-
-  let consumed = 0;
-  const offsets: Record<string, number> = {};
-  const assigned = new Map<Consumer, number[]>();
+  const stats = new InstanceStats(spec);
   const members: Member[] = [];
 
   const startMember = async (member: number): Promise<void> => {
@@ -171,7 +117,7 @@ async function main(): Promise<void> {
     consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
       const partitions = [...(payload.memberAssignment[spec.topic] ?? [])].sort((a, b) => a - b);
       joined = { isLeader: payload.isLeader, partitions, at: Date.now() };
-      assigned.set(consumer, partitions);
+      stats.assigned(consumer, partitions);
     });
     // The join event has no generation id; the first heartbeat after it does.
     consumer.on(consumer.events.HEARTBEAT, ({ payload }) => {
@@ -192,51 +138,15 @@ async function main(): Promise<void> {
     const trigger =
       loadAware === undefined
         ? undefined
-        : createTriggerController(
-            { consumer, assigner: loadAware },
-            {
-              checkIntervalMs: preset.checkIntervalMs,
-              trigger: {
-                threshold: preset.threshold,
-                minViolatedChecks: preset.minViolatedChecks,
-                cooldownMs: preset.cooldownMs,
-                maxCooldownMs: preset.maxCooldownMs,
-              },
-              logger,
-              registry,
-            },
-          );
+        : createTriggerController({ consumer, assigner: loadAware }, triggerOptions(preset, logger, registry));
     // Listed before connecting, so a stop during start-up still disconnects it.
     members.push({ consumer, trigger });
     await consumer.connect();
     await consumer.subscribe({ topic: spec.topic, fromBeginning: true });
     await consumer.run({
-      eachMessage: async ({ partition, message }) => {
-        await processMessage(message.value, spec.workMs, spec.cpuMs);
-        monitor?.processed(member, partition, Number(message.offset), Date.now());
-        consumed++;
-        offsets[String(partition)] = Number(message.offset) + 1;
-      },
+      eachMessage: ({ partition, message }) => stats.process(member, partition, message.offset, message.value),
     });
   };
-
-  /** `last`: the process is stopping, so pauses still going are its own downtime, not reported. */
-  const emitStats = (last = false): void => {
-    const at = Date.now();
-    emit({
-      event: 'stats',
-      instanceId,
-      consumed,
-      offsets: { ...offsets },
-      assigned: [...assigned.values()].flat().sort((a, b) => a - b),
-      ...(monitor === undefined ? {} : { processing: monitor.report(at, !last) }),
-      at,
-    });
-    consumed = 0;
-  };
-  const stats = setInterval(() => {
-    emitStats();
-  }, spec.statsIntervalMs);
 
   let stopping = false;
   /**
@@ -247,31 +157,18 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     if (leave) loadAware?.leaveOnDisconnect();
-    clearInterval(stats);
+    stats.stop();
     await Promise.allSettled(members.flatMap((m) => (m.trigger === undefined ? [] : [m.trigger.stop()])));
     await Promise.allSettled(members.map((m) => m.consumer.disconnect()));
-    // What was processed since the last line (and while disconnecting), or the parent would
-    // count it as lost; only with processing reports, so the demo's lines stay as they were.
-    if (monitor !== undefined) emitStats(true);
+    stats.final();
     await weights?.stop();
     process.exit(0);
   };
-  setTimeout(() => void stop(true), spec.lifetimeMs).unref();
-  process.stdin.on('end', () => void stop(true));
-  process.stdin.on('error', () => void stop(true));
-  process.stdin.resume();
-  // What a rolling deploy sends a pod: it comes back, so static members keep their places.
-  process.on('SIGTERM', () => void stop(false));
-  // Ctrl-C reaches the whole process group; stop cleanly rather than die mid-commit.
-  process.on('SIGINT', () => void stop(true));
+  // A SIGTERM (a rolling deploy's) comes back: static members keep their places.
+  stopWhenAsked(spec, stop);
 
   await Promise.all(Array.from({ length: spec.members }, (_, member) => startMember(member)));
-  const readyAt = Date.now();
-  monitor?.ready(readyAt);
-  emit({ event: 'ready', instanceId, at: readyAt });
+  stats.ready();
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-  process.exit(1);
-});
+runInstance(main);

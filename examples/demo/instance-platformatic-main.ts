@@ -11,68 +11,29 @@
  * argv[2] is a JSON InstanceSpec.
  */
 import { performance } from 'node:perf_hooks';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Consumer, GroupPartitionsAssigner, MessagesStream } from '@platformatic/kafka';
 import { Registry } from 'prom-client';
-import type { Logger } from '@load-aware/assignor';
 import { createLoadAwareAssigner } from '@load-aware/platformatic';
 import { createOffsetRateWeightSource, type OffsetRateWeightSource } from '@load-aware/weights-offset-rate';
 import { createTriggerController, type TriggerController } from '@load-aware/trigger';
-import { ProcessingMonitor } from './processing.js';
-import type { InstanceEvent, InstanceSpec } from './protocol.js';
-import { processMessage } from './work.js';
-
-/** Longest wait for the first measured rates before the consumers join. */
-const WARM_UP_LIMIT_MS = 5000;
-
-function emit(event: InstanceEvent): void {
-  process.stdout.write(`${JSON.stringify(event)}\n`);
-}
-
-/** The same forwarding as instance-main.ts: assignment, moves, fires and warnings. */
-function reportingLogger(instanceId: string): Logger {
-  const ignore = (): void => undefined;
-  return {
-    debug: ignore,
-    info: (fields, message = '') => {
-      const at = Date.now();
-      const { durationMs, result, defaulted, moved, previouslyOwned } = fields;
-      if (typeof durationMs === 'number' && typeof result === 'string') {
-        emit({
-          event: 'assignment',
-          instanceId,
-          result,
-          durationMs,
-          ...(typeof defaulted === 'number' ? { defaulted } : {}),
-          at,
-        });
-      } else if (typeof moved === 'number' && typeof previouslyOwned === 'number') {
-        emit({ event: 'placement', instanceId, moved, previouslyOwned, at });
-      } else if (message.startsWith('rebalance initiated')) {
-        emit({ event: 'trigger', instanceId, message, at });
-      }
-    },
-    warn: (_fields, message = '') => {
-      emit({ event: 'warn', instanceId, message, at: Date.now() });
-    },
-    error: (_fields, message = '') => {
-      emit({ event: 'warn', instanceId, message, at: Date.now() });
-    },
-  };
-}
+import {
+  emit,
+  InstanceStats,
+  reportingLogger,
+  roundRobinAssigned,
+  runInstance,
+  stopWhenAsked,
+  triggerOptions,
+  warmUp,
+} from './instance-process.js';
+import type { InstanceSpec } from './protocol.js';
 
 /** Platformatic's own round-robin, timed: the same assignment, reported as the KafkaJS phase's is. */
 function timedRoundRobin(instanceId: string, inner: GroupPartitionsAssigner): GroupPartitionsAssigner {
   return (current, members, topics, metadata) => {
     const started = performance.now();
     const result = inner(current, members, topics, metadata);
-    emit({
-      event: 'assignment',
-      instanceId,
-      result: 'round_robin',
-      durationMs: performance.now() - started,
-      at: Date.now(),
-    });
+    roundRobinAssigned(instanceId, started);
     return result;
   };
 }
@@ -105,21 +66,11 @@ async function main(): Promise<void> {
       logger,
       registry,
     }).start();
-    if (spec.trackAllPartitions) {
-      const all = Array.from({ length: spec.partitions }, (_, partition) => ({ topic: spec.topic, partition }));
-      weights.track(all);
-      const warmUntil = Date.now() + WARM_UP_LIMIT_MS;
-      while ((await weights.getWeights(all)).length < all.length && Date.now() < warmUntil) await sleep(200);
-    }
+    await warmUp(weights, spec);
     // Capacity = members, as in the KafkaJS instance: members process one message at a time.
     assigner = createLoadAwareAssigner({ instanceId, capacity: spec.members, weights, logger, registry });
   }
-  const monitor =
-    spec.pauseThresholdMs === undefined ? undefined : new ProcessingMonitor(spec.pauseThresholdMs, spec.members);
-
-  let consumed = 0;
-  const offsets: Record<string, number> = {};
-  const assigned = new Map<Consumer, number[]>();
+  const stats = new InstanceStats(spec);
   const members: Member[] = [];
 
   const startMember = async (member: number): Promise<void> => {
@@ -145,7 +96,7 @@ async function main(): Promise<void> {
         .filter((a) => a.topic === spec.topic)
         .flatMap((a) => a.partitions)
         .sort((a, b) => a - b);
-      assigned.set(consumer, partitions);
+      stats.assigned(consumer, partitions);
       const at = Date.now();
       emit({
         event: 'generation',
@@ -163,17 +114,7 @@ async function main(): Promise<void> {
         ? undefined
         : createTriggerController(
             { target: assigner.triggerTarget(consumer, admin) },
-            {
-              checkIntervalMs: preset.checkIntervalMs,
-              trigger: {
-                threshold: preset.threshold,
-                minViolatedChecks: preset.minViolatedChecks,
-                cooldownMs: preset.cooldownMs,
-                maxCooldownMs: preset.maxCooldownMs,
-              },
-              logger,
-              registry,
-            },
+            triggerOptions(preset, logger, registry),
           );
     const entry: Member = { consumer, stream: undefined, trigger };
     // Listed before joining, so a stop during start-up still closes it.
@@ -181,63 +122,32 @@ async function main(): Promise<void> {
     const stream = await consumer.consume({ topics: [spec.topic], mode: 'earliest' });
     entry.stream = stream;
     void (async () => {
-      for await (const message of stream) {
-        await processMessage(message.value, spec.workMs, spec.cpuMs);
-        monitor?.processed(member, message.partition, Number(message.offset), Date.now());
-        consumed++;
-        offsets[String(message.partition)] = Number(message.offset) + 1;
-      }
+      for await (const message of stream) await stats.process(member, message.partition, message.offset, message.value);
     })().catch((err: unknown) => {
       emit({ event: 'warn', instanceId, message: `stream: ${String(err)}`, at: Date.now() });
     });
   };
 
-  const emitStats = (last = false): void => {
-    const at = Date.now();
-    emit({
-      event: 'stats',
-      instanceId,
-      consumed,
-      offsets: { ...offsets },
-      assigned: [...assigned.values()].flat().sort((a, b) => a - b),
-      ...(monitor === undefined ? {} : { processing: monitor.report(at, !last) }),
-      at,
-    });
-    consumed = 0;
-  };
-  const stats = setInterval(() => {
-    emitStats();
-  }, spec.statsIntervalMs);
-
   let stopping = false;
   const stop = async (): Promise<void> => {
     if (stopping) return;
     stopping = true;
-    clearInterval(stats);
+    stats.stop();
     await Promise.allSettled(members.flatMap((m) => (m.trigger === undefined ? [] : [m.trigger.stop()])));
     await Promise.allSettled(members.flatMap((m) => (m.stream === undefined ? [] : [m.stream.close()])));
     // close() sends LeaveGroup.
     await Promise.allSettled(members.map((m) => m.consumer.close()));
-    if (monitor !== undefined) emitStats(true);
+    stats.final();
     await weights?.stop();
     assigner?.close();
     await admin?.close().catch(() => undefined);
     process.exit(0);
   };
-  setTimeout(() => void stop(), spec.lifetimeMs).unref();
-  process.stdin.on('end', () => void stop());
-  process.stdin.on('error', () => void stop());
-  process.stdin.resume();
-  process.on('SIGTERM', () => void stop());
-  process.on('SIGINT', () => void stop());
+  // Dynamic members only: every stop leaves.
+  stopWhenAsked(spec, () => stop());
 
   await Promise.all(Array.from({ length: spec.members }, (_, member) => startMember(member)));
-  const readyAt = Date.now();
-  monitor?.ready(readyAt);
-  emit({ event: 'ready', instanceId, at: readyAt });
+  stats.ready();
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-  process.exit(1);
-});
+runInstance(main);

@@ -10,41 +10,16 @@
  *
  * argv[2] is a JSON MemberSpec.
  */
-import { performance } from 'node:perf_hooks';
-import { createInterface } from 'node:readline';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Kafka, logLevel, PartitionAssigners, type PartitionAssigner } from 'kafkajs';
 import { Registry } from 'prom-client';
 import { LoadAwareAssigner, type LoadAwarePartitionAssigner } from '@load-aware/assignor';
 import { createTriggerController, type TriggerController } from '@load-aware/trigger';
 import { fire } from './member-fire.js';
-import { readPauseMetric } from './member-metrics.js';
-import type { MemberCommand, MemberEvent, MemberSpec } from './protocol.js';
+import { emit, now, serveMember, work } from './member-process.js';
+import type { MemberSpec } from './protocol.js';
 
 /** Group requests worth reporting: they mark when a member joined, synced and left. */
 const REPORTED_APIS = new Set(['JoinGroup', 'SyncGroup', 'LeaveGroup']);
-
-function emit(event: MemberEvent): void {
-  process.stdout.write(`${JSON.stringify(event)}\n`);
-}
-
-/** Wall clock with sub-millisecond resolution, rounded to 0.1 ms. */
-function now(): number {
-  return Math.round((performance.timeOrigin + performance.now()) * 10) / 10;
-}
-
-/** `workMs` of real time per message: a timer (I/O-like latency) or a busy loop (CPU). */
-async function work(spec: MemberSpec): Promise<void> {
-  if (spec.workMs <= 0) return;
-  if (spec.workMode === 'sleep') {
-    await sleep(spec.workMs);
-    return;
-  }
-  const until = performance.now() + spec.workMs;
-  while (performance.now() < until) {
-    // spin: CPU work that cannot overlap with anything else in this process
-  }
-}
 
 async function main(): Promise<void> {
   const spec = JSON.parse(process.argv[2] ?? '{}') as MemberSpec;
@@ -99,89 +74,26 @@ async function main(): Promise<void> {
     );
   }
 
-  let times: number[] = [];
-  let partitions: number[] = [];
-  const flush = (): void => {
-    if (times.length === 0) return;
-    emit({ event: 'processed', instanceId, t: times, p: partitions });
-    times = [];
-    partitions = [];
-  };
-  const flusher = setInterval(flush, spec.flushIntervalMs);
-
-  let stopping: Promise<void> | undefined;
-  const stop = (leave: boolean): Promise<void> =>
-    (stopping ??= (async () => {
-      if (leave) emit({ event: 'leaving', instanceId, at: now() });
+  const member = serveMember(spec, registry, {
+    fire: loadAware === undefined ? undefined : (mode) => fire(loadAware, spec.groupId, mode),
+    close: async () => {
       await trigger?.stop().catch(() => undefined);
       await consumer.disconnect().catch((err: unknown) => {
         emit({ event: 'warn', instanceId, message: `disconnect: ${String(err)}`, at: now() });
       });
-      clearInterval(flusher);
-      flush();
-      if (leave) emit({ event: 'left', instanceId, at: now() });
-      process.exit(0);
-    })());
-
-  let runNow: () => void = () => undefined;
-  const runCommanded = new Promise<void>((resolve) => {
-    runNow = resolve;
+    },
   });
-  const onCommand = async (command: MemberCommand): Promise<void> => {
-    switch (command.cmd) {
-      case 'run':
-        runNow();
-        return;
-      case 'fire': {
-        if (loadAware === undefined) {
-          emit({ event: 'warn', instanceId, message: 'fire: not a load-aware member', at: now() });
-          return;
-        }
-        const at = now();
-        const { epoch, asked } = await fire(loadAware, spec.groupId, command.mode);
-        emit({ event: 'fired', instanceId, mode: command.mode, epoch, asked, at });
-        return;
-      }
-      case 'leave':
-        await stop(true);
-        return;
-      case 'report': {
-        flush();
-        emit({ event: 'pauseMetric', instanceId, ...(await readPauseMetric(registry)), at: now() });
-        return;
-      }
-    }
-  };
-  createInterface({ input: process.stdin }).on('line', (line) => {
-    let command: MemberCommand;
-    try {
-      command = JSON.parse(line) as MemberCommand;
-    } catch {
-      return;
-    }
-    onCommand(command).catch((err: unknown) => {
-      emit({ event: 'warn', instanceId, message: `${command.cmd}: ${String(err)}`, at: now() });
-    });
-  });
-  process.stdin.on('end', () => void stop(false));
-  process.stdin.on('error', () => void stop(false));
-  process.on('SIGTERM', () => void stop(false));
-  // Ctrl-C reaches the whole process group; stop cleanly rather than die mid-commit.
-  process.on('SIGINT', () => void stop(false));
-  setTimeout(() => void stop(false), spec.lifetimeMs).unref();
 
   await consumer.connect();
   await consumer.subscribe({ topic: spec.topic, fromBeginning: true });
   emit({ event: 'connected', instanceId, at: now() });
-  if (spec.runAt === null) await runCommanded;
-  else await sleep(Math.max(0, spec.runAt - Date.now()));
-  if (stopping !== undefined) return;
+  await member.untilRun();
+  if (member.stopping) return;
   emit({ event: 'running', instanceId, at: now() });
   await consumer.run({
     eachMessage: async ({ partition }) => {
       await work(spec);
-      times.push(now());
-      partitions.push(partition);
+      member.processed(partition);
     },
   });
 }

@@ -3,9 +3,8 @@
  * commands and is the lifeline: if the benchmark dies, the pipe closes and the member
  * disconnects and exits by itself, so no consumer outlives the benchmark.
  */
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
+import { startChildProgram } from '../instances.js';
 import { isPlatformatic, type MemberCommand, type MemberEvent, type MemberSpec } from './protocol.js';
 
 /** The compiled member programs, next to this module in examples/.build/demo/rebalance. */
@@ -32,50 +31,25 @@ export interface MemberHandle {
 /** Starts one member process; every event it prints goes to `onEvent`. */
 export function startMember(spec: MemberSpec, onEvent: (event: MemberEvent) => void): MemberHandle {
   const program = isPlatformatic(spec.assigner) ? PLATFORMATIC_PROGRAM : PROGRAM;
-  const child = spawn(process.execPath, [program, JSON.stringify(spec)], { stdio: ['pipe', 'pipe', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr = (stderr + chunk.toString()).slice(-4000);
+  const child = startChildProgram(program, spec, (event) => {
+    onEvent(event as MemberEvent);
   });
-  // A member that exits first would otherwise get the parent an EPIPE on the lifeline.
-  child.stdin.on('error', () => undefined);
-  let exited = false;
-  const exit = new Promise<void>((resolve) => {
-    child.on('exit', () => {
-      exited = true;
-      resolve();
-    });
-  });
-  createInterface({ input: child.stdout }).on('line', (line) => {
-    let event: MemberEvent;
-    try {
-      event = JSON.parse(line) as MemberEvent;
-    } catch {
-      return;
-    }
-    onEvent(event);
-  });
+  const stdin = child.process.stdin;
   return {
     spec,
     get exited() {
-      return exited;
+      return child.exited;
     },
-    exit,
-    stderr: () => stderr,
+    exit: child.exit,
+    stderr: () => child.stderr(),
     send(command) {
-      if (!exited && child.stdin.writable) child.stdin.write(`${JSON.stringify(command)}\n`);
+      if (!child.exited && stdin.writable) stdin.write(`${JSON.stringify(command)}\n`);
     },
-    async stop(graceMs) {
-      if (exited) return;
-      child.stdin.end();
-      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-      await exit;
-      clearTimeout(timer);
-    },
+    stop: (graceMs) => child.stop(graceMs),
     async kill() {
-      if (exited) return;
-      child.kill('SIGKILL');
-      await exit;
+      if (child.exited) return;
+      child.process.kill('SIGKILL');
+      await child.exit;
     },
   };
 }

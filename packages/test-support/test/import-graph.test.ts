@@ -135,10 +135,21 @@ const TRIGGER_LAYERS: Layers = [
   ['.'], // the entry points
 ];
 
+/** The layers of `@load-aware/weights-offset-rate`'s `src`, read the same way. */
+const OFFSET_RATE_LAYERS: Layers = [
+  ['base'], // errors, the clock, the time index, in-flight work
+  ['readers'], // reading end offsets: the contract and the KafkaJS and platformatic readers
+  ['rates'], // pure rate math: per-partition history, the tracker, instant rates, the answer
+  ['config'], // the options schema and the metric set
+  ['sampling'], // the background sampler, the first call's lookups, choosing a reader
+  ['.'], // the weight source and the entry points
+];
+
 /** The packages whose `src` is layered, by folder name under `packages/`. */
 const LAYERED_PACKAGES: ReadonlyArray<readonly [string, Layers]> = [
   ['assignor', ASSIGNOR_LAYERS],
   ['trigger', TRIGGER_LAYERS],
+  ['weights-offset-rate', OFFSET_RATE_LAYERS],
 ];
 
 /** A folder of `src` holds at most this many modules: more, and it no longer says what is in it. */

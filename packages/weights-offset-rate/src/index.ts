@@ -10,16 +10,16 @@
  * through the unstable `@load-aware/weights-offset-rate/internal`.
  */
 export { createOffsetRateWeightSource, type OffsetRateWeightSource } from './offset-rate-weight-source.js';
-export type { OffsetRateWeightSourceOptions, OffsetRateClient } from './options.js';
+export type { OffsetRateWeightSourceOptions, OffsetRateClient } from './config/options.js';
 // The two seams the options accept: your own end-offset reader and a clock (tests, simulations).
-export type { EndOffsetsReader, EndOffsetResult } from './end-offsets-reader.js';
-export type { UnmeasuredWeight } from './weight-answer.js';
-export type { Clock } from './clock.js';
-export type { PlatformaticAdmin } from './platformatic-admin-reader.js';
+export type { EndOffsetsReader, EndOffsetResult } from './readers/end-offsets-reader.js';
+export type { UnmeasuredWeight } from './rates/weight-answer.js';
+export type { Clock } from './base/clock.js';
+export type { PlatformaticAdmin } from './readers/platformatic-admin-reader.js';
 export {
   OffsetRateErrorCodes,
   SampleTimeoutError,
   SampleFailedError,
   PartitionReadError,
   type OffsetRateErrorCode,
-} from './errors.js';
+} from './base/errors.js';

@@ -13,9 +13,14 @@ export {
   MAX_SAMPLE_INTERVAL_MS,
   type ResolvedOffsetRateWeightSourceOptions,
   type ResolvedClient,
-} from './options.js';
-export type { EndOffsetResult } from './end-offsets-reader.js';
-export type { UnmeasuredWeight } from './weight-answer.js';
-export { MAX_CONSECUTIVE_FAILURES } from './partition-tracker.js';
-export { createInternalCluster, type InternalCluster } from './kafkajs-internals.js';
-export { PartitionHistory, MAX_SAMPLES_PER_WINDOW, type RateWindow, type RecordOutcome } from './partition-history.js';
+} from './config/options.js';
+export type { EndOffsetResult } from './readers/end-offsets-reader.js';
+export { answerWeights, completeAnswer, type UnmeasuredWeight, type WeightAnswer } from './rates/weight-answer.js';
+export { MAX_CONSECUTIVE_FAILURES } from './rates/partition-tracker.js';
+export { createInternalCluster, type InternalCluster } from './readers/kafkajs-internals.js';
+export {
+  PartitionHistory,
+  MAX_SAMPLES_PER_WINDOW,
+  type RateWindow,
+  type RecordOutcome,
+} from './rates/partition-history.js';

@@ -1,12 +1,12 @@
 import type { PartitionWeight, TopicPartition, WeightSource } from '@load-aware/assignor';
 import { bindLogger } from '@load-aware/assignor/internal';
-import { createSourceReader, type SourceReader } from './create-reader.js';
-import { InstantLookups } from './instant-lookups.js';
-import { createOffsetRateMetrics } from './metrics.js';
-import { resolveOptions, type OffsetRateWeightSourceOptions } from './options.js';
-import { PartitionTracker } from './partition-tracker.js';
-import { Sampler } from './sampler.js';
-import { answerWeights } from './weight-answer.js';
+import { createSourceReader, type SourceReader } from './sampling/create-reader.js';
+import { InstantLookups } from './sampling/instant-lookups.js';
+import { createOffsetRateMetrics } from './config/metrics.js';
+import { resolveOptions, type OffsetRateWeightSourceOptions } from './config/options.js';
+import { PartitionTracker } from './rates/partition-tracker.js';
+import { Sampler } from './sampling/sampler.js';
+import { answerWeights, completeAnswer } from './rates/weight-answer.js';
 
 /** A {@link WeightSource} that measures each partition's produce rate from its end offsets. */
 export interface OffsetRateWeightSource extends WeightSource {
@@ -125,16 +125,17 @@ export function createOffsetRateWeightSource(options: OffsetRateWeightSourceOpti
       const calledAt = clock.now();
       try {
         if (!Array.isArray(partitions)) return [];
-        const answerNow = () =>
-          answerWeights(
-            partitions,
-            (topic, partition) => tracker.weightOf(topic, partition, clock.now()),
-            resolved.unmeasuredWeight,
-          );
+        // One clock reading per answer, not one per partition.
+        const weightAt =
+          (nowMs: number) =>
+          (topic: string, partition: number): number | undefined =>
+            tracker.weightOf(topic, partition, nowMs);
+        const revision = tracker.revision;
         const answerStartedAt = clock.now();
-        let answer = answerNow();
-        // The answer after the lookups costs about what this one did (the same partitions), and
-        // it runs after the wait: the wait ends that much earlier so both fit in the box.
+        let answer = answerWeights(partitions, weightAt(answerStartedAt), resolved.unmeasuredWeight);
+        // Completing the answer after the lookups costs at most what this one did (it asks again
+        // only the partitions without a weight), and it runs after the wait: the wait ends that
+        // much earlier so both fit in the box.
         const answerMs = clock.now() - answerStartedAt;
         track(answer.asked, false);
         const instant = run?.instant;
@@ -142,7 +143,10 @@ export function createOffsetRateWeightSource(options: OffsetRateWeightSourceOpti
         if (instant !== undefined && answer.unmeasured.length > 0) {
           lookedUp = answer.unmeasured.length;
           await instant.weigh(answer.unmeasured, calledAt, answerMs);
-          answer = answerNow();
+          // Nothing gained a weight (the lookup timed out and nothing else landed): the answer
+          // stands as it is, so the deadline is not followed by another pass over every partition.
+          if (tracker.revision !== revision)
+            answer = completeAnswer(answer, weightAt(clock.now()), resolved.unmeasuredWeight);
         }
         logger.debug(
           { partitions: answer.asked.length, measured: answer.measured, filled: answer.filled, lookedUp },

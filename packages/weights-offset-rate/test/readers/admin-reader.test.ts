@@ -1,7 +1,7 @@
 import { createOffsetRateWeightSource } from '@load-aware/weights-offset-rate';
 import { FakeClock, recordingLogger } from '@load-aware/test-support';
-import { tp, weightsOf, stoppedAfterEach } from './fakes';
-import { FakeCluster, fakeAdmin, fakeKafka } from './fake-kafka';
+import { tp, weightsOf, stoppedAfterEach } from '../fakes';
+import { FakeCluster, fakeAdmin, fakeKafka } from '../fake-kafka';
 
 const SAMPLE_MS = 15_000;
 const sources = stoppedAfterEach();

@@ -1,8 +1,8 @@
 import { Kafka, logLevel } from 'kafkajs';
 import { createOffsetRateWeightSource } from '@load-aware/weights-offset-rate';
 import { FakeClock, recordingLogger } from '@load-aware/test-support';
-import { tp, weightsOf, stoppedAfterEach } from './fakes';
-import { FakeCluster, fakeKafka, protocolError } from './fake-kafka';
+import { tp, weightsOf, stoppedAfterEach } from '../fakes';
+import { FakeCluster, fakeKafka, protocolError } from '../fake-kafka';
 
 const SAMPLE_MS = 15_000;
 const sources = stoppedAfterEach();

@@ -55,3 +55,12 @@ export function isClock(value: unknown): value is Clock {
 export function raceClock<T>(clock: Clock, work: Promise<T>, timeoutMs: number, onTimeout: () => Error): Promise<T> {
   return withTimeout(work, timeoutMs, onTimeout, clock);
 }
+
+/**
+ * Resolves in a later task of the event loop, once the timers and I/O already due have run. Not
+ * the injectable clock's: it waits for no time. Long synchronous work split with it cannot hold a
+ * deadline timer past its time by more than one piece.
+ */
+export function nextTask(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}

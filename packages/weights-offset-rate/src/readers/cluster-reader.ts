@@ -1,12 +1,12 @@
 import {
   errorMessageOf,
-  partitionKey,
+  PartitionMap,
   withTimeout,
   type Logger,
   type TopicPartition,
 } from '@load-aware/assignor/internal';
 import { groupByTopic, type EndOffsetResult, type OwnedEndOffsetsReader } from './end-offsets-reader.js';
-import { OffsetRateErrorCodes, PartitionReadError, SampleTimeoutError } from './errors.js';
+import { OffsetRateErrorCodes, PartitionReadError, SampleTimeoutError } from '../base/errors.js';
 import {
   isTopicScopedError,
   kafkaErrorType,
@@ -16,8 +16,19 @@ import {
   type InternalPartitionMetadata,
   type ListOffsetsResponse,
 } from './kafkajs-internals.js';
-import type { OffsetAtTime, TimeIndexAnswer, TimeIndexReader, TimeIndexTargets } from './time-index.js';
-import { InflightWork } from './inflight-work.js';
+import type { OffsetAtTime, TimeIndexAnswer, TimeIndexReader, TimeIndexTargets } from '../base/time-index.js';
+import { InflightWork } from '../base/inflight-work.js';
+import { nextTask } from '../base/clock.js';
+
+/**
+ * Partitions per time-index request. A lookup of more than this sends its requests in batches,
+ * each encoded, and its answers joined, in a task of its own, so the caller's deadline timer can
+ * fire between them however many partitions there are.
+ */
+const LOOKUP_BATCH_PARTITIONS = 1000;
+
+/** Batches of one broker in flight at a time (three requests each); see {@link LOOKUP_BATCH_PARTITIONS}. */
+const LOOKUP_BATCHES_IN_FLIGHT = 2;
 
 /**
  * Reads end offsets through a private KafkaJS `Cluster`: one metadata refresh when needed, then
@@ -40,8 +51,9 @@ import { InflightWork } from './inflight-work.js';
  *
  * It also reads the time index ({@link TimeIndexReader}): per leader broker, three ListOffsets
  * requests sent together, one per target (window start, latest, future), each covering every
- * partition of that broker. One request cannot carry them all: a partition may appear only once
- * per ListOffsets request (the broker answers INVALID_REQUEST otherwise).
+ * partition of that broker, up to {@link LOOKUP_BATCH_PARTITIONS} of them (more go in batches).
+ * One request cannot carry them all: a partition may appear only once per ListOffsets request
+ * (the broker answers INVALID_REQUEST otherwise).
  */
 export function createClusterReader(cluster: InternalCluster, logger: Logger): OwnedEndOffsetsReader & TimeIndexReader {
   let forceRefresh = false;
@@ -96,6 +108,9 @@ export function createClusterReader(cluster: InternalCluster, logger: Logger): O
       timeoutMs,
       () => new SampleTimeoutError(timeoutMs),
     );
+    // Grouping thousands of partitions by leader is a task of its own, not part of the one that
+    // decoded their metadata (see LOOKUP_BATCH_PARTITIONS).
+    if (partitions.length > LOOKUP_BATCH_PARTITIONS) await nextTask();
     const failed: Failed[] = [];
     const byLeader = new Map<number, Map<string, number[]>>();
     for (const [topic, ids] of byTopic) {
@@ -231,15 +246,44 @@ export function createClusterReader(cluster: InternalCluster, logger: Logger): O
     const { byLeader, failed, topics: topicCount } = await plan(partitions, [...topics], timeoutMs);
     const answers: TimeIndexAnswer[] = [...failed];
     const counter = { requests: 0 };
+    // A lookup of more partitions than fit one batch is split so that no piece of synchronous
+    // work grows with it: with every partition in one request, encoding 10,000 partitions three
+    // times, and joining their answers, were single stretches long enough on a busy machine to
+    // hold the caller's deadline timer well past its time.
+    const split = partitions.length > LOOKUP_BATCH_PARTITIONS;
+    /** One batch's three requests (window start, latest, future), joined once all are answered. */
+    const readBatch = async (nodeId: number, batch: ReadonlyMap<string, number[]>): Promise<TimeIndexAnswer[]> => {
+      const [windowStart, latest, future] = await Promise.all(
+        [targets.windowStartMs, LATEST_OFFSET, targets.futureMs].map((timestamp) =>
+          readBroker(nodeId, batch, timestamp, deadline, counter),
+        ),
+      );
+      // Joined in a task of its own, not in the one that decoded the last answer.
+      if (split) await nextTask();
+      return combine(windowStart!, latest!, future!);
+    };
+    /**
+     * A broker's batches, {@link LOOKUP_BATCHES_IN_FLIGHT} at a time: answers that pile up in
+     * the socket while this process waits for a CPU are all decoded in one go when it runs again,
+     * before any timer, so how many can pile up is bounded too. Each batch's requests are encoded
+     * in a task of their own.
+     */
+    const readBatchesOf = async (nodeId: number, topicsOfLeader: ReadonlyMap<string, number[]>) => {
+      const batches = batchesOf(topicsOfLeader, LOOKUP_BATCH_PARTITIONS);
+      const read: TimeIndexAnswer[][] = [];
+      let next = 0;
+      // Each lane sends one batch at a time, and the next once it is answered.
+      const lane = async (): Promise<void> => {
+        for (let i = next++; i < batches.length; i = next++) {
+          if (split) await nextTask();
+          read[i] = await readBatch(nodeId, batches[i]!);
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(LOOKUP_BATCHES_IN_FLIGHT, batches.length) }, lane));
+      return read.flat();
+    };
     const perBroker = await Promise.all(
-      [...byLeader].map(async ([nodeId, topicsOfLeader]) => {
-        const [windowStart, latest, future] = await Promise.all(
-          [targets.windowStartMs, LATEST_OFFSET, targets.futureMs].map((timestamp) =>
-            readBroker(nodeId, topicsOfLeader, timestamp, deadline, counter),
-          ),
-        );
-        return combine(windowStart!, latest!, future!);
-      }),
+      [...byLeader].map(([nodeId, topicsOfLeader]) => readBatchesOf(nodeId, topicsOfLeader)),
     );
     for (const list of perBroker) answers.push(...list);
     logger.debug(
@@ -310,36 +354,79 @@ export function combine(
   latest: ReadonlyArray<Found | Failed>,
   future: ReadonlyArray<Found | Failed>,
 ): TimeIndexAnswer[] {
-  const key = (r: TopicPartition): string => partitionKey(r.topic, r.partition);
-  const latestOf = new Map(latest.map((r) => [key(r), r]));
-  const futureOf = new Map(future.map((r) => [key(r), r]));
-  return windowStart.map((start): TimeIndexAnswer => {
-    const { topic, partition } = start;
-    const parts = [start, latestOf.get(key(start)), futureOf.get(key(start))];
-    const error = parts.find((p): p is Failed => p !== undefined && 'error' in p);
-    if (error !== undefined) return { topic, partition, error: error.error };
-    const [s, l, f] = parts as [Found, Found | undefined, Found | undefined];
-    if (l === undefined || f === undefined) {
-      const reason = 'missing from the ListOffsets answer';
-      return {
-        topic,
-        partition,
-        error: new PartitionReadError(OffsetRateErrorCodes.noAnswer, topic, partition, reason),
-      };
+  // The three answers are read over the same partitions in the same order, so they normally pair
+  // by position; maps pair them otherwise. Keyed maps of 10,000 partitions each were most of the
+  // time this took, and it runs as one piece of synchronous work inside a caller's time box.
+  if (aligned(windowStart, latest) && aligned(windowStart, future))
+    return windowStart.map((start, i) => joined(start, latest[i], future[i]));
+  const latestOf = new PartitionMap<Found | Failed>();
+  for (const r of latest) latestOf.set(r.topic, r.partition, r);
+  const futureOf = new PartitionMap<Found | Failed>();
+  for (const r of future) futureOf.set(r.topic, r.partition, r);
+  return windowStart.map((start) =>
+    joined(start, latestOf.get(start.topic, start.partition), futureOf.get(start.topic, start.partition)),
+  );
+}
+
+/** True when both lists name the same partitions in the same order. */
+function aligned(a: ReadonlyArray<TopicPartition>, b: ReadonlyArray<TopicPartition>): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!;
+    const y = b[i]!;
+    if (x.partition !== y.partition || x.topic !== y.topic) return false;
+  }
+  return true;
+}
+
+/** One partition's reading from its three parts, or why there is none. */
+function joined(
+  start: Found | Failed,
+  latest: Found | Failed | undefined,
+  future: Found | Failed | undefined,
+): TimeIndexAnswer {
+  const { topic, partition } = start;
+  if ('error' in start) return { topic, partition, error: start.error };
+  if (latest !== undefined && 'error' in latest) return { topic, partition, error: latest.error };
+  if (future !== undefined && 'error' in future) return { topic, partition, error: future.error };
+  if (latest === undefined || future === undefined) {
+    const reason = 'missing from the ListOffsets answer';
+    return { topic, partition, error: new PartitionReadError(OffsetRateErrorCodes.noAnswer, topic, partition, reason) };
+  }
+  const latestOffset = toBigInt(latest.offset);
+  const startAt = atTime(start);
+  const futureAt = atTime(future);
+  if (latestOffset === undefined || latestOffset < 0n || startAt === undefined || futureAt === undefined) {
+    const reason = 'the ListOffsets answer has an offset that is not an integer';
+    return {
+      topic,
+      partition,
+      error: new PartitionReadError(OffsetRateErrorCodes.invalidOffset, topic, partition, reason),
+    };
+  }
+  return { topic, partition, reading: { latest: latestOffset, windowStart: startAt, future: futureAt } };
+}
+
+/** Splits one broker's partitions (by topic) into batches of at most `size`; one batch when they fit. */
+function batchesOf(topics: ReadonlyMap<string, number[]>, size: number): Array<Map<string, number[]>> {
+  const batches: Array<Map<string, number[]>> = [];
+  let batch = new Map<string, number[]>();
+  let count = 0;
+  for (const [topic, partitions] of topics) {
+    for (let from = 0; from < partitions.length;) {
+      const taken = partitions.slice(from, from + size - count);
+      batch.set(topic, taken);
+      count += taken.length;
+      from += taken.length;
+      if (count === size) {
+        batches.push(batch);
+        batch = new Map<string, number[]>();
+        count = 0;
+      }
     }
-    const latestOffset = toBigInt(l.offset);
-    const startAt = atTime(s);
-    const futureAt = atTime(f);
-    if (latestOffset === undefined || latestOffset < 0n || startAt === undefined || futureAt === undefined) {
-      const reason = 'the ListOffsets answer has an offset that is not an integer';
-      return {
-        topic,
-        partition,
-        error: new PartitionReadError(OffsetRateErrorCodes.invalidOffset, topic, partition, reason),
-      };
-    }
-    return { topic, partition, reading: { latest: latestOffset, windowStart: startAt, future: futureAt } };
-  });
+  }
+  if (count > 0 || batches.length === 0) batches.push(batch);
+  return batches;
 }
 
 function atTime(found: Found): OffsetAtTime | undefined {

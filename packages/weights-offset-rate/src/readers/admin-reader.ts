@@ -1,9 +1,9 @@
 import { errorMessageOf, withTimeout, type Logger, type TopicPartition } from '@load-aware/assignor/internal';
 import type { Admin } from 'kafkajs';
 import { groupByTopic, type EndOffsetResult, type OwnedEndOffsetsReader } from './end-offsets-reader.js';
-import { OffsetRateErrorCodes, PartitionReadError } from './errors.js';
+import { OffsetRateErrorCodes, PartitionReadError } from '../base/errors.js';
 import { kafkaErrorType } from './kafkajs-internals.js';
-import { InflightWork } from './inflight-work.js';
+import { InflightWork } from '../base/inflight-work.js';
 
 /** Topics asked for at once: each costs KafkaJS two ListOffsets per leader broker. */
 const TOPIC_CONCURRENCY = 4;

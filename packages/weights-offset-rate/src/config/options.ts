@@ -2,10 +2,10 @@ import { isLogger, isRegistry, noopLogger, validateOptions, type Logger } from '
 import type { Admin, Kafka } from 'kafkajs';
 import type { Registry } from 'prom-client';
 import { z } from 'zod';
-import { isClock, systemClock, type Clock } from './clock.js';
-import { isEndOffsetsReader, type EndOffsetsReader } from './end-offsets-reader.js';
-import type { UnmeasuredWeight } from './weight-answer.js';
-import { isPlatformaticAdmin, type PlatformaticAdmin } from './platformatic-admin-reader.js';
+import { isClock, systemClock, type Clock } from '../base/clock.js';
+import { isEndOffsetsReader, type EndOffsetsReader } from '../readers/end-offsets-reader.js';
+import type { UnmeasuredWeight } from '../rates/weight-answer.js';
+import { isPlatformaticAdmin, type PlatformaticAdmin } from '../readers/platformatic-admin-reader.js';
 
 /** Sample intervals are kept within 1–30 s: faster hammers brokers, slower reacts too late. */
 export const MIN_SAMPLE_INTERVAL_MS = 1000;

@@ -1,11 +1,11 @@
 import { Registry } from 'prom-client';
 import type { TopicPartition } from '@load-aware/assignor';
 import { createOffsetRateWeightSource, type OffsetRateWeightSourceOptions } from '@load-aware/weights-offset-rate';
-import { fakeReader, tp, stoppedAfterEach } from './fakes';
+import { fakeReader, tp, stoppedAfterEach } from '../fakes';
 import { EPOCH_MS, FakeClock, flush, recordingLogger } from '@load-aware/test-support';
 import { partitionLabel as keyOf } from '@load-aware/assignor/internal';
-import { FakeCluster, fakeAdmin, fakeKafka } from './fake-kafka';
-import { histogramCount, metricValue } from './metrics-helpers';
+import { FakeCluster, fakeAdmin, fakeKafka } from '../fake-kafka';
+import { histogramCount, metricValue } from '../metrics-helpers';
 
 const SAMPLE_MS = 15_000;
 const WINDOW_MS = 60_000;
@@ -265,21 +265,29 @@ describe('instant rates from the time index', () => {
     expect(cluster.requests).toHaveLength(requests);
   });
 
-  it('counts the time its answer takes inside instantTimeoutMs: the wait ends that much earlier', async () => {
-    // A clock on which every reading costs 1 ms: answering 200 partitions takes ~200 ms of it.
-    class CostlyClock extends FakeClock {
-      readings = 0;
+  it('counts the time its first answer takes inside instantTimeoutMs: the wait ends that much earlier', async () => {
+    // Partitions that cost 1 ms each time their topic is read: answering 100 of them takes a few
+    // hundred ms of the box before the lookup even starts.
+    class ChargedClock extends FakeClock {
+      charged = 0;
       override now(): number {
-        return super.now() + this.readings++;
+        return super.now() + this.charged;
       }
     }
+    const clock = new ChargedClock();
+    const costly = (partition: number) => ({
+      get topic() {
+        clock.charged++;
+        return 'orders';
+      },
+      partition,
+    });
     const cluster = new FakeCluster();
     cluster.addTopic(
       'orders',
-      Array.from({ length: 200 }, () => 1),
+      Array.from({ length: 100 }, () => 1),
     );
     cluster.hold = true;
-    const clock = new CostlyClock();
     const source = createOffsetRateWeightSource({
       kafka: fakeKafka(cluster),
       clock,
@@ -288,15 +296,84 @@ describe('instant rates from the time index', () => {
       instantTimeoutMs: 1000,
     }).start();
     sources.push(source);
-    const partitions = Array.from({ length: 200 }, (_, p) => tp('orders', p));
     const calledAt = clock.now();
     let answeredAt: number | undefined;
-    const pending = source.getWeights(partitions).then(() => (answeredAt = clock.now()));
+    const pending = source
+      .getWeights(Array.from({ length: 100 }, (_, p) => costly(p)))
+      .then(() => (answeredAt = clock.now()));
+    const answerMs = clock.now() - calledAt;
+    expect(answerMs).toBeGreaterThanOrEqual(100);
     for (let ms = 0; ms < 1000 && answeredAt === undefined; ms += 10) await clock.advance(10);
     await pending;
-    expect(answeredAt! - calledAt).toBeLessThanOrEqual(1000 + 20);
+    // The wait ends what the first answer took before the box does, so completing the answer
+    // (at most the same cost again) still fits.
+    expect(answeredAt! - calledAt).toBeGreaterThanOrEqual(1000 - answerMs - 10);
+    expect(answeredAt! - calledAt).toBeLessThanOrEqual(1000 - answerMs + 10);
     cluster.hold = false;
     cluster.release();
+  });
+
+  it('looks more than 1,000 partitions up in batches of at most 1,000, three requests each, and weighs them all', async () => {
+    const cluster = new FakeCluster();
+    cluster.addTopic(
+      'orders',
+      Array.from({ length: 1500 }, () => 1),
+    );
+    cluster.addTopic(
+      'audit',
+      Array.from({ length: 1000 }, () => 1),
+    );
+    cluster.produceSteadily('orders', 1200, 50, EPOCH_MS - WINDOW_MS, EPOCH_MS);
+    const { weigh, lines } = setup(cluster);
+    const partitions = [
+      ...Array.from({ length: 1500 }, (_, p) => tp('orders', p)),
+      ...Array.from({ length: 1000 }, (_, p) => tp('audit', p)),
+    ];
+
+    const weights = await weigh(partitions);
+    expect(Object.keys(weights)).toHaveLength(2500);
+    expect(weights['orders:1200']).toBe(50);
+    const requests = byTimestamp(cluster);
+    expect(requests.map((r) => r.topics.map((t) => [t.topic, t.partitions.length]))).toEqual([
+      ...[0, 1].map(() => [['orders', 1000]]),
+      ...[0, 1].map(() => [
+        ['orders', 500],
+        ['audit', 500],
+      ]),
+      ...[0, 1].map(() => [['audit', 500]]),
+    ]);
+    expect(cluster.requests).toHaveLength(9); // with the latest-offset ones: three per batch
+    expect(lines('time index read')).toMatchObject([{ fields: { partitions: 2500, requests: 9 } }]);
+  });
+
+  it('answers at its deadline with the rates stored by then; the rest are stored after it and serve the next call', async () => {
+    const cluster = new FakeCluster();
+    cluster.addTopic(
+      'orders',
+      Array.from({ length: 4000 }, () => 1),
+    );
+    for (let p = 0; p < 4000; p++) cluster.produceSteadily('orders', p, 10, EPOCH_MS - WINDOW_MS, EPOCH_MS);
+    cluster.hold = true;
+    const { clock, source, lines } = setup(cluster, { instantTimeoutMs: 5000 });
+    const partitions = Array.from({ length: 4000 }, (_, p) => tp('orders', p));
+    let answered: ReadonlyArray<{ weight: number }> | undefined;
+    const pending = source.getWeights(partitions).then((w) => (answered = w));
+    await clock.advance(4000);
+    cluster.hold = false;
+    cluster.release();
+    // Read, and its rates being stored 1,000 partitions per task, when the deadline passes.
+    for (let i = 0; i < 1000 && lines('time index read').length === 0; i++) await flush();
+    await clock.advance(1000);
+    await pending;
+    expect(answered!.length).toBeGreaterThan(0);
+    expect(answered!.length).toBeLessThan(4000);
+    expect(answered!.every((w) => w.weight === 10)).toBe(true);
+    expect(lines('did not finish within instantTimeoutMs')).toHaveLength(1);
+
+    await flush();
+    const requests = cluster.requests.length;
+    expect(await source.getWeights(partitions)).toHaveLength(4000);
+    expect(cluster.requests).toHaveLength(requests);
   });
 
   it("starts the sampler's first read of new partitions only once the lookups are answered", async () => {

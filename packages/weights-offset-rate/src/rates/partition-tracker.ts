@@ -55,9 +55,24 @@ export type PartitionOutcome = { readonly offset: bigint } | { readonly error: u
  * results with a timestamp, `getWeights()` reads weights from it.
  */
 export class PartitionTracker {
-  private readonly byKey = new Map<string, Tracked>();
+  // By topic, then partition number, rather than one string key per partition: a first
+  // getWeights() tracks, claims, stores and reads 10,000 partitions inside its time box, and
+  // building and hashing a key for each, several times over, was a large part of that work.
+  private readonly byTopic = new Map<string, Map<number, Tracked>>();
+  /** Every tracked entry, in the order tracking started. */
+  private readonly order = new Set<Tracked>();
+  private weightsGiven = 0;
 
   constructor(private readonly window: RateWindow) {}
+
+  /**
+   * Grows whenever a partition may have gained a weight (an instant rate stored, a sample
+   * applied): a caller that reads it before and after waiting knows whether asking again can
+   * give anything new.
+   */
+  get revision(): number {
+    return this.weightsGiven;
+  }
 
   /**
    * Notes that the partitions were asked for at `nowMs` and starts tracking those not tracked yet;
@@ -65,14 +80,21 @@ export class PartitionTracker {
    */
   track(partitions: ReadonlyArray<TopicPartition>, nowMs: number): TopicPartition[] {
     const added: TopicPartition[] = [];
+    let topicName: string | undefined;
+    let ofTopic: Map<number, Tracked> | undefined;
     for (const { topic, partition } of partitions) {
-      const key = partitionKey(topic, partition);
-      const known = this.byKey.get(key);
+      // Callers list partitions topic by topic: one topic lookup per run of them.
+      if (topic !== topicName || ofTopic === undefined) {
+        topicName = topic;
+        ofTopic = this.byTopic.get(topic);
+        if (ofTopic === undefined) this.byTopic.set(topic, (ofTopic = new Map<number, Tracked>()));
+      }
+      const known = ofTopic.get(partition);
       if (known !== undefined) {
         known.askedAtMs = nowMs;
         continue;
       }
-      this.byKey.set(key, {
+      const entry: Tracked = {
         topic,
         partition,
         history: new PartitionHistory(this.window),
@@ -80,7 +102,9 @@ export class PartitionTracker {
         instant: undefined,
         lookedUpAtMs: undefined,
         askedAtMs: nowMs,
-      });
+      };
+      ofTopic.set(partition, entry);
+      this.order.add(entry);
       added.push({ topic, partition });
     }
     return added;
@@ -93,9 +117,9 @@ export class PartitionTracker {
    */
   untrackIdle(nowMs: number, idleMs: number): TopicPartition[] {
     const removed: TopicPartition[] = [];
-    for (const [key, entry] of this.byKey) {
+    for (const entry of this.order) {
       if (nowMs - entry.askedAtMs <= idleMs) continue;
-      this.byKey.delete(key);
+      this.remove(entry);
       removed.push({ topic: entry.topic, partition: entry.partition });
     }
     return removed;
@@ -103,17 +127,18 @@ export class PartitionTracker {
 
   /** Every tracked partition, in the order tracking started. */
   tracked(): TopicPartition[] {
-    return [...this.byKey.values()].map(({ topic, partition }) => ({ topic, partition }));
+    return [...this.order].map(({ topic, partition }) => ({ topic, partition }));
   }
 
   /** How many partitions are tracked. */
   get size(): number {
-    return this.byKey.size;
+    return this.order.size;
   }
 
   /** Forgets every partition and its history. */
   clear(): void {
-    this.byKey.clear();
+    this.byTopic.clear();
+    this.order.clear();
   }
 
   /**
@@ -134,11 +159,10 @@ export class PartitionTracker {
     const replaced: ReplacedInstant[] = [];
     const failedTracked: Tracked[] = [];
     for (const { topic, partition } of requested) {
-      const key = partitionKey(topic, partition);
-      const entry = this.byKey.get(key);
+      const entry = this.entry(topic, partition);
       // Untracked while the sample was in flight: its result has nowhere to go.
       if (entry === undefined) continue;
-      const outcome = outcomes.get(key);
+      const outcome = outcomes.get(partitionKey(topic, partition));
       if (outcome !== undefined && 'offset' in outcome) {
         succeeded++;
         entry.failures = 0;
@@ -155,10 +179,11 @@ export class PartitionTracker {
     }
     const untracked: TopicPartition[] = [];
     if (succeeded > 0) {
+      this.weightsGiven++;
       for (const entry of failedTracked) {
         entry.failures++;
         if (entry.failures >= MAX_CONSECUTIVE_FAILURES) {
-          this.byKey.delete(partitionKey(entry.topic, entry.partition));
+          this.remove(entry);
           untracked.push({ topic: entry.topic, partition: entry.partition });
         }
       }
@@ -171,7 +196,7 @@ export class PartitionTracker {
    * than `cooldownMs` ago, so repeated rebalances cost one lookup per partition per interval.
    */
   claimLookup(topic: string, partition: number, nowMs: number, cooldownMs: number): boolean {
-    const entry = this.byKey.get(partitionKey(topic, partition));
+    const entry = this.entry(topic, partition);
     if (entry === undefined) return false;
     if (entry.lookedUpAtMs !== undefined && nowMs - entry.lookedUpAtMs < cooldownMs) return false;
     entry.lookedUpAtMs = nowMs;
@@ -183,9 +208,10 @@ export class PartitionTracker {
    * false when the partition is not tracked any more or has a current sampled weight.
    */
   setInstant(topic: string, partition: number, instant: InstantWeight): boolean {
-    const entry = this.byKey.get(partitionKey(topic, partition));
+    const entry = this.entry(topic, partition);
     if (entry === undefined || this.sampledWeight(entry, instant.atMs) !== undefined) return false;
     entry.instant = instant;
+    this.weightsGiven++;
     return true;
   }
 
@@ -196,12 +222,23 @@ export class PartitionTracker {
    * more) nor an instant rate read within the last rate interval.
    */
   weightOf(topic: string, partition: number, nowMs: number): number | undefined {
-    const entry = this.byKey.get(partitionKey(topic, partition));
+    const entry = this.entry(topic, partition);
     if (entry === undefined) return undefined;
     const sampled = this.sampledWeight(entry, nowMs);
     if (sampled !== undefined) return sampled;
     const { instant } = entry;
     return instant === undefined || nowMs - instant.atMs > this.window.rateIntervalMs ? undefined : instant.weight;
+  }
+
+  private entry(topic: string, partition: number): Tracked | undefined {
+    return this.byTopic.get(topic)?.get(partition);
+  }
+
+  private remove(entry: Tracked): void {
+    const ofTopic = this.byTopic.get(entry.topic);
+    ofTopic?.delete(entry.partition);
+    if (ofTopic?.size === 0) this.byTopic.delete(entry.topic);
+    this.order.delete(entry);
   }
 
   /** The sampled weight, unless the newest sample is older than a rate interval. */

@@ -5,7 +5,7 @@ import {
   resolveOptions,
   type OffsetRateWeightSourceOptions,
 } from '@load-aware/weights-offset-rate/internal';
-import { FakeCluster, fakeAdmin, fakeKafka } from './fake-kafka';
+import { FakeCluster, fakeAdmin, fakeKafka } from '../fake-kafka';
 import { errorThrownBy } from '@load-aware/test-support';
 
 const reader = { read: () => Promise.resolve([]) };

@@ -1,6 +1,6 @@
 import { getOrCreateMetric } from '@load-aware/assignor/internal';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import type { InstantOutcome } from './instant-rate.js';
+import type { InstantOutcome } from '../rates/instant-rate.js';
 
 /** `scope` of a sample error: every partition of the sample failed, or only some did. */
 export type SampleErrorScope = 'all' | 'some';
@@ -13,8 +13,8 @@ export interface OffsetRateMetrics {
   trackedChanged(delta: number): void;
   /** One sample finished (successfully or not) after `seconds`. */
   sampleDuration(seconds: number): void;
-  /** One partition's time-index lookup ended with this outcome. */
-  instantOutcome(kind: InstantOutcome['kind']): void;
+  /** `partitions` partitions' time-index lookups ended with this outcome (one call per lookup). */
+  instantOutcome(kind: InstantOutcome['kind'], partitions: number): void;
   /** One time-index lookup finished (successfully or not) after `seconds`. */
   instantDuration(seconds: number): void;
   /** `getWeights()` answered before its time-index lookup finished. */
@@ -127,8 +127,8 @@ export function createOffsetRateMetrics(registry: Registry | undefined): OffsetR
     sampleDuration: (seconds) => {
       duration.observe(seconds);
     },
-    instantOutcome: (outcome) => {
-      outcomes.inc({ outcome });
+    instantOutcome: (outcome, partitions) => {
+      outcomes.inc({ outcome }, partitions);
     },
     instantDuration: (seconds) => {
       lookupDuration.observe(seconds);

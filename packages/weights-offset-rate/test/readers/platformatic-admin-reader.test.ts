@@ -1,8 +1,8 @@
 import { createOffsetRateWeightSource } from '@load-aware/weights-offset-rate';
 import { EPOCH_MS, FakeClock, recordingLogger } from '@load-aware/test-support';
 import { partitionLabel as keyOf } from '@load-aware/assignor/internal';
-import { tp, stoppedAfterEach } from './fakes';
-import { FakeCluster } from './fake-kafka';
+import { tp, stoppedAfterEach } from '../fakes';
+import { FakeCluster } from '../fake-kafka';
 
 const SAMPLE_MS = 15_000;
 const WINDOW_MS = 60_000;

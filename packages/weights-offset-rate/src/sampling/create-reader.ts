@@ -1,11 +1,11 @@
 import type { Logger } from '@load-aware/assignor';
-import { createAdminReader } from './admin-reader.js';
-import { createClusterReader } from './cluster-reader.js';
-import type { EndOffsetsReader, OwnedEndOffsetsReader } from './end-offsets-reader.js';
-import { createInternalCluster } from './kafkajs-internals.js';
-import { createPlatformaticAdminReader } from './platformatic-admin-reader.js';
-import type { ResolvedClient } from './options.js';
-import type { TimeIndexReader } from './time-index.js';
+import { createAdminReader } from '../readers/admin-reader.js';
+import { createClusterReader } from '../readers/cluster-reader.js';
+import type { EndOffsetsReader, OwnedEndOffsetsReader } from '../readers/end-offsets-reader.js';
+import { createInternalCluster } from '../readers/kafkajs-internals.js';
+import { createPlatformaticAdminReader } from '../readers/platformatic-admin-reader.js';
+import type { ResolvedClient } from '../config/options.js';
+import type { TimeIndexReader } from '../base/time-index.js';
 
 /**
  * How long the private cluster trusts its metadata when nothing went wrong: KafkaJS's default for

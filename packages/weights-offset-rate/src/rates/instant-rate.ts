@@ -2,7 +2,7 @@
  * A partition's recent rate from one reading of its time index, with no sampled history. Pure:
  * the wall-clock time of the reading comes in as a number.
  */
-import type { TimeIndexReading } from './time-index.js';
+import type { TimeIndexReading } from '../base/time-index.js';
 
 /**
  * Record timestamps may run this far ahead of this process's clock before they count as wrong.

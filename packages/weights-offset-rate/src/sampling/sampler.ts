@@ -1,9 +1,9 @@
 import { isLoadAwareError, type Logger, type TopicPartition } from '@load-aware/assignor';
-import { raceClock, type Clock } from './clock.js';
-import type { EndOffsetsReader } from './end-offsets-reader.js';
-import { OffsetRateErrorCodes, PartitionReadError, SampleFailedError, SampleTimeoutError } from './errors.js';
-import type { OffsetRateMetrics } from './metrics.js';
-import type { PartitionOutcome, PartitionTracker, ReplacedInstant, SampleReport } from './partition-tracker.js';
+import { raceClock, type Clock } from '../base/clock.js';
+import type { EndOffsetsReader } from '../readers/end-offsets-reader.js';
+import { OffsetRateErrorCodes, PartitionReadError, SampleFailedError, SampleTimeoutError } from '../base/errors.js';
+import type { OffsetRateMetrics } from '../config/metrics.js';
+import type { PartitionOutcome, PartitionTracker, ReplacedInstant, SampleReport } from '../rates/partition-tracker.js';
 import { errorCodeOf, errorMessageOf, partitionKey, partitionLabel } from '@load-aware/assignor/internal';
 
 /**
@@ -57,11 +57,6 @@ export class Sampler {
     this.schedule(0);
   }
 
-  /** A call, not the field: the checker would keep `running` narrowed across an await. */
-  private stopped(): boolean {
-    return !this.running;
-  }
-
   /** Asks for a sample as soon as possible (new partitions are tracked and have no history). */
   sampleSoon(): void {
     if (!this.running) return;
@@ -99,6 +94,20 @@ export class Sampler {
 
   private tick(): void {
     if (!this.running || this.current !== undefined) return;
+    // A lookup in flight is a first getWeights() waiting on the time index within its box:
+    // reading every tracked partition's end offset now (10,000 of them right after start) would
+    // encode and decode one more request of them all on the same event loop, inside that box, for
+    // offsets the lookup reads anyway. The sample runs once the lookups settled, from a timer of
+    // its own, so the caller that waited for them answers first. Lookups are time-boxed, so this
+    // wait is too.
+    const lookups = this.deps.lookupsInFlight?.();
+    if (lookups !== undefined) {
+      this.current = lookups.then(() => {
+        this.current = undefined;
+        if (this.running) this.schedule(0);
+      });
+      return;
+    }
     const startedAt = this.deps.clock.now();
     this.soon = false;
     this.current = this.sampleOnce().finally(() => {
@@ -112,15 +121,6 @@ export class Sampler {
   private async sampleOnce(): Promise<void> {
     const { tracker, clock, logger, metrics } = this.deps;
     try {
-      // A lookup in flight is a first getWeights() waiting on the time index within its box:
-      // reading every tracked partition's end offset now (10,000 of them right after start)
-      // would encode and decode one more request of them all on the same event loop, inside
-      // that box, for offsets the lookup reads anyway. Lookups are time-boxed, so this wait is too.
-      const lookups = this.deps.lookupsInFlight?.();
-      if (lookups !== undefined) {
-        await lookups;
-        if (this.stopped()) return;
-      }
       this.untrackIdle();
       const partitions = tracker.tracked();
       if (partitions.length === 0) return;

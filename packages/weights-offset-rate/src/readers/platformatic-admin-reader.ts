@@ -1,9 +1,9 @@
 import { errorMessageOf, withTimeout, type Logger, type TopicPartition } from '@load-aware/assignor/internal';
 import { combine, type Failed, type Found } from './cluster-reader.js';
 import { groupByTopic, type EndOffsetResult, type OwnedEndOffsetsReader } from './end-offsets-reader.js';
-import { OffsetRateErrorCodes, PartitionReadError } from './errors.js';
-import { InflightWork } from './inflight-work.js';
-import type { TimeIndexAnswer, TimeIndexReader, TimeIndexTargets } from './time-index.js';
+import { OffsetRateErrorCodes, PartitionReadError } from '../base/errors.js';
+import { InflightWork } from '../base/inflight-work.js';
+import type { TimeIndexAnswer, TimeIndexReader, TimeIndexTargets } from '../base/time-index.js';
 
 /**
  * The parts of a @platformatic/kafka `Admin` this reader uses (a real one fits as it is). Typed
