@@ -7,6 +7,13 @@ export interface MoveLedger {
   readonly home: Int32Array;
   /** 1 when leaving `home` counts as a move (the previous owner is still valid). */
   readonly counted: Uint8Array;
+  /**
+   * Where inside its home bin each counted item sat (its previous member on the instance level),
+   * -1 for none; absent where the level below has nothing to rebalance. A bin that must shed
+   * load sheds it from one slot first ({@link preferredSlot}), so the level below finds that slot
+   * emptied for the homeless items instead of every slot a little short.
+   */
+  readonly slot?: Int32Array;
   /** Moves allowed in total for this placement. */
   readonly limit: number;
   /** Moves made so far (items currently away from a counted home). */
@@ -28,6 +35,40 @@ export function moveDelta(ledger: MoveLedger, item: number, from: number, to: nu
   if (ledger.counted[item] === 0) return 0;
   const home = ledger.home[item]!;
   return (to !== home ? 1 : 0) - (from !== home ? 1 : 0);
+}
+
+/**
+ * The slot bin `bin` should shed its next counted item from: the one with the least of its home
+ * items still in the bin, which is also where the level below puts the heaviest item that came
+ * in. Ties go to the lowest slot. -1 when the ledger has no slots, or when nothing came in
+ * (no homeless or moved item is in the bin): then the level below has nothing to refill an
+ * emptied slot with, and shedding evenly leaves it less to do.
+ */
+export function preferredSlot(
+  ledger: MoveLedger,
+  weight: Float64Array,
+  bin: number,
+  items: ReadonlyArray<number>,
+): number {
+  const slot = ledger.slot;
+  if (slot === undefined) return -1;
+  const kept = new Map<number, number>();
+  let incoming = false;
+  for (const item of items) {
+    const s = slot[item]!;
+    if (ledger.counted[item] === 0 || ledger.home[item] !== bin) incoming = true;
+    else if (s >= 0) kept.set(s, (kept.get(s) ?? 0) + weight[item]!);
+  }
+  if (!incoming) return -1;
+  let best = -1;
+  let least = Infinity;
+  for (const [s, load] of kept) {
+    if (load < least || (load === least && s < best)) {
+      best = s;
+      least = load;
+    }
+  }
+  return best;
 }
 
 /** Moves of a complete placement: counted items that are not in their home bin. */

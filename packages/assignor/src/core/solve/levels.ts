@@ -45,10 +45,14 @@ export function placeOnInstances(
   const instance = new Int32Array(count).fill(-1);
   const home = new Int32Array(count);
   const counted = new Uint8Array(count);
+  const slot = new Int32Array(count).fill(-1);
+  const alike = membersAlike(model);
   for (let p = 0; p < count; p++) {
     const h = previous.instance[p]!;
+    const m = previous.member[p]!;
     home[p] = h;
-    counted[p] = previous.member[p]! >= 0 && h >= 0 ? 1 : 0;
+    counted[p] = m >= 0 && h >= 0 ? 1 : 0;
+    if (counted[p] === 1 && alike[h] === 1) slot[p] = model.memberSlot[m]!;
   }
   const spec: LevelSpec = {
     capacity: model.instanceCapacity,
@@ -57,8 +61,24 @@ export function placeOnInstances(
   };
   const all = new Int32Array(count);
   for (let p = 0; p < count; p++) all[p] = p;
-  const lowerBound = placeInPhases(model, all, spec, settings, 'instances', instance, { home, counted });
+  const lowerBound = placeInPhases(model, all, spec, settings, 'instances', instance, { home, counted, slot });
   return { instance, lowerBound };
+}
+
+/**
+ * 1 for each instance whose members all subscribe to the same topics. Only there does a member
+ * emptied by the instance level take whatever homeless partitions the instance gets, so only
+ * there is shedding from one member first worth it (see {@link MoveLedger.slot}).
+ */
+function membersAlike(model: BalanceModel): Uint8Array {
+  const alike = new Uint8Array(model.instanceIds.length).fill(1);
+  for (const subs of model.subscribersOf) {
+    if (subs === undefined) continue;
+    subs.instances.forEach((i, k) => {
+      if (subs.membersByInstance[k]!.length !== model.instanceMembers[i]!.length) alike[i] = 0;
+    });
+  }
+  return alike;
 }
 
 /**
@@ -142,10 +162,14 @@ interface LevelSpec {
   readonly binsOf: (t: number) => Int32Array;
 }
 
-/** Where each partition (model index) starts: its home bin or -1, and whether leaving it counts. */
+/**
+ * Where each partition (model index) starts: its home bin or -1, whether leaving it counts, and
+ * on the instance level its member's slot in that instance (see {@link MoveLedger.slot}).
+ */
 interface Homes {
   readonly home: Int32Array;
   readonly counted: Uint8Array;
+  readonly slot?: Int32Array;
 }
 
 /**
@@ -232,6 +256,7 @@ function solvePhase(
   const ledger: MoveLedger = {
     home: gatherInt(homes.home, partitions),
     counted: gatherByte(homes.counted, partitions),
+    ...(homes.slot === undefined ? {} : { slot: gatherInt(homes.slot, partitions) }),
     limit: settings.moves.limit - settings.moves.used,
     used: 0,
   };

@@ -202,11 +202,14 @@ function stickyStart(
   placeGreedily(problem, sticky);
   // Moving only the homeless costs nothing, so they may level out every bin, not just the extremes.
   improve(problem, sticky, { ...goal, level: true }, { ...ledger, limit: 0, used: 0 }, budget);
-  const limit = Math.min(ledger.limit, Math.ceil(homeless * allowancePerItem));
+  // Rounded down, so the homeless and the moves they cause stay within 1 + allowance per item
+  // of them; one at least, so a single heavy newcomer may still make room for itself.
+  const allowance = allowancePerItem > 0 ? Math.max(1, Math.floor(homeless * allowancePerItem)) : 0;
+  const limit = Math.min(ledger.limit, allowance);
   if (limit > 0) {
-    const allowance = { ...ledger, limit, used: 0 };
-    improve(problem, sticky, goal, allowance, budget);
-    ledger.used += allowance.used;
+    const counting = { ...ledger, limit, used: 0 };
+    improve(problem, sticky, goal, counting, budget);
+    ledger.used += counting.used;
   }
   return sticky;
 }
