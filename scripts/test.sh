@@ -17,6 +17,7 @@
 #                                  unit tests on both Node lines, integration as the pairs
 #                                  Node 20 x Kafka 3.9.x and Node 24 x Kafka 4.x, plus the
 #                                  @platformatic/kafka files on Node 24 x Kafka 3.9.x
+#   JEST_RUN_TIMEOUT=35m          cap on one jest run (timeout(1) syntax); past it the run fails
 #   FULL_MATRIX=1                 Node 24 too, and the integration suite on every Node line x
 #                                  every Kafka version
 #
@@ -50,7 +51,10 @@ jest_run() { # jest_run LABEL NODE_BIN_DIR ARGS... : a jest run on that node, to
   # machine's node is already first in PATH; another one goes in front of it.
   local path=$PATH
   [ "$(command -v node)" = "$bin/node" ] || path="$bin:$PATH"
-  PATH="$path" "$bin/node" node_modules/jest/bin/jest.js "$@" --json --outputFile="$results/$label.json" \
+  # A jest kept alive by a leaked handle never exits by itself; the cap turns that into a failure
+  # of this run (exit 124) instead of a CI job that hangs until it is killed.
+  PATH="$path" timeout --kill-after=30s "${JEST_RUN_TIMEOUT:-35m}" \
+    "$bin/node" node_modules/jest/bin/jest.js "$@" --json --outputFile="$results/$label.json" \
     2> >(tee "$results/$label.log" >&2)
   local code=$?
   # A jest that exits non-zero although every test passed (a file required after the environment

@@ -21,7 +21,7 @@ const COLD_PER_SECOND = 5;
 const brokers = kafkaBrokersFromEnv();
 const version = process.env['KAFKA_VERSION_RUNNING'] ?? 'unknown';
 const kafka = new Kafka({ clientId: uniqueName('cli'), brokers, logLevel: logLevel.NOTHING });
-const { admin, createTopic } = useSharedBrokerAdmin(kafka, 'cli', { deleteTopicsAfterAll: true });
+const { admin, createTopic, closeBeforeCleanup } = useSharedBrokerAdmin(kafka, 'cli', { deleteTopicsAfterAll: true });
 const consumers: Consumer[] = [];
 let producer: RateProducer | undefined;
 let topic = '';
@@ -91,7 +91,8 @@ beforeAll(async () => {
   await sleep(5000);
 }, TEST_TIMEOUT_MS);
 
-afterAll(async () => {
+// Before the topics are deleted: a consumer that outlives its topic crashes and restarts.
+closeBeforeCleanup(async () => {
   await producer?.stop();
   await Promise.all(consumers.map((c) => c.disconnect().catch(() => undefined)));
 });

@@ -14,12 +14,19 @@ export interface SharedBrokerAdmin {
   readonly admin: Admin;
   /** Creates a single-replica topic, waits for its leaders and returns its name. */
   readonly createTopic: (partitions: number, options?: TopicOptions) => Promise<string>;
+  /**
+   * Registers a closer (consumers, producers) that the file's `afterAll` awaits before it deletes
+   * the topics. Jest runs `afterAll` hooks in the order they were declared, and this file's hook
+   * is declared first: a consumer still running when its topic goes crashes, and KafkaJS's
+   * restart then outlives the file (a `require` after teardown, or a jest that never exits).
+   */
+  readonly closeBeforeCleanup: (closer: () => Promise<unknown>) => void;
 }
 
 /**
  * Registers the hooks of a test file that works on the shared broker through one admin: it
- * connects in `beforeAll`; in `afterAll` it deletes every topic `createTopic` made (when
- * `deleteTopicsAfterAll`) and disconnects.
+ * connects in `beforeAll`; in `afterAll` it runs the file's closers, deletes every topic
+ * `createTopic` made (when `deleteTopicsAfterAll`) and disconnects.
  */
 export function useSharedBrokerAdmin(
   kafka: Kafka,
@@ -28,10 +35,12 @@ export function useSharedBrokerAdmin(
 ): SharedBrokerAdmin {
   const admin = kafka.admin();
   const topics: string[] = [];
+  const closers: Array<() => Promise<unknown>> = [];
   beforeAll(async () => {
     await admin.connect();
   });
   afterAll(async () => {
+    await Promise.allSettled(closers.splice(0).map((close) => close()));
     if (options.deleteTopicsAfterAll) {
       await admin.deleteTopics({ topics: topics.splice(0), timeout: 10_000 }).catch(() => undefined);
     }
@@ -39,6 +48,9 @@ export function useSharedBrokerAdmin(
   });
   return {
     admin,
+    closeBeforeCleanup(closer) {
+      closers.push(closer);
+    },
     async createTopic(partitions, { name = uniqueName(topicPrefix), config = {} } = {}) {
       await admin.createTopics({
         topics: [
