@@ -87,8 +87,9 @@ beforeAll(async () => {
     })),
     120_000,
   );
-  // A few seconds of history for the time index: the instant rates cover what is there.
-  await sleep(5000);
+  // History for the time index: a partition that started producing inside the CLI's 60 s window
+  // is measured once its records span a tenth of it (6 s); before that it is too young to weigh.
+  await sleep(7500);
 }, TEST_TIMEOUT_MS);
 
 // Before the topics are deleted: a consumer that outlives its topic crashes and restarts.
