@@ -1,4 +1,8 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Consumer, EachMessageHandler, Kafka, PartitionAssigner } from 'kafkajs';
+
+/** How long a subscribe may keep meeting a topic that is not yet known to every broker. */
+const SUBSCRIBE_PROPAGATION_MS = 30_000;
 
 /** Options of {@link startGroupConsumer}. */
 export interface GroupConsumerOptions {
@@ -32,7 +36,31 @@ export async function startGroupConsumer(kafka: Kafka, options: GroupConsumerOpt
   });
   options.created(consumer);
   await consumer.connect();
-  await consumer.subscribe({ topic: options.topic, fromBeginning: options.fromBeginning ?? true });
+  await subscribeOnceKnown(consumer, options.topic, options.fromBeginning ?? true);
   await consumer.run({ eachMessage: options.eachMessage ?? (() => Promise.resolve()) });
   return consumer;
+}
+
+/**
+ * `subscribe()`, repeated while the broker it asks still answers UNKNOWN_TOPIC_OR_PARTITION. On a
+ * multi-node cluster a topic whose leaders one broker already reports can be unknown to another
+ * for a moment, and KafkaJS's subscribe gives up on the first such answer.
+ */
+async function subscribeOnceKnown(consumer: Consumer, topic: string, fromBeginning: boolean): Promise<void> {
+  const deadline = Date.now() + SUBSCRIBE_PROPAGATION_MS;
+  for (;;) {
+    try {
+      await consumer.subscribe({ topic, fromBeginning });
+      return;
+    } catch (error) {
+      if (!isUnknownTopic(error) || Date.now() > deadline) throw error;
+      await sleep(250);
+    }
+  }
+}
+
+/** The protocol error itself, or KafkaJS's retry wrapper around it (`originalError`). */
+function isUnknownTopic(error: unknown): boolean {
+  const { type, originalError } = (error ?? {}) as { type?: unknown; originalError?: { type?: unknown } };
+  return type === 'UNKNOWN_TOPIC_OR_PARTITION' || originalError?.type === 'UNKNOWN_TOPIC_OR_PARTITION';
 }
