@@ -134,6 +134,12 @@ function placeByTournament(problem: Problem, placement: Placement): void {
     for (let k = size - 1; k >= 1; k--)
       node[base + k] = lighter(node[base + 2 * k]!, node[base + 2 * k + 1]!, load, tie);
   }
+  let disjoint = true;
+  for (let b = 0; b < binCount && disjoint; b++) disjoint = leaves[b + 1]! - leaves[b]! <= 1;
+  if (disjoint) {
+    placeByDisjointTournaments(problem, placement, node, offset, leaves, leafAt);
+    return;
+  }
   for (let item = 0; item < weight.length; item++) {
     if (bin[item] !== -1) continue;
     const best = node[offset[group[item]!]! + 1]!;
@@ -148,6 +154,55 @@ function placeByTournament(problem: Problem, placement: Placement): void {
         node[base + k] = lighter(node[base + 2 * k]!, node[base + 2 * k + 1]!, load, tie);
       }
     }
+  }
+}
+
+/**
+ * {@link placeByTournament} when every bin is in exactly one group (racks with one replica each:
+ * each rack's instances are a group of their own). A placed item then changes only its own
+ * tree's champion, so each tree keeps its matches' losers, as {@link placeBySingleTournament}
+ * does: one stored bin read per level. `node` holds the built trees of winners, and bin b's leaf
+ * is `leafAt[leaves[b]]`.
+ */
+function placeByDisjointTournaments(
+  problem: Problem,
+  placement: Placement,
+  node: Int32Array,
+  offset: Int32Array,
+  leaves: Int32Array,
+  leafAt: Int32Array,
+): void {
+  const { weight, tieWeight, group } = problem;
+  const { bin, load, tie } = placement;
+  const groupCount = offset.length - 1;
+  const loser = new Int32Array(node.length).fill(-1);
+  const champion = new Int32Array(groupCount);
+  for (let g = 0; g < groupCount; g++) {
+    const base = offset[g]!;
+    const size = (offset[g + 1]! - base) >> 1;
+    for (let k = 1; k < size; k++) {
+      const left = node[base + 2 * k]!;
+      loser[base + k] = node[base + k] === left ? node[base + 2 * k + 1]! : left;
+    }
+    champion[g] = node[base + 1]!;
+  }
+  for (let item = 0; item < weight.length; item++) {
+    if (bin[item] !== -1) continue;
+    const g = group[item]!;
+    const best = champion[g]!;
+    bin[item] = best;
+    load[best] = load[best]! + weight[item]!;
+    tie[best] = tie[best]! + tieWeight;
+    const base = offset[g]!;
+    let candidate = best;
+    for (let k = leafAt[leaves[best]!]! >> 1; k >= 1; k >>= 1) {
+      const opponent = loser[base + k]!;
+      if (lighter(opponent, candidate, load, tie) === opponent) {
+        loser[base + k] = candidate;
+        candidate = opponent;
+      }
+    }
+    champion[g] = candidate;
   }
 }
 
