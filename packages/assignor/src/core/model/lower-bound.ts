@@ -45,7 +45,9 @@ export function lowerBound(problem: Problem): number {
 
   const within = subsets(problem);
   const pigeonholePerSet = groupCount * weight.length <= SET_PIGEONHOLE_WORK;
-  const own = pigeonholePerSet ? weightsByGroup(weight, group, groupCount) : undefined;
+  // Only groups short of some bins take a pigeonhole bound of their own.
+  const restricted = groupBins.some((bins) => bins.length < binCount);
+  const own = pigeonholePerSet && restricted ? weightsByGroup(weight, group, groupCount) : undefined;
   for (let g = 0; g < groupCount; g++) {
     const bins = groupBins[g]!;
     let setLargest = 0;
