@@ -6,7 +6,7 @@
  * are seeded, so two runs measure exactly the same groups. Informational only: nothing here
  * fails on a slow number.
  */
-import { PATH_IDS, PATH_LABELS, prepareCase, type PathId } from './cases.js';
+import { PATH_IDS, PATH_LABELS, prepareCase, RACK_PATHS, type PathId } from './cases.js';
 import { judge, type AssignmentQuality } from './quality.js';
 import {
   benchCaseArg,
@@ -84,9 +84,13 @@ function describeInvalid(q: AssignmentQuality): string {
 function report(results: ReadonlyArray<CaseResult>): string {
   const rows = results.map((r) => {
     const m = r.measurement;
-    const baseline = results.find((b) => b.scenarioId === r.scenarioId && b.path === 'kafkajs-rr');
+    const racks = RACK_PATHS.has(r.path);
+    const against: PathId = racks ? 'balance' : 'kafkajs-rr';
+    const baseline = results.find((b) => b.scenarioId === r.scenarioId && b.path === against);
     const ratio =
-      r.path === 'kafkajs-rr' || baseline === undefined ? '—' : (m.medianMs / baseline.measurement.medianMs).toFixed(2);
+      r.path === 'kafkajs-rr' || baseline === undefined
+        ? '—'
+        : `${(m.medianMs / baseline.measurement.medianMs).toFixed(2)}${racks ? ' ²' : ''}`;
     const allocated =
       r.allocation === undefined ? '—' : `${r.allocation.exact ? '' : '≥ '}${r.allocation.allocatedMb.toFixed(1)}`;
     return [
@@ -145,6 +149,8 @@ async function main(): Promise<void> {
   const results: CaseResult[] = [];
   for (const scenarioId of SCENARIO_IDS) {
     for (const path of PATH_IDS) {
+      // Racks are timed on the 100k group only: the target they must keep is there.
+      if (RACK_PATHS.has(path) && scenarioId !== TARGET_SCENARIO) continue;
       const timed = await runChild(scenarioId, path);
       const result =
         path === 'kafkajs-rr' ? timed : { ...timed, allocation: await runAllocationChild(scenarioId, path) };
@@ -155,6 +161,7 @@ async function main(): Promise<void> {
     }
   }
   console.log(report(results));
+  console.log('\n² the same group with racks (3, instances spread evenly), ÷ balance() on it without racks.');
   console.log(`\n${targetLine(results)}`);
 }
 

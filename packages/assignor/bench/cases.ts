@@ -1,6 +1,13 @@
 import { PartitionAssigners } from 'kafkajs';
-import { balance, LoadAwareAssigner, type PartitionWeight, type TopicPartition } from '@load-aware/assignor';
 import {
+  balance,
+  LoadAwareAssigner,
+  type BalanceInput,
+  type PartitionWeight,
+  type TopicPartition,
+} from '@load-aware/assignor';
+import {
+  createRandom,
   decodeAssignedPartitions as decodeAssignments,
   fakeCluster,
   silentKafkaLogger,
@@ -10,20 +17,47 @@ import {
 import { groupMembers } from './kafka-fakes.js';
 
 /**
- * What is timed: KafkaJS's round-robin, our pure core, or our whole KafkaJS adapter. (The
- * threshold trigger's check has a benchmark of its own in the trigger package.)
+ * What is timed: KafkaJS's round-robin, our pure core, our whole KafkaJS adapter, or the core on
+ * the same group with racks (replication factor 1 or 2). (The threshold trigger's check has a
+ * benchmark of its own in the trigger package.)
  */
-export type PathId = 'kafkajs-rr' | 'balance' | 'adapter';
+export type PathId = 'kafkajs-rr' | 'balance' | 'adapter' | 'racks-rf1' | 'racks-rf2';
 
 /** Ids of the paths, in the order they are run and printed (the baseline first). */
-export const PATH_IDS: ReadonlyArray<PathId> = ['kafkajs-rr', 'balance', 'adapter'];
+export const PATH_IDS: ReadonlyArray<PathId> = ['kafkajs-rr', 'balance', 'adapter', 'racks-rf1', 'racks-rf2'];
+
+/** The rack paths, compared with `balance` on the same group rather than with round-robin. */
+export const RACK_PATHS: ReadonlySet<PathId> = new Set(['racks-rf1', 'racks-rf2']);
 
 /** How each path is named in the table. */
 export const PATH_LABELS: Readonly<Record<PathId, string>> = {
   'kafkajs-rr': 'KafkaJS roundRobin.assign',
   balance: 'balance()',
   adapter: 'LoadAwareAssigner.assign',
+  'racks-rf1': 'balance(), racks RF 1',
+  'racks-rf2': 'balance(), racks RF 2',
 };
+
+const RACKS = ['a', 'b', 'c'];
+
+/**
+ * `scenario`'s group with racks: instances spread over three racks in id order, each partition's
+ * replicas in one seeded rack, or two distinct ones.
+ */
+function withRacks(scenario: Scenario, replicationFactor: 1 | 2): BalanceInput {
+  const instances = [...new Set(scenario.members.map((m) => m.instanceId))].sort();
+  const rackOf = new Map(instances.map((id, i) => [id, RACKS[i % RACKS.length]!]));
+  const random = createRandom(replicationFactor);
+  return {
+    members: scenario.members.map((m) => ({ ...m, rack: rackOf.get(m.instanceId)! })),
+    partitions: scenarioPartitions(scenario).map((p) => {
+      const first = random.int(RACKS.length);
+      const racks = [RACKS[first]!];
+      if (replicationFactor === 2) racks.push(RACKS[(first + 1 + random.int(RACKS.length - 1)) % RACKS.length]!);
+      return { ...p, racks: racks.sort() };
+    }),
+  };
+}
 
 /** A path ready to run on one scenario: all input is built up front, outside the timing. */
 export interface PreparedCase {
@@ -51,6 +85,14 @@ export function prepareCase(scenario: Scenario, path: PathId): PreparedCase {
     }
     case 'balance': {
       const input = { members: scenario.members, partitions: scenarioPartitions(scenario) };
+      return {
+        run: () => balance(input),
+        assignments: () => Promise.resolve(balance(input).assignments),
+      };
+    }
+    case 'racks-rf1':
+    case 'racks-rf2': {
+      const input = withRacks(scenario, path === 'racks-rf1' ? 1 : 2);
       return {
         run: () => balance(input),
         assignments: () => Promise.resolve(balance(input).assignments),

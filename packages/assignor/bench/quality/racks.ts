@@ -31,6 +31,7 @@ const SHAPES: ReadonlyArray<RackShape> = [
   { id: 'racks-3k-rf1', partitions: 3000, instances: 30, replicationFactor: 1, seed: 73 },
   { id: 'racks-3k-rf2', partitions: 3000, instances: 30, replicationFactor: 2, seed: 74 },
   { id: 'racks-100k-rf1', partitions: 100_000, instances: 60, replicationFactor: 1, seed: 75 },
+  { id: 'racks-100k-rf2', partitions: 100_000, instances: 60, replicationFactor: 2, seed: 76 },
 ];
 
 /** One rack case: the group, its racks, and the same group without racks. */

@@ -1,9 +1,7 @@
 import type { BalanceInput, BalanceOptions, BalanceResult, InstanceLoad } from './types.js';
 import { buildModel } from './model/model.js';
 import { emptyTallies, placeGreedy } from './place/greedy.js';
-import { placeOnInstances, placeOnMembers } from './solve/levels.js';
-import { buildProblem } from './model/problem.js';
-import { lowerBound } from './model/lower-bound.js';
+import { instanceLowerBound, placeOnInstances, placeOnMembers } from './solve/levels.js';
 import { resolvePrevious } from './model/previous.js';
 import { summarize } from './report/summarize.js';
 import { resolveBalanceOptions } from './model/tuning.js';
@@ -68,12 +66,12 @@ export function balance(input: BalanceInput, options: BalanceOptions = {}): Bala
     budget: { remaining: settings.searchBudget },
     moves: { limit: settings.maxMoves, used: 0 },
   };
-  const instances = placeOnInstances(model, previous, level);
   const racks = buildRackModel(model, input);
-  const instanceOf =
+  const instances =
     racks?.active === true
-      ? placeWithRacks(model, racks, previous, level, instances, settings.searchBudget)
-      : instances.instance;
+      ? placeWithRacks(model, racks, previous, level, settings.searchBudget)
+      : placeOnInstances(model, previous, level);
+  const instanceOf = instances.instance;
   const owner = placeOnMembers(model, instanceOf, previous, level);
   const result = summarize(model, owner, instances.lowerBound, previous);
   if (racks === undefined) return { ...result, ...NO_RACKS };
@@ -99,21 +97,7 @@ export function referenceBalance(input: BalanceInput, options: BalanceOptions = 
   const model = buildModel(input, resolveBalanceOptions(options).defaultWeight);
   const tallies = emptyTallies(model);
   const owner = placeGreedy(model, tallies);
-  // Heaviest first, so the weighted partitions are a prefix.
-  let weighted = 0;
-  while (weighted < model.partitionCount && model.weight[weighted]! > 0) weighted++;
-  const bound = lowerBound(
-    buildProblem({
-      capacity: model.instanceCapacity,
-      baseLoad: model.instanceBaseLoad,
-      weight: model.weight.slice(0, weighted),
-      tieWeight: 1,
-      topic: model.topicOf.slice(0, weighted),
-      topicCount: model.topics.length,
-      binsOf: (t) => model.subscribersOf[t]!.instances,
-    }),
-  );
-  const result = summarize(model, owner, bound, undefined);
+  const result = summarize(model, owner, instanceLowerBound(model), undefined);
   const racks = buildRackModel(model, input);
   if (racks === undefined) return { ...result, ...NO_RACKS };
   const instanceOf = Int32Array.from(owner, (m) => model.memberInstance[m]!);

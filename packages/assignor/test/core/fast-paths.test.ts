@@ -155,6 +155,31 @@ describe('core fast paths give what the general path gives', () => {
     expectSamePlacement(problem, placeGreedily, placeByScan);
   });
 
+  it.each([
+    ['disjoint groups (racks with one replica)', (t: number) => [t]],
+    ['overlapping groups (racks with two replicas)', (t: number) => [t, (t + 1) % 3]],
+  ])('the tournaments of several groups place like the literal scan: %s', (_, racksOf) => {
+    // Three "racks" of 200 bins; each topic's partitions may go to the bins of its racks.
+    const weights = Array.from({ length: 2000 }, (_, k) => Math.exp(Math.sin(k * 12.9898) * 3)).sort((a, b) => b - a);
+    const binsOfTopic = [0, 1, 2].map((t) =>
+      Int32Array.from(
+        racksOf(t)
+          .flatMap((r) => Array.from({ length: 200 }, (_, k) => r * 200 + k))
+          .sort((a, b) => a - b),
+      ),
+    );
+    const problem = buildProblem({
+      capacity: new Float64Array(600).fill(1),
+      weight: Float64Array.from(weights),
+      tieWeight: 1,
+      topic: Int32Array.from(weights, (_, k) => k % 3),
+      topicCount: 3,
+      binsOf: (t) => binsOfTopic[t]!,
+    });
+    expect(problem.groupBins).toHaveLength(3);
+    expectSamePlacement(problem, placeGreedily, placeByScan);
+  });
+
   it('improve() with its shortcut takes the very steps and budget of the full search', () => {
     fc.assert(
       fc.property(shapeArb, fc.boolean(), fc.constantFrom(0, 1e-4, 0.05), (shape, level, slack) => {

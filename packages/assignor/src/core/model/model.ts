@@ -50,6 +50,11 @@ export interface BalanceModel {
   readonly defaulted: Uint8Array;
   /** The partitions in (topic, partition) order, so each topic's are contiguous. */
   readonly canonical: Int32Array;
+  /**
+   * Partition number at each `canonical` position (`partitionOf[canonical[c]]`), so a lookup
+   * by topic and number reads memory in order rather than through `canonical`.
+   */
+  readonly canonicalPartition: ArrayLike<number>;
   /** `canonical` positions of topic `t`'s partitions: `[topicStart[t], topicStart[t + 1])`. */
   readonly topicStart: Int32Array;
   /** Partitions of topics nobody subscribes to, heaviest first. */
@@ -114,6 +119,7 @@ export function buildModel(input: BalanceInput, defaultWeight: number): BalanceM
     weight: placed.weight,
     defaulted: placed.defaulted,
     canonical: placed.canonical,
+    canonicalPartition: placed.canonicalPartition,
     topicStart: placed.topicStart,
     unassignable: placed.unassignable,
     weightScale: catalog.scale,
@@ -123,7 +129,14 @@ export function buildModel(input: BalanceInput, defaultWeight: number): BalanceM
 /** The model's partition arrays: see the fields of {@link BalanceModel} of the same names. */
 type PlaceablePartitions = Pick<
   BalanceModel,
-  'topicOf' | 'partitionOf' | 'weight' | 'defaulted' | 'canonical' | 'topicStart' | 'unassignable'
+  | 'topicOf'
+  | 'partitionOf'
+  | 'weight'
+  | 'defaulted'
+  | 'canonical'
+  | 'canonicalPartition'
+  | 'topicStart'
+  | 'unassignable'
 >;
 
 /** The catalog's partitions that some member subscribes to, heaviest first; the rest reported. */
@@ -147,6 +160,7 @@ function placeablePartitions(
       weight: catalog.weight,
       defaulted: catalog.defaulted,
       canonical: order,
+      canonicalPartition: catalog.partition,
       topicStart: catalog.topicStart,
       unassignable: [],
     };
@@ -188,24 +202,28 @@ function placeablePartitions(
       weight,
       defaulted,
       canonical: indexOfCanonical,
+      canonicalPartition: catalog.partition,
       topicStart: catalog.topicStart,
       unassignable,
     };
   }
   // The catalog's canonical order without the unassignable partitions.
   const canonical = new Int32Array(placeable);
+  const canonicalPartition = Array.isArray(partitionOf) ? new Array<number>(placeable) : partitionOf.slice();
   const topicStart = new Int32Array(catalog.topics.length + 1);
   let at = 0;
   for (let t = 0; t < catalog.topics.length; t++) {
     topicStart[t] = at;
     for (let c = catalog.topicStart[t]!; c < catalog.topicStart[t + 1]!; c++) {
       const q = indexOfCanonical[c]!;
-      if (q >= 0) canonical[at++] = q;
+      if (q < 0) continue;
+      canonical[at] = q;
+      canonicalPartition[at++] = catalog.partition[c]!;
     }
   }
   topicStart[catalog.topics.length] = at;
 
-  return { topicOf, partitionOf, weight, defaulted, canonical, topicStart, unassignable };
+  return { topicOf, partitionOf, weight, defaulted, canonical, canonicalPartition, topicStart, unassignable };
 }
 
 /** Member indexes of each instance (ascending) and each member's position among them. */

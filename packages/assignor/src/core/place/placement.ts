@@ -1,5 +1,5 @@
 import type { Problem } from '../model/problem.js';
-import { createTournament, lighter } from '../structures/tournament.js';
+import { lighter } from '../structures/tournament.js';
 import { presizedLists } from '../structures/presized-lists.js';
 
 /** Below this many item × bin steps, the greedy scans every eligible bin for every item. */
@@ -104,23 +104,110 @@ function placeByTournament(problem: Problem, placement: Placement): void {
   }
   const { weight, tieWeight, group, groupBins, binCount } = problem;
   const { bin, load, tie } = placement;
-  const trees = groupBins.map((bins) => createTournament(bins, load, tie));
-  const treesOfBin: number[][] = Array.from({ length: binCount }, () => []);
-  groupBins.forEach((bins, g) => {
-    for (const b of bins) treesOfBin[b]!.push(g);
-  });
+  const groupCount = groupBins.length;
+  // One tree of winners per group (as createTournament builds), all in one flat array: group g's
+  // occupies `node[offset[g] ..]`, its leaves from `offset[g] + size` on. With racks there is a
+  // group per (subscribers, rack set), and a closure call per tree and item was most of the cost.
+  const offset = new Int32Array(groupCount + 1);
+  const leaves = new Int32Array(binCount + 1);
+  for (let g = 0; g < groupCount; g++) {
+    let size = 1;
+    while (size < groupBins[g]!.length) size *= 2;
+    offset[g + 1] = offset[g]! + 2 * size;
+    for (const b of groupBins[g]!) leaves[b + 1] = leaves[b + 1]! + 1;
+  }
+  for (let b = 0; b < binCount; b++) leaves[b + 1] = leaves[b + 1]! + leaves[b]!;
+  // Each bin's leaves, by (tree offset, position in the tree).
+  const leafTree = new Int32Array(leaves[binCount]!);
+  const leafAt = new Int32Array(leaves[binCount]!);
+  const filled = leaves.slice(0, binCount);
+  const node = new Int32Array(offset[groupCount]!).fill(-1);
+  for (let g = 0; g < groupCount; g++) {
+    const base = offset[g]!;
+    const size = (offset[g + 1]! - base) >> 1;
+    groupBins[g]!.forEach((b, k) => {
+      node[base + size + k] = b;
+      leafTree[filled[b]!] = base;
+      leafAt[filled[b]!] = size + k;
+      filled[b] = filled[b]! + 1;
+    });
+    for (let k = size - 1; k >= 1; k--)
+      node[base + k] = lighter(node[base + 2 * k]!, node[base + 2 * k + 1]!, load, tie);
+  }
+  let disjoint = true;
+  for (let b = 0; b < binCount && disjoint; b++) disjoint = leaves[b + 1]! - leaves[b]! <= 1;
+  if (disjoint) {
+    placeByDisjointTournaments(problem, placement, node, offset, leaves, leafAt);
+    return;
+  }
   for (let item = 0; item < weight.length; item++) {
     if (bin[item] !== -1) continue;
-    const best = trees[group[item]!]!.winner();
+    const best = node[offset[group[item]!]! + 1]!;
     bin[item] = best;
     load[best] = load[best]! + weight[item]!;
     tie[best] = tie[best]! + tieWeight;
-    for (const g of treesOfBin[best]!) trees[g]!.update(best);
+    // The bin only got heavier: matches it did not win stay as they are, so each walk up stops
+    // at the first one it lost.
+    for (let j = leaves[best]!; j < leaves[best + 1]!; j++) {
+      const base = leafTree[j]!;
+      for (let k = leafAt[j]! >> 1; k >= 1 && node[base + k] === best; k >>= 1) {
+        node[base + k] = lighter(node[base + 2 * k]!, node[base + 2 * k + 1]!, load, tie);
+      }
+    }
   }
 }
 
 /**
- * The tournament of {@link createTournament} for a single group, walked inline: this is the whole
+ * {@link placeByTournament} when every bin is in exactly one group (racks with one replica each:
+ * each rack's instances are a group of their own). A placed item then changes only its own
+ * tree's champion, so each tree keeps its matches' losers, as {@link placeBySingleTournament}
+ * does: one stored bin read per level. `node` holds the built trees of winners, and bin b's leaf
+ * is `leafAt[leaves[b]]`.
+ */
+function placeByDisjointTournaments(
+  problem: Problem,
+  placement: Placement,
+  node: Int32Array,
+  offset: Int32Array,
+  leaves: Int32Array,
+  leafAt: Int32Array,
+): void {
+  const { weight, tieWeight, group } = problem;
+  const { bin, load, tie } = placement;
+  const groupCount = offset.length - 1;
+  const loser = new Int32Array(node.length).fill(-1);
+  const champion = new Int32Array(groupCount);
+  for (let g = 0; g < groupCount; g++) {
+    const base = offset[g]!;
+    const size = (offset[g + 1]! - base) >> 1;
+    for (let k = 1; k < size; k++) {
+      const left = node[base + 2 * k]!;
+      loser[base + k] = node[base + k] === left ? node[base + 2 * k + 1]! : left;
+    }
+    champion[g] = node[base + 1]!;
+  }
+  for (let item = 0; item < weight.length; item++) {
+    if (bin[item] !== -1) continue;
+    const g = group[item]!;
+    const best = champion[g]!;
+    bin[item] = best;
+    load[best] = load[best]! + weight[item]!;
+    tie[best] = tie[best]! + tieWeight;
+    const base = offset[g]!;
+    let candidate = best;
+    for (let k = leafAt[leaves[best]!]! >> 1; k >= 1; k >>= 1) {
+      const opponent = loser[base + k]!;
+      if (lighter(opponent, candidate, load, tie) === opponent) {
+        loser[base + k] = candidate;
+        candidate = opponent;
+      }
+    }
+    champion[g] = candidate;
+  }
+}
+
+/**
+ * The tournament of `createTournament` for a single group, walked inline: this is the whole
  * greedy of a group where everyone subscribes to everything, and a call per item and per tree was
  * most of its cost.
  *

@@ -1,6 +1,9 @@
 import type { BalanceModel, TopicSubscribers } from '../model/model.js';
 import type { RackModel } from './rack-model.js';
 
+/** Above this many (topic, rack set) keys the pairs are numbered through a map. */
+const DENSE_KEYS = 1 << 16;
+
 /**
  * The instance-level problem with racks as eligibility: each partition may go only to its
  * topic's subscribers in a rack holding one of its replicas, or without a rack (never cross-rack).
@@ -19,14 +22,18 @@ export function inRackModel(model: BalanceModel, rm: RackModel): BalanceModel {
   // (subscribers array, rack set) -> in-rack subscribers, so equal eligibility shares an array.
   const filtered = new Map<Int32Array, Map<number, TopicSubscribers>>();
   const topicOf = new Int32Array(model.partitionCount);
+  // Pair numbers by key in a table when there are few keys (-1 until numbered), else the map.
+  const keys = model.topics.length * (rm.setCount + 1);
+  const dense = keys <= DENSE_KEYS ? new Int32Array(keys).fill(-1) : undefined;
   for (let p = 0; p < model.partitionCount; p++) {
     const t = model.topicOf[p]!;
     const set = rm.setOf[p]!;
     const key = t * (rm.setCount + 1) + (set + 1);
-    let pair = pairOf.get(key);
+    let pair = dense === undefined ? pairOf.get(key) : dense[key]! < 0 ? undefined : dense[key];
     if (pair === undefined) {
       pair = subscribersOf.length;
       pairOf.set(key, pair);
+      if (dense !== undefined) dense[key] = pair;
       names.push(model.topics[t]!);
       const all = model.subscribersOf[t]!;
       let bySet = filtered.get(all.instances);

@@ -1,33 +1,36 @@
 import type { BalanceModel } from '../model/model.js';
 import type { PreviousOwners } from '../model/previous.js';
-import { placeOnInstances, type LevelSettings } from '../solve/levels.js';
+import { instanceLowerBound, placeOnInstances, type LevelSettings } from '../solve/levels.js';
 import { inRackModel } from './in-rack-model.js';
 import { matchRacks } from './rack-pass.js';
 import type { RackModel } from './rack-model.js';
 import { equalTerms } from './terms.js';
 
 /**
- * The instance of every partition when racks can matter, given the placement the load search
- * found without them (`byLoad`, whose moves `settings.moves` already counts):
+ * The instance of every partition when racks can matter, and the lower bound of the instance
+ * level without racks (what `placeOnInstances` reports):
  *
- * 1. Solve the instance level again with racks as eligibility ({@link inRackModel}): every
- *    partition that has an in-rack subscriber goes to one. Its own search budget, so the first
- *    solve's cannot starve it; sticky to the previous owners where they are in-rack.
- * 2. Keep that if its balance is within the band of `byLoad` (see {@link withinBand}) and its
+ * 1. Solve the instance level with racks as eligibility ({@link inRackModel}): every partition
+ *    that has an in-rack subscriber goes to one. Its own search budget, so the load search
+ *    cannot starve it; sticky to the previous owners where they are in-rack.
+ * 2. Keep that if its balance is within the band of the placement found without racks and its
  *    moves fit `maxMovesPerRebalance`: cross-rack weight is then the least possible (only
- *    partitions without an in-rack subscriber cross).
- * 3. Otherwise keep `byLoad` and improve its locality inside the band ({@link matchRacks}).
+ *    partitions without an in-rack subscriber cross). When it is within the band's part that
+ *    needs no such placement (no busier than the lower bound plus the tolerance, no less busy
+ *    than the mean less the tolerance), the search without racks does not run at all: it is
+ *    most of the cost of matching racks on a large group.
+ * 3. Otherwise solve without racks (`byLoad`) and improve its locality inside the band
+ *    ({@link matchRacks}).
  *
- * Returns the chosen instances; updates `settings.moves` to the moves the choice makes.
+ * Updates `settings.moves` to the moves the choice makes.
  */
 export function placeWithRacks(
   model: BalanceModel,
   rm: RackModel,
   previous: PreviousOwners,
   settings: LevelSettings,
-  byLoad: { readonly instance: Int32Array; readonly lowerBound: number },
   searchBudget: number,
-): Int32Array {
+): { readonly instance: Int32Array; readonly lowerBound: number } {
   const restricted = inRackModel(model, rm);
   // Owners outside every in-rack subscriber cannot be homes of the restricted problem: those
   // partitions move whatever happens, each a counted move when its owner is still valid.
@@ -50,14 +53,20 @@ export function placeWithRacks(
           { ...previous, member, instance },
           { tolerance: settings.tolerance, budget: { remaining: searchBudget }, moves },
         );
+  const lowerBound = instanceLowerBound(model);
+  if (inRack !== undefined && withinBound(model, inRack.instance, lowerBound, settings.tolerance)) {
+    settings.moves.used = moves.used;
+    return { instance: inRack.instance, lowerBound };
+  }
+  const byLoad = placeOnInstances(model, previous, settings);
   if (inRack !== undefined && withinBand(model, inRack.instance, byLoad, settings.tolerance)) {
     settings.moves.used = moves.used;
-    return inRack.instance;
+    return { instance: inRack.instance, lowerBound };
   }
   const home = previous.instance;
   const counted = Uint8Array.from(previous.member, (m, p) => (m >= 0 && home[p]! >= 0 ? 1 : 0));
   matchRacks(model, rm, byLoad.instance, { home, counted }, settings, byLoad.lowerBound);
-  return byLoad.instance;
+  return byLoad;
 }
 
 /** True when instance `i` may take partition `p` in `model`. */
@@ -82,41 +91,70 @@ function withinBand(
   reference: { readonly instance: Int32Array; readonly lowerBound: number },
   tolerance: number,
 ): boolean {
-  const bins = model.instanceIds.length;
-  const capacity = model.instanceCapacity;
-  let split = model.partitionCount;
-  while (split > 0 && !(model.weight[split - 1]! > 0)) split--;
-  const levels = (bin: Int32Array, from: number, to: number, unit: boolean): { max: number; min: number } => {
-    const load = unit ? new Float64Array(bins) : Float64Array.from(model.instanceBaseLoad);
-    for (let p = from; p < to; p++) load[bin[p]!] = load[bin[p]!]! + (unit ? 1 : model.weight[p]!);
-    let max = Number.NEGATIVE_INFINITY;
-    let min = Number.POSITIVE_INFINITY;
-    for (let b = 0; b < bins; b++) {
-      const level = load[b]! / capacity[b]!;
-      if (level > max) max = level;
-      if (level < min) min = level;
-    }
-    return { max, min };
-  };
-  const equal = equalTerms(model, split);
-  const ref = levels(reference.instance, 0, split, false);
-  const got = levels(candidate, 0, split, false);
+  const split = weightedCount(model);
+  const t = equalTerms(model, split) ? 0 : tolerance;
+  const ref = levels(model, reference.instance, split, false);
+  const got = levels(model, candidate, split, false);
   const eps = 1e-9 * Math.max(1, Math.abs(ref.max));
-  let mean = 0;
-  let totalCapacity = 0;
-  for (let b = 0; b < bins; b++) {
-    mean += model.instanceBaseLoad[b]!;
-    totalCapacity += capacity[b]!;
-  }
-  for (let p = 0; p < split; p++) mean += model.weight[p]!;
-  mean /= totalCapacity;
-  const t = equal ? 0 : tolerance;
   const ceiling = Math.max(ref.max, reference.lowerBound * (1 + t));
-  const floor = Math.min(ref.min * (1 - t / 2), mean * (1 - t));
+  const floor = Math.min(ref.min * (1 - t / 2), meanLevel(model, split) * (1 - t));
   if (got.max > ceiling + eps || got.min < floor - eps) return false;
   if (split === model.partitionCount) return true;
   // Counts include the weighted partitions, as the zero-weight phase counts them.
-  const refCount = levels(reference.instance, 0, model.partitionCount, true);
-  const gotCount = levels(candidate, 0, model.partitionCount, true);
+  const refCount = levels(model, reference.instance, model.partitionCount, true);
+  const gotCount = levels(model, candidate, model.partitionCount, true);
   return gotCount.max <= refCount.max + 1e-9 && gotCount.min >= refCount.min - 1e-9;
+}
+
+/**
+ * The part of {@link withinBand} that needs no reference placement: busiest instance within the
+ * tolerance of the lower bound, least busy within it of the mean. Whatever the reference, its
+ * band contains this one. Never true with zero-weight partitions, whose band is the reference's
+ * counts.
+ */
+function withinBound(model: BalanceModel, candidate: Int32Array, lowerBound: number, tolerance: number): boolean {
+  const split = weightedCount(model);
+  if (split < model.partitionCount) return false;
+  const t = equalTerms(model, split) ? 0 : tolerance;
+  const got = levels(model, candidate, split, false);
+  const eps = 1e-9 * Math.max(1, Math.abs(lowerBound));
+  return got.max <= lowerBound * (1 + t) + eps && got.min >= meanLevel(model, split) * (1 - t) - eps;
+}
+
+/** Number of weighted partitions: model order is heaviest first, so they are a prefix. */
+function weightedCount(model: BalanceModel): number {
+  let split = model.partitionCount;
+  while (split > 0 && !(model.weight[split - 1]! > 0)) split--;
+  return split;
+}
+
+/**
+ * The highest and lowest level (per unit of capacity) of the instances under `bin` for
+ * partitions `[0, to)`: combined load, or with `unit` partition counts (base loads left out).
+ */
+function levels(model: BalanceModel, bin: Int32Array, to: number, unit: boolean): { max: number; min: number } {
+  const bins = model.instanceIds.length;
+  const capacity = model.instanceCapacity;
+  const load = unit ? new Float64Array(bins) : Float64Array.from(model.instanceBaseLoad);
+  for (let p = 0; p < to; p++) load[bin[p]!] = load[bin[p]!]! + (unit ? 1 : model.weight[p]!);
+  let max = Number.NEGATIVE_INFINITY;
+  let min = Number.POSITIVE_INFINITY;
+  for (let b = 0; b < bins; b++) {
+    const level = load[b]! / capacity[b]!;
+    if (level > max) max = level;
+    if (level < min) min = level;
+  }
+  return { max, min };
+}
+
+/** The mean combined load per unit of capacity of the first `split` partitions and the base loads. */
+function meanLevel(model: BalanceModel, split: number): number {
+  let mean = 0;
+  let totalCapacity = 0;
+  for (let b = 0; b < model.instanceIds.length; b++) {
+    mean += model.instanceBaseLoad[b]!;
+    totalCapacity += model.instanceCapacity[b]!;
+  }
+  for (let p = 0; p < split; p++) mean += model.weight[p]!;
+  return mean / totalCapacity;
 }

@@ -26,34 +26,50 @@ export function crossRackLowerBound(model: BalanceModel, rm: RackModel, level: n
     const free = level * model.instanceCapacity[b]! - model.instanceBaseLoad[b]!;
     if (free > 0) room[rack < 0 ? width : rack] = room[rack < 0 ? width : rack]! + free;
   }
-  // In-rack choices of each (subscribers, rack set) pair: topics with equal subscribers share arrays.
-  const choicesOf = new Map<Int32Array, Map<number, number>>();
-  const byChoices = new Map<number, number>();
+  if (sinks > MAX_EXACT_SINKS) return forcedWeight(model, rm);
+  // In-rack choices (a mask over the sinks) of each (topic, rack set) pair, found once per pair;
+  // -1 until then. Weights are summed per mask in partition order.
+  const sets = rm.setCount;
+  const choicesOf = new Map<Int32Array, Int32Array>();
+  const maskOfPair: Int32Array[] = [];
+  const weightOf = new Float64Array(1 << sinks);
+  const seen = new Uint8Array(1 << sinks);
   let racked = 0;
   for (let p = 0; p < model.partitionCount; p++) {
     const set = rm.setOf[p]!;
     const w = model.weight[p]!;
     if (set < 0 || !(w > 0)) continue;
     racked += w;
-    const subscribers = model.subscribersOf[model.topicOf[p]!]!.instances;
-    let perSet = choicesOf.get(subscribers);
-    if (perSet === undefined) choicesOf.set(subscribers, (perSet = new Map<number, number>()));
-    let mask = perSet.get(set);
-    if (mask === undefined) {
+    const t = model.topicOf[p]!;
+    let perSet = maskOfPair[t];
+    if (perSet === undefined) {
+      // Topics with equal subscribers share arrays, and so their masks.
+      const subscribers = model.subscribersOf[t]!.instances;
+      perSet = choicesOf.get(subscribers);
+      if (perSet === undefined) choicesOf.set(subscribers, (perSet = new Int32Array(sets).fill(-1)));
+      maskOfPair[t] = perSet;
+    }
+    let mask = perSet[set]!;
+    if (mask < 0) {
       mask = 0;
-      for (const b of subscribers) {
+      for (const b of model.subscribersOf[t]!.instances) {
         const rack = rm.instanceRack[b]!;
         if (rack < 0) mask |= 1 << width;
         else if (rm.local[set * width + rack] === 1) mask |= 1 << rack;
       }
-      perSet.set(set, mask);
+      perSet[set] = mask;
     }
-    byChoices.set(mask, (byChoices.get(mask) ?? 0) + w);
+    weightOf[mask] = weightOf[mask]! + w;
+    seen[mask] = 1;
   }
   if (racked === 0) return 0;
-  const masks = [...byChoices.keys()].sort((x, y) => x - y);
-  const weights = masks.map((m) => byChoices.get(m)!);
-  if (sinks > MAX_EXACT_SINKS) return byChoices.get(0) ?? 0;
+  const masks: number[] = [];
+  const weights: number[] = [];
+  for (let m = 0; m < seen.length; m++) {
+    if (seen[m] === 0) continue;
+    masks.push(m);
+    weights.push(weightOf[m]!);
+  }
   let inRack = Number.POSITIVE_INFINITY;
   for (let cut = 0; cut < 1 << sinks; cut++) {
     let cost = 0;
@@ -62,4 +78,22 @@ export function crossRackLowerBound(model: BalanceModel, rm: RackModel, level: n
     if (cost < inRack) inRack = cost;
   }
   return Math.max(0, racked - inRack);
+}
+
+/** The weight of the racked partitions no instance in their racks (or without a rack) subscribes to. */
+function forcedWeight(model: BalanceModel, rm: RackModel): number {
+  const width = rm.racks.length;
+  let forced = 0;
+  for (let p = 0; p < model.partitionCount; p++) {
+    const set = rm.setOf[p]!;
+    const w = model.weight[p]!;
+    if (set < 0 || !(w > 0)) continue;
+    let local = false;
+    for (const b of model.subscribersOf[model.topicOf[p]!]!.instances) {
+      const rack = rm.instanceRack[b]!;
+      if (rack < 0 || rm.local[set * width + rack] === 1) local = true;
+    }
+    if (!local) forced += w;
+  }
+  return forced;
 }

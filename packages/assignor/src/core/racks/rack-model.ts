@@ -29,6 +29,9 @@ export interface RackModel {
 /** Rack sets beyond this many are left out (they count as no preference): bounds the tables. */
 const MAX_RACK_SETS = 4096;
 
+/** Flag of `buildRackModel`'s masks: the partition is listed with racks. */
+const LISTED = 1 << 30;
+
 /**
  * Resolves the racks of `input` against `model`; undefined when no member has a rack, which is
  * the common case and costs one pass over the members.
@@ -52,62 +55,102 @@ export function buildRackModel(model: BalanceModel, input: BalanceInput): RackMo
   // Each partition's racks as a bit mask over the members' racks; duplicated partitions in the
   // input get the union, so input order cannot matter. Bits beyond 30 racks would not fit: past
   // that many member racks, the racks from the 31st on are treated as holding no replica.
-  const maskOf = new Int32Array(model.partitionCount);
-  const listed = new Uint8Array(model.partitionCount);
+  // Bit 30 marks a partition listed with racks (the masks use bits 0 to 29). Gathered by
+  // canonical position, which input order follows, then written to model order in one pass.
+  const maskAt = new Int32Array(model.partitionCount);
   const bits = Math.min(width, 30);
-  for (const p of input.partitions) {
+  const find = modelIndexFinder(model);
+  const partitions = input.partitions;
+  // Replicas name a few racks: the last name is checked first, then (with few racks) each in turn.
+  const rackOf =
+    width <= 8
+      ? (name: string): number | undefined => {
+          for (let r = 0; r < width; r++) if (racks[r] === name) return r;
+          return undefined;
+        }
+      : (name: string): number | undefined => rackIndex.get(name);
+  let lastName = '';
+  let lastAt: number | undefined;
+  for (let e = 0; e < partitions.length; e++) {
+    const p = partitions[e]!;
     const given: unknown = p.racks;
     // Plain-JavaScript callers may pass anything here: only an array of strings counts.
     if (!Array.isArray(given) || given.length === 0) continue;
-    const index = modelIndex(model, p.topic, p.partition);
-    if (index < 0) continue;
+    const at = find(p.topic, p.partition);
+    if (at < 0) continue;
     let mask = 0;
-    for (const r of given as unknown[]) {
-      const at = typeof r === 'string' ? rackIndex.get(r) : undefined;
-      if (at !== undefined && at < bits) mask |= 1 << at;
+    for (let k = 0; k < given.length; k++) {
+      const r: unknown = given[k];
+      if (typeof r !== 'string') continue;
+      if (r !== lastName) {
+        lastName = r;
+        lastAt = rackOf(r);
+      }
+      if (lastAt !== undefined && lastAt < bits) mask |= 1 << lastAt;
     }
-    listed[index] = 1;
-    maskOf[index] = maskOf[index]! | mask;
+    maskAt[at] = maskAt[at]! | mask | LISTED;
   }
+  const maskOf = new Int32Array(model.partitionCount);
+  for (let c = 0; c < maskAt.length; c++) maskOf[model.canonical[c]!] = maskAt[c]!;
 
   const full = bits === 31 ? -1 : (1 << bits) - 1;
   const setIds = new Map<number, number>();
   const localRows: number[] = [];
   const setOf = new Int32Array(model.partitionCount).fill(-1);
   let active = false;
+  // Set ids are numbered in partition order. With few racks every mask has a slot in `dense`
+  // (-1 until its set is numbered), which saves a map lookup per partition.
+  const dense = bits <= 12 ? new Int32Array(1 << bits).fill(-1) : undefined;
   for (let p = 0; p < model.partitionCount; p++) {
-    if (listed[p] === 0) continue;
-    const mask = maskOf[p]!;
-    let id = setIds.get(mask);
-    if (id === undefined) {
+    if ((maskOf[p]! & LISTED) === 0) continue;
+    const mask = maskOf[p]! & ~LISTED;
+    let id = dense === undefined ? (setIds.get(mask) ?? -1) : dense[mask]!;
+    if (id < 0) {
       if (setIds.size >= MAX_RACK_SETS) continue;
       id = setIds.size;
       setIds.set(mask, id);
+      if (dense !== undefined) dense[mask] = id;
       for (let r = 0; r < width; r++) localRows.push(r < bits && mask & (1 << r) ? 1 : 0);
+      if (mask !== 0 && (mask !== full || bits < width)) active = true;
     }
     setOf[p] = id;
-    if (mask !== 0 && (mask !== full || bits < width)) active = true;
   }
   return { racks, instanceRack, setOf, local: Uint8Array.from(localRows), setCount: setIds.size, active };
 }
 
 /**
- * The model index of `topic`/`partition`, or -1 when the model has no such placeable partition:
- * a binary search among the topic's partitions, which the model keeps in partition order.
+ * Looks up the canonical position of `topic`/`partition` (-1 when the model has no such placeable
+ * partition). Each topic's partitions are kept in partition order and callers list them that way
+ * too, so the position after a topic's last hit is tried first; a binary search among the topic's
+ * partitions otherwise.
  */
-function modelIndex(model: BalanceModel, topic: string, partition: number): number {
-  const t = model.topicIndex.get(topic);
-  if (t === undefined || model.subscribersOf[t] === undefined) return -1;
-  let lo = model.topicStart[t]!;
-  let hi = model.topicStart[t + 1]!;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (model.partitionOf[model.canonical[mid]!]! < partition) lo = mid + 1;
-    else hi = mid;
-  }
-  if (lo < model.topicStart[t + 1]! && model.partitionOf[model.canonical[lo]!] === partition)
-    return model.canonical[lo]!;
-  return -1;
+function modelIndexFinder(model: BalanceModel): (topic: string, partition: number) => number {
+  const next = model.topicStart.slice(0, -1);
+  const { canonicalPartition: numberAt, topicStart } = model;
+  let lastTopic = '';
+  let lastT: number | undefined;
+  return (topic, partition) => {
+    if (topic !== lastTopic) {
+      lastTopic = topic;
+      lastT = model.topicIndex.get(topic);
+    }
+    const t = lastT;
+    if (t === undefined || model.subscribersOf[t] === undefined) return -1;
+    const end = topicStart[t + 1]!;
+    let lo = next[t]!;
+    if (!(lo < end && numberAt[lo] === partition)) {
+      lo = topicStart[t]!;
+      let hi = end;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (numberAt[mid]! < partition) lo = mid + 1;
+        else hi = mid;
+      }
+      if (!(lo < end && numberAt[lo] === partition)) return -1;
+    }
+    next[t] = lo + 1;
+    return lo;
+  };
 }
 
 /** True when partition `p` on instance `i` is fetched from another rack. */

@@ -2,6 +2,7 @@ import type { BalanceModel } from '../model/model.js';
 import type { PreviousOwners } from '../model/previous.js';
 import { buildProblem, type Problem } from '../model/problem.js';
 import { solve } from './solve.js';
+import { lowerBound } from '../model/lower-bound.js';
 import type { MoveLedger, WorkBudget } from '../place/ledger.js';
 
 /** Moves allowed and made across every level of one `balance()` call. */
@@ -63,6 +64,26 @@ export function placeOnInstances(
   for (let p = 0; p < count; p++) all[p] = p;
   const lowerBound = placeInPhases(model, all, spec, settings, 'instances', instance, { home, counted, slot });
   return { instance, lowerBound };
+}
+
+/**
+ * The lower bound {@link placeOnInstances} reports, without placing anything: that of the
+ * weighted partitions on the instances.
+ */
+export function instanceLowerBound(model: BalanceModel): number {
+  let split = model.partitionCount;
+  while (split > 0 && !(model.weight[split - 1]! > 0)) split--;
+  return lowerBound(
+    buildProblem({
+      capacity: model.instanceCapacity,
+      baseLoad: model.instanceBaseLoad,
+      weight: model.weight.subarray(0, split),
+      tieWeight: 1,
+      topic: model.topicOf.subarray(0, split),
+      topicCount: model.topics.length,
+      binsOf: (t) => model.subscribersOf[t]!.instances,
+    }),
+  );
 }
 
 /**
