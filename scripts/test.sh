@@ -22,7 +22,8 @@
 #
 # After the build, three kinds of work run side by side as lanes: the checks (eslint, prettier,
 # typedoc) and unit tests, and one lane per Kafka version, each with its own broker. A lane's
-# output goes to out/test-results/<lane>.out and is printed when it ends.
+# output goes to out/test-results/<lane>.out and is printed when it ends. The few integration
+# files jest.config.js keeps apart run last, alone.
 #
 # Every jest run runs on one chosen node binary (first in PATH for its child processes too) and
 # writes out/test-results/<label>.json; labels name the Node and Kafka versions.
@@ -118,15 +119,32 @@ checks_and_unit() {
   done
 }
 
+# Under SERIAL=1 every file runs in the one run; otherwise a full run leaves out the files
+# jest.config.js lists to run alone, and they run after every lane has ended.
+files=parallel
+[ "${SERIAL:-0}" = 1 ] && files=
 integration_lane() { # integration_lane KAFKA_VERSION "NODE_BIN_DIR[ ARGS...]"... : jest runs one after another
-  local version=$1 entry bin args; shift
+  local version=$1 entry bin args group; shift
   local -
   set -f # the extra arguments hold a regular expression, not a glob
   for entry in "$@"; do
     read -r bin args <<<"$entry"
+    group=$files
+    [ -z "$args" ] || group= # a run of a few files by pattern has all it selects
     # shellcheck disable=SC2086 # args is a list of words
-    KAFKA_VERSION=$version jest_run "integration-node$(node_major "$bin")-kafka-$version${args:+-platformatic}" "$bin" \
+    INTEGRATION_FILES=$group KAFKA_VERSION=$version \
+      jest_run "integration-node$(node_major "$bin")-kafka-$version${args:+-platformatic}" "$bin" \
       --selectProjects integration --maxWorkers="$workers" $args
+  done
+}
+alone_runs() { # the files left out above, one at a time, for every full run of every lane
+  local version entry bin args
+  for version in "${versions[@]}"; do
+    while read -r bin args; do
+      [ -z "$args" ] || continue
+      INTEGRATION_FILES=alone KAFKA_VERSION=$version \
+        jest_run "integration-node$(node_major "$bin")-kafka-$version-alone" "$bin" --selectProjects integration --maxWorkers=1
+    done <<<"${lane_runs[$version]%$'\n'}"
   done
 }
 
@@ -168,6 +186,7 @@ else
     lane "kafka-$version" integration_lane "$version" "${entries[@]}"
   done
   wait_lanes
+  [ -z "$files" ] || alone_runs
 fi
 
 node scripts/lib/summarize-jest.js "$results" "$(wc -l <"$failed_steps_file")"
