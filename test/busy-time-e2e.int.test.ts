@@ -24,8 +24,11 @@ describeWithServers([PROMETHEUS], 'busy-time weights on a real broker and a real
     expect(byBusy.busiestRatio).toBeLessThanOrEqual(1.15);
     expect(byRate.busiestRatio).toBeGreaterThan(byBusy.busiestRatio);
     // Costs really are about 10× apart as the handlers measured them: timer sleeps run a little
-    // long, the short ones proportionally more on a loaded machine (9–10× seen).
+    // long, the short ones proportionally more on a loaded machine (9–10× seen alone; beside other
+    // files at load 10-20 the 2 ms sleeps measured 3.6-5 ms, so 23 vs 2 ms read as 5.0-6.7×).
+    // The overrun is the machine's timer latency, not the product: the bound is 4.5×, still far
+    // from the 1× that would mean the costs do not differ.
     const measured = result.measuredMs.filter((ms) => ms > 0);
-    expect(Math.max(...measured) / Math.min(...measured)).toBeGreaterThan(7);
+    expect(Math.max(...measured) / Math.min(...measured)).toBeGreaterThan(4.5);
   }, 300_000);
 });

@@ -1,6 +1,6 @@
 import { Kafka, logLevel, PartitionAssigners, type Admin, type Consumer } from 'kafkajs';
 import { createPrometheusWeightSource } from '@load-aware/weights-prometheus';
-import { kafkaBrokersFromEnv, uniqueName } from './support';
+import { createTopicsWithLeaders, kafkaBrokersFromEnv, uniqueName } from './support';
 import { runCliBin } from './support/cli-bin';
 import { waitForStableGroup } from './support/group';
 import { startGroupConsumer } from './support/group-consumer';
@@ -30,10 +30,7 @@ describeWithServers([PROMETHEUS], 'load-aware CLI with weights from a real Prome
   beforeAll(async () => {
     admin = kafka.admin();
     await admin.connect();
-    await admin.createTopics({
-      topics: [{ topic, numPartitions: PARTITIONS, replicationFactor: 1 }],
-      waitForLeaders: true,
-    });
+    await createTopicsWithLeaders(admin, [{ topic, numPartitions: PARTITIONS, replicationFactor: 1 }]);
     // Partition p reports 10·(p + 1) events/s.
     exporter = await startPrometheusExporter();
     for (let p = 0; p < PARTITIONS; p++)

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Kafka, logLevel, PartitionAssigners, type Consumer } from 'kafkajs';
-import { uniqueName } from './support';
+import { createTopicsWithLeaders, uniqueName } from './support';
 import { runCliBin } from './support/cli-bin';
 import { waitForStableGroup } from './support/group';
 import { startGroupConsumer } from './support/group-consumer';
@@ -42,10 +42,7 @@ beforeAll(async () => {
   await admin.connect();
   try {
     const topic = uniqueName('cli-secure');
-    await admin.createTopics({
-      topics: [{ topic, numPartitions: PARTITIONS, replicationFactor: 1 }],
-      waitForLeaders: true,
-    });
+    await createTopicsWithLeaders(admin, [{ topic, numPartitions: PARTITIONS, replicationFactor: 1 }]);
     await startGroupConsumer(kafka, {
       groupId,
       topic,

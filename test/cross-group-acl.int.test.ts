@@ -10,7 +10,7 @@ import {
 } from 'kafkajs';
 import { LoadAwareAssigner } from '@load-aware/assignor';
 import { recordingLogger } from '@load-aware/test-support';
-import { uniqueName } from './support';
+import { createTopicsWithLeaders, uniqueName } from './support';
 import { waitForStableGroup } from './support/group';
 import { startGroupConsumer } from './support/group-consumer';
 import { startSecureKafka, type SecureKafka } from './support/reliability-secure-kafka';
@@ -45,13 +45,10 @@ it('balances without a sibling its user is not authorized to describe, with a WA
   const admin = plain.admin();
   await admin.connect();
   try {
-    await admin.createTopics({
-      topics: [
-        { topic: ordersTopic, numPartitions: ORDERS_PARTITIONS, replicationFactor: 1 },
-        { topic: paymentsTopic, numPartitions: 3, replicationFactor: 1 },
-      ],
-      waitForLeaders: true,
-    });
+    await createTopicsWithLeaders(admin, [
+      { topic: ordersTopic, numPartitions: ORDERS_PARTITIONS, replicationFactor: 1 },
+      { topic: paymentsTopic, numPartitions: 3, replicationFactor: 1 },
+    ]);
     // The app user may do anything with every topic and with its own group, nothing with payments.
     const allow = (resourceType: AclResourceTypes, resourceName: string) => ({
       resourceType,

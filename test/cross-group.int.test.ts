@@ -6,7 +6,7 @@
 import { Kafka, logLevel, PartitionAssigners, type Consumer, type PartitionAssigner } from 'kafkajs';
 import { ASSIGNER_NAME, LoadAwareAssigner } from '@load-aware/assignor';
 import { recordingLogger } from '@load-aware/test-support';
-import { kafkaBrokersFromEnv, uniqueName } from './support';
+import { createTopicsWithLeaders, kafkaBrokersFromEnv, uniqueName } from './support';
 import { describeGroup, waitForStableGroup } from './support/group';
 import { startGroupConsumer } from './support/group-consumer';
 import { formatCrossGroupComparison, runCrossGroupComparison } from './support/cross-group-scenario';
@@ -51,13 +51,10 @@ describe('cross-group balancing on a real broker', () => {
 
     beforeAll(async () => {
       await admin.connect();
-      await admin.createTopics({
-        topics: [
-          { topic: topics.own, numPartitions: 6, replicationFactor: 1 },
-          { topic: topics.sibling, numPartitions: 1, replicationFactor: 1 },
-        ],
-        waitForLeaders: true,
-      });
+      await createTopicsWithLeaders(admin, [
+        { topic: topics.own, numPartitions: 6, replicationFactor: 1 },
+        { topic: topics.sibling, numPartitions: 1, replicationFactor: 1 },
+      ]);
     });
 
     afterAll(async () => {

@@ -1,5 +1,5 @@
 import { Kafka, logLevel } from 'kafkajs';
-import { kafkaBrokersFromEnv, uniqueName } from './support';
+import { createTopicsWithLeaders, kafkaBrokersFromEnv, uniqueName } from './support';
 import { runExample } from './support/run-example';
 
 // Two runs of the example, each joining a group and checking every second for 12 s.
@@ -31,7 +31,7 @@ describe('examples/custom-trigger.ts on a real broker', () => {
     const admin = new Kafka({ brokers, logLevel: logLevel.NOTHING }).admin();
     await admin.connect();
     topic = uniqueName('custom-trigger');
-    await admin.createTopics({ topics: [{ topic, numPartitions: 3, replicationFactor: 1 }], waitForLeaders: true });
+    await createTopicsWithLeaders(admin, [{ topic, numPartitions: 3, replicationFactor: 1 }]);
     await admin.disconnect();
   });
 

@@ -1,5 +1,5 @@
 import { Kafka, logLevel } from 'kafkajs';
-import { kafkaBrokersFromEnv, uniqueName } from './support';
+import { createTopicsWithLeaders, kafkaBrokersFromEnv, uniqueName } from './support';
 import { findFreePorts } from './support/free-ports';
 import { runExample } from './support/run-example';
 
@@ -11,7 +11,7 @@ describe('examples', () => {
     const admin = new Kafka({ brokers, logLevel: logLevel.NOTHING }).admin();
     await admin.connect();
     topic = uniqueName('examples');
-    await admin.createTopics({ topics: [{ topic, numPartitions: 3, replicationFactor: 1 }], waitForLeaders: true });
+    await createTopicsWithLeaders(admin, [{ topic, numPartitions: 3, replicationFactor: 1 }]);
     await admin.disconnect();
   });
 

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Kafka, logLevel, PartitionAssigners, type Cluster, type Consumer, type PartitionAssigner } from 'kafkajs';
 import { LoadAwareAssigner } from '@load-aware/assignor';
 import { recordingLogger } from '@load-aware/test-support';
-import { kafkaBrokersFromEnv, uniqueName } from './support';
+import { createTopicsWithLeaders, kafkaBrokersFromEnv, uniqueName } from './support';
 import { waitForStableGroup } from './support/group';
 
 /**
@@ -71,13 +71,10 @@ describe('metadata of another member’s topic answers after the budget', () => 
       let firstExtraAt: number | undefined;
       const slowCalls: SlowCalls = { pending: new Set(), closing: false };
       try {
-        await admin.createTopics({
-          waitForLeaders: true,
-          topics: [
-            { topic: shared, numPartitions: 2, replicationFactor: 1 },
-            { topic: extra, numPartitions: 2, replicationFactor: 1 },
-          ],
-        });
+        await createTopicsWithLeaders(admin, [
+          { topic: shared, numPartitions: 2, replicationFactor: 1 },
+          { topic: extra, numPartitions: 2, replicationFactor: 1 },
+        ]);
         const leaderAssigner = LoadAwareAssigner({ instanceId: 'leader', weightsTimeoutMs: BUDGET_MS, logger });
         const slowLeader: PartitionAssigner = ({ cluster, groupId: id, logger: kafkaLogger }) =>
           leaderAssigner({ cluster: withSlowExtraMetadata(cluster, slowCalls), groupId: id, logger: kafkaLogger });

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Kafka, logLevel, PartitionAssigners, type Consumer } from 'kafkajs';
 import { LoadAwareAssigner } from '@load-aware/assignor';
-import { kafkaBrokersFromEnv, uniqueName } from './support';
+import { createTopicsWithLeaders, kafkaBrokersFromEnv, uniqueName } from './support';
 import { waitForStableGroup } from './support/group';
 
 /**
@@ -38,13 +38,10 @@ describe('a topic another member subscribed to is deleted', () => {
       // started answers COORDINATOR_LOAD_IN_PROGRESS for a moment, which KafkaJS treats as a crash).
       let watching = false;
       try {
-        await admin.createTopics({
-          waitForLeaders: true,
-          topics: [
-            { topic: shared, numPartitions: 2, replicationFactor: 1 },
-            { topic: doomed, numPartitions: 2, replicationFactor: 1 },
-          ],
-        });
+        await createTopicsWithLeaders(admin, [
+          { topic: shared, numPartitions: 2, replicationFactor: 1 },
+          { topic: doomed, numPartitions: 2, replicationFactor: 1 },
+        ]);
         const start = async (id: string, topics: string[]): Promise<Consumer> => {
           const consumer = kafka.consumer({
             groupId,

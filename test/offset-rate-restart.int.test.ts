@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Registry } from 'prom-client';
 import { createOffsetRateWeightSource } from '@load-aware/weights-offset-rate';
-import { uniqueName } from './support';
+import { createTopicsWithLeaders, uniqueName } from './support';
 import { useDedicatedKafka } from './support/dedicated-kafka';
 import { connectAdminClient } from './support/kafka-client';
 import { metricValue, pollFor, recordingLogger, weightMap, within } from './support/offset-rate-helpers';
@@ -23,7 +23,7 @@ describe('offset-rate weights across a broker restart', () => {
         maxRetryTime: 1000,
       });
       const topic = uniqueName('offset-rate-restart');
-      await admin.createTopics({ topics: [{ topic, numPartitions: 1, replicationFactor: 1 }], waitForLeaders: true });
+      await createTopicsWithLeaders(admin, [{ topic, numPartitions: 1, replicationFactor: 1 }]);
       await admin.disconnect();
 
       const registry = new Registry();

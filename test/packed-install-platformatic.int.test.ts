@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
-import { kafkaBrokersFromEnv, uniqueName } from './support';
+import { createTopicsWithLeaders, kafkaBrokersFromEnv, uniqueName } from './support';
 import { platformaticNode } from './support/platformatic-node';
 import { readManifest, runOk, runPackedConsumer, timed, writeStrictTsconfig } from './support/npm-project';
 
@@ -93,7 +93,7 @@ describeOnSupportedNode(`packed @load-aware/platformatic without kafkajs${reason
     const admin = kafka.admin();
     await admin.connect();
     try {
-      await admin.createTopics({ topics: [{ topic, numPartitions: 4, replicationFactor: 1 }], waitForLeaders: true });
+      await createTopicsWithLeaders(admin, [{ topic, numPartitions: 4, replicationFactor: 1 }]);
       const producer = kafka.producer();
       await producer.connect();
       await producer.send({

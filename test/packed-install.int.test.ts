@@ -10,7 +10,7 @@ import { copyFile, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
-import { kafkaBrokersFromEnv, uniqueName } from './support';
+import { createTopicsWithLeaders, kafkaBrokersFromEnv, uniqueName } from './support';
 import { readManifest, runOk, runPackedConsumer, timed, writeStrictTsconfig } from './support/npm-project';
 
 const ROOT = join(__dirname, '..');
@@ -110,7 +110,7 @@ describe('packed tarballs', () => {
     const admin = kafka.admin();
     await admin.connect();
     try {
-      await admin.createTopics({ topics: [{ topic, numPartitions: 3, replicationFactor: 1 }], waitForLeaders: true });
+      await createTopicsWithLeaders(admin, [{ topic, numPartitions: 3, replicationFactor: 1 }]);
     } finally {
       await admin.disconnect();
     }

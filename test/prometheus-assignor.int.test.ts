@@ -2,7 +2,7 @@ import { Kafka, logLevel, PartitionAssigners, type Admin, type Consumer } from '
 import { LoadAwareAssigner } from '@load-aware/assignor';
 import { createPrometheusWeightSource } from '@load-aware/weights-prometheus';
 import { Registry } from 'prom-client';
-import { kafkaBrokersFromEnv, uniqueName } from './support';
+import { createTopicsWithLeaders, kafkaBrokersFromEnv, uniqueName } from './support';
 import { waitForStableGroup } from './support/group';
 import { startGroupConsumer } from './support/group-consumer';
 import { startPrometheusExporter, type PrometheusExporter } from './support/prometheus-exporter';
@@ -39,10 +39,7 @@ describeWithServers([PROMETHEUS], 'LoadAwareAssigner with weights from a real Pr
   it('puts the partition Prometheus reports as hot alone on its instance', async () => {
     const topic = `${uniqueName('prom-e2e')}.orders`;
     const groupId = uniqueName('prom-e2e-group');
-    await admin.createTopics({
-      topics: [{ topic, numPartitions: PARTITIONS, replicationFactor: 1 }],
-      waitForLeaders: true,
-    });
+    await createTopicsWithLeaders(admin, [{ topic, numPartitions: PARTITIONS, replicationFactor: 1 }]);
 
     // One hot partition at 1000 msg/s, five at 10: the hot one outweighs the rest together.
     exporter = await startPrometheusExporter();

@@ -8,7 +8,7 @@ import { kafkaJsLogCreator, LoadAwareAssigner, type WeightSource } from '@load-a
 import { createTriggerController } from '@load-aware/trigger';
 import { createOffsetRateWeightSource, type OffsetRateWeightSource } from '@load-aware/weights-offset-rate';
 import { createPrometheusWeightSource } from '@load-aware/weights-prometheus';
-import { uniqueName } from './support';
+import { createTopicsWithLeaders, uniqueName } from './support';
 import { waitForStableGroup } from './support/group';
 import { startGroupConsumer } from './support/group-consumer';
 import { startPrometheusExporter, type PrometheusExporter } from './support/prometheus-exporter';
@@ -111,10 +111,7 @@ describeWithServers([VICTORIA_METRICS], 'secrets and the user’s TLS/SASL setti
     const admin = kafka.admin();
     await admin.connect();
     stops.push(() => admin.disconnect());
-    await admin.createTopics({
-      topics: [{ topic, numPartitions: PARTITIONS, replicationFactor: 1 }],
-      waitForLeaders: true,
-    });
+    await createTopicsWithLeaders(admin, [{ topic, numPartitions: PARTITIONS, replicationFactor: 1 }]);
     const producer = kafka.producer();
     await producer.connect();
     stops.push(() => producer.disconnect());

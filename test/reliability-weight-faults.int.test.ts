@@ -2,7 +2,7 @@ import { Kafka, logLevel, PartitionAssigners, type Admin, type Consumer } from '
 import { LoadAwareAssigner } from '@load-aware/assignor';
 import { createPrometheusWeightSource } from '@load-aware/weights-prometheus';
 import { Registry } from 'prom-client';
-import { kafkaBrokersFromEnv, uniqueName } from './support';
+import { createTopicsWithLeaders, kafkaBrokersFromEnv, uniqueName } from './support';
 import { findFreePorts } from './support/free-ports';
 import { waitForStableGroup } from './support/group';
 import { startGroupConsumer } from './support/group-consumer';
@@ -55,10 +55,7 @@ describeWithServers([PROMETHEUS], 'weight source faults on a real broker and a r
   beforeAll(async () => {
     admin = kafka.admin();
     await admin.connect();
-    await admin.createTopics({
-      topics: [{ topic, numPartitions: PARTITIONS, replicationFactor: 1 }],
-      waitForLeaders: true,
-    });
+    await createTopicsWithLeaders(admin, [{ topic, numPartitions: PARTITIONS, replicationFactor: 1 }]);
     exporter = await startPrometheusExporter();
     const garbageValues = ['NaN', '+Inf', '-Inf', -5, 'NaN', '-Inf'] as const;
     for (let p = 0; p < PARTITIONS; p++) {

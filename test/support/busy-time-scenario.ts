@@ -19,7 +19,7 @@ import { BUSY_SECONDS_METRIC, MESSAGES_METRIC } from '@load-aware/busy-time/inte
 import { createOffsetRateWeightSource, type OffsetRateWeightSource } from '@load-aware/weights-offset-rate';
 import { createPrometheusWeightSource } from '@load-aware/weights-prometheus';
 import { createRandom } from '@load-aware/test-support';
-import { uniqueName } from './index';
+import { createTopicsWithLeaders, uniqueName } from './index';
 import { waitForStableGroup } from './group';
 import { startGroupConsumer } from './group-consumer';
 import { produceAtRates, type RateProducer } from './offset-rate-producer';
@@ -117,10 +117,7 @@ export async function runBusyTimeComparison(options: BusyTimeComparisonOptions):
   const topic = uniqueName('busy-time');
   await admin.connect();
   try {
-    await admin.createTopics({
-      topics: [{ topic, numPartitions: BUSY_TIME_PARTITIONS, replicationFactor: 1 }],
-      waitForLeaders: true,
-    });
+    await createTopicsWithLeaders(admin, [{ topic, numPartitions: BUSY_TIME_PARTITIONS, replicationFactor: 1 }]);
     producer = produceAtRates(
       kafka,
       perSecond.map((rate, partition) => ({ topic, partition, perSecond: rate })),

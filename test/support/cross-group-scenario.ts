@@ -16,7 +16,7 @@ import type {
   CrossGroupMode,
   CrossGroupTiming,
 } from '../fixtures/cross-group-instance';
-import { uniqueName } from './index';
+import { createTopicsWithLeaders, uniqueName } from './index';
 import { FAST_PRESET } from './fast-preset';
 import { describeGroup, type ObservedGroup } from './group';
 import { startFixtureProcess, type FixtureProcess } from './fixture-process';
@@ -182,14 +182,14 @@ export async function runCrossGroupComparison(options: CrossGroupComparisonOptio
   let producer: RateProducer | undefined;
   await admin.connect();
   try {
-    await admin.createTopics({
-      topics: CROSS_GROUP_NAMES.map((name) => ({
+    await createTopicsWithLeaders(
+      admin,
+      CROSS_GROUP_NAMES.map((name) => ({
         topic: topics[name],
         numPartitions: CROSS_GROUP_RATES[name].length,
         replicationFactor: 1,
       })),
-      waitForLeaders: true,
-    });
+    );
     producer = produceAtRates(
       kafka,
       CROSS_GROUP_NAMES.flatMap((name) =>

@@ -4,7 +4,8 @@ import type { Admin, ITopicConfig } from 'kafkajs';
 /**
  * Creates topics one request each and waits until every partition has a leader. KafkaJS's own
  * `waitForLeaders` gives up on the first UNKNOWN_TOPIC_OR_PARTITION, which a 3.9 three-node
- * cluster or a broker creating thousands of partitions still answers for a while after the create.
+ * cluster, a broker creating thousands of partitions or one busy with parallel test files still
+ * answers for a while after the create. Integration files use this instead of `waitForLeaders`.
  */
 export async function createTopicsWithLeaders(
   admin: Admin,
@@ -26,6 +27,7 @@ export async function createTopicsWithLeaders(
       // UNKNOWN_TOPIC_OR_PARTITION until the broker has created them all.
     }
     if (Date.now() > deadline) throw new Error(`${names.join(', ')} without leaders after ${String(timeoutMs)} ms`);
-    await sleep(500);
+    // Short: on a single broker the leaders are usually there within a few hundred ms.
+    await sleep(200);
   }
 }

@@ -1,5 +1,6 @@
 import type { Admin, Kafka } from 'kafkajs';
 import { uniqueName } from './index';
+import { createTopicsWithLeaders } from './reliability-topics';
 
 /** Options of {@link SharedBrokerAdmin.createTopic}. */
 export interface TopicOptions {
@@ -52,17 +53,12 @@ export function useSharedBrokerAdmin(
       closers.push(closer);
     },
     async createTopic(partitions, { name = uniqueName(topicPrefix), config = {} } = {}) {
-      await admin.createTopics({
-        topics: [
-          {
-            topic: name,
-            numPartitions: partitions,
-            replicationFactor: 1,
-            configEntries: Object.entries(config).map(([configName, value]) => ({ name: configName, value })),
-          },
-        ],
-        waitForLeaders: true,
-      });
+      // Not KafkaJS's `waitForLeaders`: under parallel files it gave up on the
+      // UNKNOWN_TOPIC_OR_PARTITION a busy broker still answers right after the create.
+      const configEntries = Object.entries(config).map(([configName, value]) => ({ name: configName, value }));
+      await createTopicsWithLeaders(admin, [
+        { topic: name, numPartitions: partitions, replicationFactor: 1, configEntries },
+      ]);
       if (!topics.includes(name)) topics.push(name);
       return name;
     },

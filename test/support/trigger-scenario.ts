@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Kafka, logLevel, type Admin } from 'kafkajs';
 import type { ThresholdTriggerOptions } from '@load-aware/trigger';
 import type { WeightsFile } from '../fixtures/trigger-instance';
-import { kafkaBrokersFromEnv, uniqueName } from './index';
+import { createTopicsWithLeaders, kafkaBrokersFromEnv, uniqueName } from './index';
 import { startTriggerInstance, writeWeightsFile, type TriggerInstance } from './trigger-instances';
 
 /** Timing of the trigger integration tests: short enough for a fast suite, long enough to be calm. */
@@ -46,10 +46,7 @@ export async function createTriggerScenario(
   const admin = new Kafka({ clientId: 'trigger-int', brokers, logLevel: logLevel.NOTHING }).admin();
   await admin.connect();
   const topic = uniqueName('trigger');
-  await admin.createTopics({
-    topics: [{ topic, numPartitions: partitions, replicationFactor: 1 }],
-    waitForLeaders: true,
-  });
+  await createTopicsWithLeaders(admin, [{ topic, numPartitions: partitions, replicationFactor: 1 }]);
   const dir = await mkdtemp(join(tmpdir(), 'trigger-int-'));
   const weightsFile = join(dir, 'weights.json');
   await writeWeightsFile(weightsFile, weights);

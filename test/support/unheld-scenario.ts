@@ -3,7 +3,7 @@ import { Kafka, logLevel, type Admin, type Producer } from 'kafkajs';
 import type { UnheldInstanceEvent, UnheldInstanceSpec } from '../fixtures/unheld-instance';
 import { runInBackground, type BackgroundLoop } from './background-loop';
 import { startFixtureProcess, type FixtureProcess } from './fixture-process';
-import { kafkaBrokersFromEnv, uniqueName } from './index';
+import { createTopicsWithLeaders, kafkaBrokersFromEnv, uniqueName } from './index';
 
 /** One consumer process of fixtures/unheld-instance.ts. */
 export interface UnheldInstance extends FixtureProcess<UnheldInstanceEvent> {
@@ -48,10 +48,7 @@ export async function createUnheldScenario(partitions: number): Promise<UnheldSc
   const admin = kafka.admin();
   await admin.connect();
   const topic = uniqueName('unheld');
-  await admin.createTopics({
-    topics: [{ topic, numPartitions: partitions, replicationFactor: 1 }],
-    waitForLeaders: true,
-  });
+  await createTopicsWithLeaders(admin, [{ topic, numPartitions: partitions, replicationFactor: 1 }]);
   const groupId = uniqueName('unheld-group');
   const instances: UnheldInstance[] = [];
   // A producer's metadata is as stale as a consumer's: a new one per partition count, so that
