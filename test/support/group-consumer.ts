@@ -1,5 +1,5 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Consumer, EachMessageHandler, Kafka, PartitionAssigner } from 'kafkajs';
+import { waitUntil } from './wait';
 
 /** How long a subscribe may keep meeting a topic that is not yet known to every broker. */
 const SUBSCRIBE_PROPAGATION_MS = 30_000;
@@ -47,16 +47,20 @@ export async function startGroupConsumer(kafka: Kafka, options: GroupConsumerOpt
  * for a moment, and KafkaJS's subscribe gives up on the first such answer.
  */
 async function subscribeOnceKnown(consumer: Consumer, topic: string, fromBeginning: boolean): Promise<void> {
-  const deadline = Date.now() + SUBSCRIBE_PROPAGATION_MS;
-  for (;;) {
-    try {
-      await consumer.subscribe({ topic, fromBeginning });
-      return;
-    } catch (error) {
-      if (!isUnknownTopic(error) || Date.now() > deadline) throw error;
-      await sleep(250);
-    }
-  }
+  await waitUntil(
+    async () => {
+      try {
+        await consumer.subscribe({ topic, fromBeginning });
+        return true;
+      } catch (error) {
+        if (isUnknownTopic(error)) return undefined;
+        throw error;
+      }
+    },
+    `topic ${topic} to be known to the broker the consumer asks`,
+    SUBSCRIBE_PROPAGATION_MS,
+    250,
+  );
 }
 
 /** The protocol error itself, or KafkaJS's retry wrapper around it (`originalError`). */

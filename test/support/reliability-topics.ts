@@ -1,5 +1,5 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Admin, ITopicConfig } from 'kafkajs';
+import { waitUntil } from './wait';
 
 /**
  * Creates topics one request each and waits until every partition has a leader. KafkaJS's own
@@ -15,19 +15,22 @@ export async function createTopicsWithLeaders(
   for (const topic of topics) await admin.createTopics({ topics: [topic], waitForLeaders: false });
   const names = topics.map((t) => t.topic);
   const expected = new Map(topics.map((t) => [t.topic, t.replicaAssignment?.length ?? t.numPartitions ?? 1]));
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      const { topics: metadata } = await admin.fetchTopicMetadata({ topics: names });
-      const ready = metadata.every(
-        (t) => t.partitions.length === expected.get(t.name) && t.partitions.every((p) => p.leader >= 0),
-      );
-      if (ready) return;
-    } catch {
-      // UNKNOWN_TOPIC_OR_PARTITION until the broker has created them all.
-    }
-    if (Date.now() > deadline) throw new Error(`${names.join(', ')} without leaders after ${String(timeoutMs)} ms`);
-    // Short: on a single broker the leaders are usually there within a few hundred ms.
-    await sleep(200);
-  }
+  // Short polls: on a single broker the leaders are usually there within a few hundred ms.
+  await waitUntil(
+    async () => {
+      try {
+        const { topics: metadata } = await admin.fetchTopicMetadata({ topics: names });
+        const ready = metadata.every(
+          (t) => t.partitions.length === expected.get(t.name) && t.partitions.every((p) => p.leader >= 0),
+        );
+        return ready ? true : undefined;
+      } catch {
+        // UNKNOWN_TOPIC_OR_PARTITION until the broker has created them all.
+        return undefined;
+      }
+    },
+    `leaders of ${names.join(', ')}`,
+    timeoutMs,
+    200,
+  );
 }
