@@ -105,9 +105,10 @@ function placeByTournament(problem: Problem, placement: Placement): void {
   const { weight, tieWeight, group, groupBins, binCount } = problem;
   const { bin, load, tie } = placement;
   const groupCount = groupBins.length;
-  // One tree of winners per group (as createTournament builds), all in one flat array: group g's
-  // occupies `node[offset[g] ..]`, its leaves from `offset[g] + size` on. With racks there is a
-  // group per (subscribers, rack set), and a closure call per tree and item was most of the cost.
+  // One tree of winners per group (leaves padded to a power of two, internal node k the winner of
+  // 2k and 2k + 1), all in one flat array: group g's occupies `node[offset[g] ..]`, its leaves from
+  // `offset[g] + size` on. With racks there is a group per (subscribers, rack set), and a tree
+  // object per group, with a closure call per tree and item, was most of the cost.
   const offset = new Int32Array(groupCount + 1);
   const leaves = new Int32Array(binCount + 1);
   for (let g = 0; g < groupCount; g++) {
@@ -207,7 +208,7 @@ function placeByDisjointTournaments(
 }
 
 /**
- * The tournament of `createTournament` for a single group, walked inline: this is the whole
+ * The tournament for a single group, walked inline: this is the whole
  * greedy of a group where everyone subscribes to everything, and a call per item and per tree was
  * most of its cost.
  *
