@@ -92,11 +92,7 @@ function chainTo(end: number, parentBin: Int32Array, parentItem: Int32Array): Ch
   return { items, to };
 }
 
-/**
- * True when some group's partitions may not go to every bin: only then can a chain do what a
- * single move cannot (with one eligible set for all, the chain's first partition could have
- * gone straight to its last bin).
- */
+/** True when a chain can do what a single move cannot (see `Problem.restricted`). */
 export function hasRestrictedGroups(ctx: SearchContext): boolean {
-  return ctx.problem.groupBins.some((bins) => bins.length < ctx.problem.binCount);
+  return ctx.problem.restricted;
 }

@@ -136,8 +136,10 @@ function moveOffTop(ctx: SearchContext, top: number, only: number): Step | undef
   let best = loadTop / capTop - ctx.eps;
   let lowest = Infinity;
   let largest = 0;
+  // Only bins of top's part can take its items (see `Problem.partOf`).
+  const part = problem.partOf[top]!;
   for (let b = 0; b < problem.binCount; b++) {
-    if (b === top) continue;
+    if (b === top || problem.partOf[b] !== part) continue;
     lowest = Math.min(lowest, levelOf(ctx, b));
     largest = Math.max(largest, problem.capacity[b]!);
   }

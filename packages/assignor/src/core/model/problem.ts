@@ -32,6 +32,20 @@ export interface Problem {
   readonly kind: Int32Array;
   /** Number of distinct kinds. */
   readonly kindCount: number;
+  /**
+   * Connected part of each bin: two bins are in one part when some group may go to both, so no
+   * item ever moves between parts. Numbered from 0 in bin order; one part in the usual case.
+   */
+  readonly partOf: Int32Array;
+  /** Number of connected parts. */
+  readonly partCount: number;
+  /**
+   * True when some group may not go to every bin of its part. Only then can a chain of moves do
+   * what a single move cannot: where every group of a part may go to all of it, a chain's first
+   * item could have gone straight to its last bin. Racks split instances into parts whose groups
+   * each cover their whole part, and chains there would only search in vain.
+   */
+  readonly restricted: boolean;
 }
 
 /** How to phrase one level: its bins, and for each item its weight and its topic's eligible bins. */
@@ -106,6 +120,7 @@ export function buildProblem(spec: ProblemSpec): Problem {
     eligible,
     kind,
     kindCount: groupOfKind.length,
+    ...connectedParts(binCount, groupBins),
   };
 }
 
@@ -120,6 +135,70 @@ export function evenLevel(problem: Problem): number {
   for (let i = 0; i < problem.weight.length; i++) amount += problem.weight[i]!;
   const all = Int32Array.from({ length: problem.binCount }, (_, b) => b);
   return waterLevel(problem.capacity, problem.baseLoad, all, amount);
+}
+
+/**
+ * The highest level the least busy bin can reach: the lowest {@link evenLevel} of any part of
+ * the bins that no group joins to the rest (bins connected through groups whose items may go to
+ * both), each part with its own items. Where groups join every bin (everyone subscribes to
+ * something shared, the usual case) this is {@link evenLevel} itself. Where they do not
+ * (disjoint subscriptions, or one rack's partitions only on that rack's instances), the mean
+ * of all bins is out of reach for the parts below it, and a search aiming for it could only
+ * spend its budget failing to get there.
+ */
+export function highestMinimum(problem: Problem): number {
+  const { binCount, groupBins, weight, group, partOf, partCount } = problem;
+  if (partCount <= 1) return evenLevel(problem);
+  const amount = new Float64Array(partCount);
+  for (let i = 0; i < weight.length; i++) {
+    const p = partOf[groupBins[group[i]!]![0]!]!;
+    amount[p] = amount[p]! + weight[i]!;
+  }
+  const binsOf: number[][] = Array.from({ length: partCount }, () => []);
+  for (let b = 0; b < binCount; b++) binsOf[partOf[b]!]!.push(b);
+  let lowest = Infinity;
+  for (let p = 0; p < partCount; p++) {
+    lowest = Math.min(lowest, waterLevel(problem.capacity, problem.baseLoad, binsOf[p]!, amount[p]!));
+  }
+  return lowest;
+}
+
+/** Bins numbered by connected part (see {@link Problem.partOf}), and {@link Problem.restricted}. */
+function connectedParts(
+  binCount: number,
+  groupBins: ReadonlyArray<Int32Array>,
+): { readonly partOf: Int32Array; readonly partCount: number; readonly restricted: boolean } {
+  const parent = Int32Array.from({ length: binCount }, (_, b) => b);
+  const root = (b: number): number => {
+    while (parent[b] !== b) {
+      parent[b] = parent[parent[b]!]!;
+      b = parent[b]!;
+    }
+    return b;
+  };
+  for (const bins of groupBins) {
+    if (bins.length === 0) continue;
+    const first = root(bins[0]!);
+    for (let k = 1; k < bins.length; k++) {
+      const r = root(bins[k]!);
+      if (r !== first) parent[r] = first;
+    }
+  }
+  const partOf = new Int32Array(binCount);
+  const number = new Int32Array(binCount).fill(-1);
+  let partCount = 0;
+  for (let b = 0; b < binCount; b++) {
+    const r = root(b);
+    if (number[r]! < 0) number[r] = partCount++;
+    partOf[b] = number[r]!;
+  }
+  const partSize = new Int32Array(partCount);
+  for (let b = 0; b < binCount; b++) partSize[partOf[b]!] = partSize[partOf[b]!]! + 1;
+  // A group with no bin at all counts as restricted, as it always has.
+  const restricted = groupBins.some(
+    (bins) => bins.length < (bins.length === 0 ? binCount : partSize[partOf[bins[0]!]!]!),
+  );
+  return { partOf, partCount, restricted };
 }
 
 /**

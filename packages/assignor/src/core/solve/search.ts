@@ -106,7 +106,7 @@ export function search(
  * what those first looks would have, so later levels see the same budget either way.
  */
 export function nothingToDo(problem: Problem, placement: Placement, goal: SearchGoal, budget: WorkBudget): boolean {
-  const { binCount, capacity, weight } = problem;
+  const { binCount, capacity } = problem;
   const { load } = placement;
   let top = 0;
   let bottom = 0;
@@ -120,19 +120,61 @@ export function nothingToDo(problem: Problem, placement: Placement, goal: Search
   const eps = noiseAt(max);
   if (max > goal.maxTarget + eps) return false;
   if (min < goal.minTarget - noiseAt(goal.minTarget)) return false;
-  if (goal.level) {
-    const lightest = weight[weight.length - 1] ?? 0;
-    const ceiling = max - eps;
-    for (let b = 0; b < binCount; b++) {
-      if (b !== top && (load[b]! + lightest) / capacity[b]! < ceiling) return false;
+  if (goal.level && someBinCanLevel(problem, placement, top, eps)) return false;
+  // What lowerTop and raiseBottom charge before they find nothing to do.
+  if (budget.remaining > 0) budget.remaining -= binCount;
+  if (budget.remaining > 0) budget.remaining -= binCount;
+  if (goal.level) chargeIdleLevelling(problem, budget);
+  return true;
+}
+
+/**
+ * What {@link levelOut} charges when no bin has a taker: a sweep for moves, and one for chains
+ * where they can help, each a pass over the bins per giver looked at. In one part the sweep
+ * stops at the busiest bin, as no later giver has a taker either; with several it looks at
+ * every giver and once more to find none left, unless the budget runs out first.
+ */
+function chargeIdleLevelling(problem: Problem, budget: WorkBudget): void {
+  if (!(budget.remaining > 0)) return;
+  const looks = problem.partCount <= 1 ? 1 : problem.binCount + 1;
+  for (let sweep = 0; sweep < (problem.restricted ? 2 : 1); sweep++) {
+    for (let k = 0; k < looks; k++) {
+      budget.remaining -= problem.binCount;
+      if (budget.remaining <= 0) break;
     }
   }
-  // What lowerTop, raiseBottom and levelOut charge before they find nothing to do.
-  const restricted = problem.groupBins.some((bins) => bins.length < binCount);
-  if (budget.remaining > 0) budget.remaining -= binCount;
-  if (budget.remaining > 0) budget.remaining -= binCount;
-  if (goal.level && budget.remaining > 0) budget.remaining -= restricted ? 2 * binCount : binCount;
-  return true;
+}
+
+/**
+ * True when some bin could take even the lightest item and stay below the busiest bin of its
+ * connected part (see `Problem.partOf`): only then can levelling move anything, as no item goes
+ * from one part to another. `top` is the busiest bin overall, `eps` the noise allowed at its level.
+ */
+function someBinCanLevel(problem: Problem, placement: Placement, top: number, eps: number): boolean {
+  const { binCount, capacity, weight, partOf, partCount } = problem;
+  const { load } = placement;
+  const lightest = weight[weight.length - 1] ?? 0;
+  if (partCount <= 1) {
+    const ceiling = load[top]! / capacity[top]! - eps;
+    for (let b = 0; b < binCount; b++) {
+      if (b !== top && (load[b]! + lightest) / capacity[b]! < ceiling) return true;
+    }
+    return false;
+  }
+  // The busiest bin of each part, ties by index as for the whole.
+  const busiest = new Int32Array(partCount).fill(-1);
+  for (let b = 0; b < binCount; b++) {
+    const p = partOf[b]!;
+    const was = busiest[p]!;
+    if (was < 0 || load[b]! / capacity[b]! > load[was]! / capacity[was]!) busiest[p] = b;
+  }
+  for (let b = 0; b < binCount; b++) {
+    const head = busiest[partOf[b]!]!;
+    if (b === head) continue;
+    const ceiling = load[head]! / capacity[head]!;
+    if ((load[b]! + lightest) / capacity[b]! < ceiling - noiseAt(ceiling)) return true;
+  }
+  return false;
 }
 
 /**
@@ -173,7 +215,13 @@ function levelOut(ctx: SearchContext, chains: boolean): number {
 function levelByMove(ctx: SearchContext, lightest: number, settled: Uint8Array): boolean {
   for (;;) {
     const giver = busiestExcept(ctx, settled);
-    if (giver < 0 || !someBinCanTake(ctx, giver, lightest) || ctx.budget.remaining <= 0) return false;
+    if (giver < 0 || ctx.budget.remaining <= 0) return false;
+    if (!someBinCanTake(ctx, giver, lightest)) {
+      // Givers come busiest first: in one part, none after this one has a taker either.
+      if (ctx.problem.partCount <= 1) return false;
+      settled[giver] = 1;
+      continue;
+    }
     const step = bestMoveOffTop(ctx, giver);
     if (step === undefined) {
       settled[giver] = 1;
@@ -247,7 +295,12 @@ function levelByChain(ctx: SearchContext, lightest: number): boolean {
   const dead = new Uint8Array(ctx.problem.binCount);
   for (;;) {
     const giver = busiestExcept(ctx, dead);
-    if (giver < 0 || !someBinCanTake(ctx, giver, lightest) || ctx.budget.remaining <= 0) return false;
+    if (giver < 0 || ctx.budget.remaining <= 0) return false;
+    if (!someBinCanTake(ctx, giver, lightest)) {
+      if (ctx.problem.partCount <= 1) return false;
+      dead[giver] = 1;
+      continue;
+    }
     const chain = findChain(ctx, giver, dead);
     if (chain === undefined) continue;
     applyChain(ctx, chain);
@@ -256,14 +309,16 @@ function levelByChain(ctx: SearchContext, lightest: number): boolean {
 }
 
 /**
- * True when some other bin could take the lightest item and stay below `giver`'s level. Bins are
- * visited from the busiest down, so once this fails it fails for every later one too.
+ * True when some other bin of `giver`'s part (the only bins its items may go to) could take the
+ * lightest item and stay below `giver`'s level.
  */
 function someBinCanTake(ctx: SearchContext, giver: number, lightest: number): boolean {
   const { problem, placement } = ctx;
+  const { partOf } = problem;
   const ceiling = levelOf(ctx, giver) - ctx.eps;
   for (let b = 0; b < problem.binCount; b++) {
-    if (b !== giver && (placement.load[b]! + lightest) / problem.capacity[b]! < ceiling) return true;
+    if (b === giver || partOf[b] !== partOf[giver]) continue;
+    if ((placement.load[b]! + lightest) / problem.capacity[b]! < ceiling) return true;
   }
   return false;
 }

@@ -1,5 +1,5 @@
 import { noiseAt } from '../structures/numbers.js';
-import { evenLevel, hasEqualTerms, type Problem } from '../model/problem.js';
+import { hasEqualTerms, highestMinimum, type Problem } from '../model/problem.js';
 import { emptyPlacement, extremes, place, placeGreedily, type Placement } from '../place/placement.js';
 import { countMoves, freeLedger, type MoveLedger, type WorkBudget } from '../place/ledger.js';
 import { improve, type SearchGoal } from './search.js';
@@ -64,7 +64,8 @@ interface Extremes {
 export function solve(problem: Problem, ledger: MoveLedger, policy: StickyPolicy, budget: WorkBudget): Solution {
   const { tolerance } = policy;
   const bound = lowerBound(problem);
-  const mean = evenLevel(problem);
+  // What the least busy bin is judged against: the mean, unless some bins can never reach it.
+  const mean = highestMinimum(problem);
   // On equal terms levelling alone reaches the optimum; re-splits and the exact search could only
   // spend the budget proving a lower bound that restricted subscriptions leave out of reach.
   const equal = hasEqualTerms(problem);
