@@ -22,8 +22,11 @@ interface ProblemShape {
   readonly weights: number[];
   readonly capacities: number[];
   readonly topics: number[];
-  /** Bins each topic may go to; all bins when undefined. */
-  readonly restricted: boolean;
+  /**
+   * Bins each topic may go to: all (`none`); all but the last for topic 2 (`one`); even bins for
+   * topics 0 and 2, odd ones for topic 1 (`parts`: two parts no item moves between, as racks make).
+   */
+  readonly restricted: 'none' | 'one' | 'parts';
   readonly baseLoad: number[] | undefined;
 }
 
@@ -33,7 +36,7 @@ const shapeArb: fc.Arbitrary<ProblemShape> = fc
     count: fc.integer({ min: 0, max: 300 }),
     weightKind: fc.constantFrom('equal', 'small-int', 'log-normal-ish', 'tiny-and-huge'),
     equalCapacity: fc.boolean(),
-    restricted: fc.boolean(),
+    restricted: fc.constantFrom('none' as const, 'one' as const, 'parts' as const),
     withBase: fc.boolean(),
     seed: fc.integer(),
   })
@@ -75,8 +78,11 @@ function problemOf(shape: ProblemShape): Problem {
     ...(shape.baseLoad === undefined ? {} : { baseLoad: Float64Array.from(shape.baseLoad) }),
     topic: Int32Array.from(shape.topics),
     topicCount: 3,
-    // Topic 2 avoids the last bin when restricted (and there is more than one).
-    binsOf: (t) => (shape.restricted && t === 2 && shape.bins > 1 ? all.subarray(0, shape.bins - 1) : all),
+    binsOf: (t) => {
+      if (shape.bins < 2 || shape.restricted === 'none') return all;
+      if (shape.restricted === 'one') return t === 2 ? all.subarray(0, shape.bins - 1) : all;
+      return all.filter((b) => b % 2 === t % 2);
+    },
   });
 }
 
@@ -149,7 +155,7 @@ describe('core fast paths give what the general path gives', () => {
       weights,
       capacities: new Array<number>(600).fill(1),
       topics: weights.map((_, k) => k % 3),
-      restricted: false,
+      restricted: 'none',
       baseLoad: undefined,
     });
     expectSamePlacement(problem, placeGreedily, placeByScan);
@@ -177,6 +183,25 @@ describe('core fast paths give what the general path gives', () => {
       binsOf: (t) => binsOfTopic[t]!,
     });
     expect(problem.groupBins).toHaveLength(3);
+    expectSamePlacement(problem, placeGreedily, placeByScan);
+  });
+
+  it('the tournaments of groups made of many atoms (a tree per group) place like the literal scan', () => {
+    // Twelve topics, each on its own three quarters of 600 bins: bins fall into many classes of
+    // equal membership, more per group than the atoms' path takes.
+    const weights = Array.from({ length: 2000 }, (_, k) => Math.exp(Math.sin(k * 12.9898) * 3)).sort((a, b) => b - a);
+    const binsOfTopic = Array.from({ length: 12 }, (_, t) =>
+      Int32Array.from({ length: 600 }, (_, b) => b).filter((b) => (b * 7 + t * 5) % 12 < 9),
+    );
+    const problem = buildProblem({
+      capacity: new Float64Array(600).fill(1),
+      weight: Float64Array.from(weights),
+      tieWeight: 1,
+      topic: Int32Array.from(weights, (_, k) => k % 12),
+      topicCount: 12,
+      binsOf: (t) => binsOfTopic[t]!,
+    });
+    expect(problem.groupBins).toHaveLength(12);
     expectSamePlacement(problem, placeGreedily, placeByScan);
   });
 
@@ -222,7 +247,7 @@ describe('core fast paths give what the general path gives', () => {
       weights: new Array<number>(1000).fill(1),
       capacities: new Array<number>(10).fill(1),
       topics: new Array<number>(1000).fill(0),
-      restricted: false,
+      restricted: 'none',
       baseLoad: undefined,
     });
     const placement = emptyPlacement(problem);

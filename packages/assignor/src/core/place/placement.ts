@@ -102,13 +102,138 @@ function placeByTournament(problem: Problem, placement: Placement): void {
     placeBySingleTournament(problem, placement);
     return;
   }
+  const atoms = atomsOf(problem);
+  if (atoms !== undefined) placeByAtoms(problem, placement, atoms);
+  else placeByWinnerTrees(problem, placement);
+}
+
+/**
+ * Most atoms a group may be made of for {@link placeByAtoms}: each item compares the champions of
+ * its group's atoms, so past a few of them one tree per group is cheaper.
+ */
+const MAX_ATOMS_PER_GROUP = 8;
+
+/**
+ * The bins in classes of those that belong to exactly the same groups (atoms), and the atoms
+ * making up each group. Racks make few atoms: with one replica each rack's instances are a group
+ * and an atom of their own, with two every group is the union of two racks' atoms.
+ */
+interface Atoms {
+  /** Bins of each atom, ascending. */
+  readonly bins: ReadonlyArray<Int32Array>;
+  /** Atoms of each group. */
+  readonly ofGroup: ReadonlyArray<Int32Array>;
+}
+
+/** The {@link Atoms} of `problem`; undefined when some group is made of too many of them. */
+function atomsOf(problem: Problem): Atoms | undefined {
+  const { binCount, groupBins } = problem;
+  const memberships: number[][] = Array.from({ length: binCount }, () => []);
+  groupBins.forEach((bins, g) => {
+    for (const b of bins) memberships[b]!.push(g);
+  });
+  const atomOfKey = new Map<string, number>();
+  const atomOf = new Int32Array(binCount).fill(-1);
+  const bins: number[][] = [];
+  for (let b = 0; b < binCount; b++) {
+    if (memberships[b]!.length === 0) continue;
+    const key = memberships[b]!.join(',');
+    let a = atomOfKey.get(key);
+    if (a === undefined) atomOfKey.set(key, (a = bins.push([]) - 1));
+    bins[a]!.push(b);
+    atomOf[b] = a;
+  }
+  const seen = new Int32Array(bins.length).fill(-1);
+  const ofGroup: Int32Array[] = [];
+  for (let g = 0; g < groupBins.length; g++) {
+    const list: number[] = [];
+    for (const b of groupBins[g]!) {
+      const a = atomOf[b]!;
+      if (seen[a] === g) continue;
+      seen[a] = g;
+      list.push(a);
+    }
+    if (list.length > MAX_ATOMS_PER_GROUP) return undefined;
+    ofGroup.push(Int32Array.from(list));
+  }
+  return { bins: bins.map((list) => Int32Array.from(list)), ofGroup };
+}
+
+/**
+ * {@link placeByTournament} through atoms: a tree of losers per atom (as
+ * {@link placeBySingleTournament} keeps for one group), all in one flat array. A group's lightest
+ * bin is the lightest of its atoms' champions, and a placed item changes only its own atom's
+ * champion, so each item costs a look at its group's few champions and one walk up one tree,
+ * where a tree per group would walk up every tree the bin is in, reading both players at each
+ * match. The order is total (load, tie tally, index), so the placement is the same.
+ */
+function placeByAtoms(problem: Problem, placement: Placement, atoms: Atoms): void {
+  const { weight, tieWeight, group, binCount } = problem;
+  const { bin, load, tie } = placement;
+  const atomCount = atoms.bins.length;
+  // Atom a's tree occupies `loser[offset[a] .. offset[a] + size)`, matches 1 .. size - 1 (as in a
+  // heap), and its bin b's leaf is `leaf[b]` (size + position).
+  const offset = new Int32Array(atomCount + 1);
+  const leaf = new Int32Array(binCount);
+  for (let a = 0; a < atomCount; a++) {
+    let size = 1;
+    while (size < atoms.bins[a]!.length) size *= 2;
+    offset[a + 1] = offset[a]! + size;
+  }
+  const loser = new Int32Array(offset[atomCount]!).fill(-1);
+  const atomOfBin = new Int32Array(binCount);
+  const champion = new Int32Array(atomCount);
+  for (let a = 0; a < atomCount; a++) {
+    const members = atoms.bins[a]!;
+    const base = offset[a]!;
+    const size = offset[a + 1]! - base;
+    const winner = new Int32Array(2 * size).fill(-1);
+    members.forEach((b, k) => {
+      winner[size + k] = b;
+      leaf[b] = size + k;
+      atomOfBin[b] = a;
+    });
+    for (let k = size - 1; k >= 1; k--) {
+      const left = winner[2 * k]!;
+      const right = winner[2 * k + 1]!;
+      const won = lighter(left, right, load, tie);
+      winner[k] = won;
+      loser[base + k] = won === left ? right : left;
+    }
+    champion[a] = winner[1]!;
+  }
+  for (let item = 0; item < weight.length; item++) {
+    if (bin[item] !== -1) continue;
+    const list = atoms.ofGroup[group[item]!]!;
+    let best = champion[list[0]!]!;
+    for (let k = 1; k < list.length; k++) best = lighter(best, champion[list[k]!]!, load, tie);
+    bin[item] = best;
+    load[best] = load[best]! + weight[item]!;
+    tie[best] = tie[best]! + tieWeight;
+    const a = atomOfBin[best]!;
+    const base = offset[a]!;
+    let candidate = best;
+    for (let k = leaf[best]! >> 1; k >= 1; k >>= 1) {
+      const opponent = loser[base + k]!;
+      if (lighter(opponent, candidate, load, tie) === opponent) {
+        loser[base + k] = candidate;
+        candidate = opponent;
+      }
+    }
+    champion[a] = candidate;
+  }
+}
+
+/**
+ * {@link placeByTournament} with a tree of winners per group (leaves padded to a power of two,
+ * internal node k the winner of 2k and 2k + 1), all in one flat array: group g's occupies
+ * `node[offset[g] ..]`, its leaves from `offset[g] + size` on. For groups made of many atoms
+ * (mixed subscriptions), where comparing atom champions would approach a scan.
+ */
+function placeByWinnerTrees(problem: Problem, placement: Placement): void {
   const { weight, tieWeight, group, groupBins, binCount } = problem;
   const { bin, load, tie } = placement;
   const groupCount = groupBins.length;
-  // One tree of winners per group (leaves padded to a power of two, internal node k the winner of
-  // 2k and 2k + 1), all in one flat array: group g's occupies `node[offset[g] ..]`, its leaves from
-  // `offset[g] + size` on. With racks there is a group per (subscribers, rack set), and a tree
-  // object per group, with a closure call per tree and item, was most of the cost.
   const offset = new Int32Array(groupCount + 1);
   const leaves = new Int32Array(binCount + 1);
   for (let g = 0; g < groupCount; g++) {
@@ -135,12 +260,6 @@ function placeByTournament(problem: Problem, placement: Placement): void {
     for (let k = size - 1; k >= 1; k--)
       node[base + k] = lighter(node[base + 2 * k]!, node[base + 2 * k + 1]!, load, tie);
   }
-  let disjoint = true;
-  for (let b = 0; b < binCount && disjoint; b++) disjoint = leaves[b + 1]! - leaves[b]! <= 1;
-  if (disjoint) {
-    placeByDisjointTournaments(problem, placement, node, offset, leaves, leafAt);
-    return;
-  }
   for (let item = 0; item < weight.length; item++) {
     if (bin[item] !== -1) continue;
     const best = node[offset[group[item]!]! + 1]!;
@@ -155,55 +274,6 @@ function placeByTournament(problem: Problem, placement: Placement): void {
         node[base + k] = lighter(node[base + 2 * k]!, node[base + 2 * k + 1]!, load, tie);
       }
     }
-  }
-}
-
-/**
- * {@link placeByTournament} when every bin is in exactly one group (racks with one replica each:
- * each rack's instances are a group of their own). A placed item then changes only its own
- * tree's champion, so each tree keeps its matches' losers, as {@link placeBySingleTournament}
- * does: one stored bin read per level. `node` holds the built trees of winners, and bin b's leaf
- * is `leafAt[leaves[b]]`.
- */
-function placeByDisjointTournaments(
-  problem: Problem,
-  placement: Placement,
-  node: Int32Array,
-  offset: Int32Array,
-  leaves: Int32Array,
-  leafAt: Int32Array,
-): void {
-  const { weight, tieWeight, group } = problem;
-  const { bin, load, tie } = placement;
-  const groupCount = offset.length - 1;
-  const loser = new Int32Array(node.length).fill(-1);
-  const champion = new Int32Array(groupCount);
-  for (let g = 0; g < groupCount; g++) {
-    const base = offset[g]!;
-    const size = (offset[g + 1]! - base) >> 1;
-    for (let k = 1; k < size; k++) {
-      const left = node[base + 2 * k]!;
-      loser[base + k] = node[base + k] === left ? node[base + 2 * k + 1]! : left;
-    }
-    champion[g] = node[base + 1]!;
-  }
-  for (let item = 0; item < weight.length; item++) {
-    if (bin[item] !== -1) continue;
-    const g = group[item]!;
-    const best = champion[g]!;
-    bin[item] = best;
-    load[best] = load[best]! + weight[item]!;
-    tie[best] = tie[best]! + tieWeight;
-    const base = offset[g]!;
-    let candidate = best;
-    for (let k = leafAt[leaves[best]!]! >> 1; k >= 1; k >>= 1) {
-      const opponent = loser[base + k]!;
-      if (lighter(opponent, candidate, load, tie) === opponent) {
-        loser[base + k] = candidate;
-        candidate = opponent;
-      }
-    }
-    champion[g] = candidate;
   }
 }
 
