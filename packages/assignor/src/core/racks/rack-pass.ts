@@ -61,6 +61,18 @@ export function matchRacks(
   }
   const weighted: Phase = { from: 0, to: split, weight: (p) => model.weight[p]!, load, upper, lower };
   runPhase(model, rm, instance, homes, level.moves, weighted, work);
+  if (equal) {
+    // On equal terms every instance may then take any count inside the band, as zero-weight
+    // partitions may: which instances carry the one extra partition is free, and it belongs in
+    // the racks short of room. Trades at fixed counts come first, so this only adds to them.
+    upper.fill(ceiling);
+    lower.fill(floor);
+    for (let b = 0; b < bins; b++) {
+      upper[b] = upper[b]! * capacity[b]!;
+      lower[b] = lower[b]! * capacity[b]!;
+    }
+    runPhase(model, rm, instance, homes, level.moves, weighted, work);
+  }
   if (split === count) return;
 
   // Zero-weight partitions, judged by partition count per unit of capacity, weighted ones included.
@@ -170,6 +182,10 @@ function runPhase(
       for (let step = 0; step < candidates.length && tried < TARGET_LIMIT; step++) {
         const b = candidates[(p + step) % candidates.length]!;
         if (b === a || !localTo(p, b)) continue;
+        work.remaining--;
+        // Targets holding nothing that could come back count for nothing: with equal weights
+        // the few that can trade are otherwise easily past the limit.
+        if (!mayTrade(rm, phase, buckets[b]!, a, b, w)) continue;
         tried++;
         const partners = findPartners(model, rm, instance, phase, buckets, { p, a, b, w, work });
         if (partners === undefined) continue;
@@ -205,6 +221,33 @@ function bucketize(model: BalanceModel, rm: RackModel, instance: Int32Array, pha
   const out: Int32Array[][] = [];
   for (let b = 0; b < model.instanceCapacity.length; b++) out.push(flat.slice(b * sets, (b + 1) * sets));
   return out;
+}
+
+/**
+ * False when {@link findPartners} cannot find a trade of a partition of weight `w` from `a` to
+ * `b`: it needs partners, and no rack set on `b` has one that could go back to `a` (one not
+ * left more cross-rack on `a` than on `b`, or one lighter than `w`, as losing locality is worth
+ * it only for less weight than the trade gains). Lists may hold partitions that moved since;
+ * then this answers true and {@link findPartners} skips them.
+ */
+function mayTrade(
+  rm: RackModel,
+  phase: Phase,
+  lists: ReadonlyArray<Int32Array>,
+  a: number,
+  b: number,
+  w: number,
+): boolean {
+  const { load, upper, lower } = phase;
+  const eps = 1e-9 * Math.max(1, Math.abs(upper[b]!));
+  if (load[b]! + w <= upper[b]! + eps && load[a]! - w >= lower[a]! - eps) return true;
+  for (const list of lists) {
+    if (list.length === 0) continue;
+    const sample = list[0]!;
+    if (!(isCrossRack(rm, sample, a) && !isCrossRack(rm, sample, b))) return true;
+    if (phase.weight(list[list.length - 1]!) < w) return true;
+  }
+  return false;
 }
 
 interface Exchange {

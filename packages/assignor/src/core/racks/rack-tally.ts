@@ -32,8 +32,12 @@ export function tallyRacks(model: BalanceModel, rm: RackModel, instance: Int32Ar
     crossRackPartitions++;
     if (!hasInRackSubscriber(model, rm, p)) crossRackForcedWeight += model.weight[p]!;
   }
-  // The bound is summed in another order: never report it above what was reached.
-  const bound = Math.min(crossRackWeight, Math.max(crossRackForcedWeight, crossRackLowerBound(model, rm, level)));
+  // The bound is summed in another order: never report it above what was reached. Nothing can
+  // beat what crosses because it must (the usual outcome of matching), so the flow is skipped then.
+  const bound =
+    crossRackWeight <= crossRackForcedWeight
+      ? crossRackWeight
+      : Math.min(crossRackWeight, Math.max(crossRackForcedWeight, crossRackLowerBound(model, rm, level)));
   return { crossRackWeight, crossRackPartitions, crossRackLowerBound: bound, crossRackForcedWeight };
 }
 
