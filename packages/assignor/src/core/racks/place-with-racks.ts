@@ -1,6 +1,6 @@
 import type { BalanceModel } from '../model/model.js';
 import type { PreviousOwners } from '../model/previous.js';
-import { instanceLowerBound, placeOnInstances, type LevelSettings } from '../solve/levels.js';
+import { instanceLowerBound, placeOnInstances, placeOnInstancesBelow, type LevelSettings } from '../solve/levels.js';
 import { inRackModel } from './in-rack-model.js';
 import { matchRacks } from './rack-pass.js';
 import type { RackModel } from './rack-model.js';
@@ -12,7 +12,9 @@ import { equalTerms } from './terms.js';
  *
  * 1. Solve the instance level with racks as eligibility ({@link inRackModel}): every partition
  *    that has an in-rack subscriber goes to one. Its own search budget, so the load search
- *    cannot starve it; sticky to the previous owners where they are in-rack.
+ *    cannot starve it; sticky to the previous owners where they are in-rack. Where its lower
+ *    bound alone rules out the band of step 2 (a rack with more partitions than its instances can
+ *    take at that level: after a leave, with equal weights), it is not searched.
  * 2. Keep that if its balance is within the band of the placement found without racks and its
  *    moves fit `maxMovesPerRebalance`: cross-rack weight is then the least possible (only
  *    partitions without an in-rack subscriber cross). When it is within the band's part that
@@ -45,28 +47,39 @@ export function placeWithRacks(
     instance[p] = -1;
   }
   const moves = { limit: settings.moves.limit, used: forced };
-  const inRack =
-    forced > moves.limit
-      ? undefined
-      : placeOnInstances(
-          restricted,
-          { ...previous, member, instance },
-          { tolerance: settings.tolerance, budget: { remaining: searchBudget }, moves },
-        );
+  const inRackSettings = { tolerance: settings.tolerance, budget: { remaining: searchBudget }, moves };
+  // The in-rack placement can only be kept below a busiest level; where its lower bound is above
+  // that level it is not searched at all (its own budget and moves, so when it runs changes nothing).
+  const solveInRack = (ceiling: number): Int32Array | undefined =>
+    placeOnInstancesBelow(restricted, { ...previous, member, instance }, inRackSettings, ceiling).instance;
   const lowerBound = instanceLowerBound(model);
-  if (inRack !== undefined && withinBound(model, inRack.instance, lowerBound, settings.tolerance)) {
+  const t = bandTolerance(model, settings.tolerance);
+  const bandTop = (max: number): number => max + 1e-9 * Math.max(1, Math.abs(max));
+  let inRack = forced > moves.limit ? undefined : solveInRack(bandTop(lowerBound * (1 + t)));
+  const searched = inRack !== undefined || forced > moves.limit;
+  if (inRack !== undefined && withinBound(model, inRack, lowerBound, settings.tolerance)) {
     settings.moves.used = moves.used;
-    return { instance: inRack.instance, lowerBound };
+    return { instance: inRack, lowerBound };
   }
   const byLoad = placeOnInstances(model, previous, settings);
-  if (inRack !== undefined && withinBand(model, inRack.instance, byLoad, settings.tolerance)) {
+  if (!searched) {
+    // Above the bound's band, but maybe within the placement's: search it only if it can be.
+    const reference = levels(model, byLoad.instance, weightedCount(model), false).max;
+    inRack = solveInRack(bandTop(Math.max(reference, lowerBound * (1 + t))));
+  }
+  if (inRack !== undefined && withinBand(model, inRack, byLoad, settings.tolerance)) {
     settings.moves.used = moves.used;
-    return { instance: inRack.instance, lowerBound };
+    return { instance: inRack, lowerBound };
   }
   const home = previous.instance;
   const counted = Uint8Array.from(previous.member, (m, p) => (m >= 0 && home[p]! >= 0 ? 1 : 0));
   matchRacks(model, rm, byLoad.instance, { home, counted }, settings, byLoad.lowerBound);
   return byLoad;
+}
+
+/** The tolerance the bands allow: none on equal terms, where counts are held exactly. */
+function bandTolerance(model: BalanceModel, tolerance: number): number {
+  return equalTerms(model, weightedCount(model)) ? 0 : tolerance;
 }
 
 /** True when instance `i` may take partition `p` in `model`. */

@@ -42,6 +42,23 @@ export function placeOnInstances(
   previous: PreviousOwners,
   settings: LevelSettings,
 ): { instance: Int32Array; lowerBound: number } {
+  // No bound is above an infinite ceiling: the placement is always there.
+  const { instance, lowerBound } = placeOnInstancesBelow(model, previous, settings, Number.POSITIVE_INFINITY);
+  return { instance: instance!, lowerBound };
+}
+
+/**
+ * {@link placeOnInstances}, unless the lower bound of the weighted partitions on the instances
+ * is above `ceiling`: then nothing is searched, no move is counted, and the answer is undefined
+ * with that bound. Rack matching asks this of the in-rack placement, which it would reject
+ * anyway above a busiest level it can tell before the search.
+ */
+export function placeOnInstancesBelow(
+  model: BalanceModel,
+  previous: PreviousOwners,
+  settings: LevelSettings,
+  ceiling: number,
+): { instance: Int32Array; lowerBound: number } | { instance: undefined; lowerBound: number } {
   const count = model.partitionCount;
   const instance = new Int32Array(count).fill(-1);
   const home = new Int32Array(count);
@@ -62,8 +79,10 @@ export function placeOnInstances(
   };
   const all = new Int32Array(count);
   for (let p = 0; p < count; p++) all[p] = p;
-  const lowerBound = placeInPhases(model, all, spec, settings, 'instances', instance, { home, counted, slot });
-  return { instance, lowerBound };
+  const phases = placeInPhases(model, all, spec, settings, 'instances', instance, { home, counted, slot }, ceiling);
+  return phases.placed
+    ? { instance, lowerBound: phases.lowerBound }
+    : { instance: undefined, lowerBound: phases.lowerBound };
 }
 
 /**
@@ -147,7 +166,7 @@ export function placeOnMembers(
         return bins;
       },
     };
-    placeInPhases(model, partitions, spec, settings, 'members', slots, { home, counted });
+    placeInPhases(model, partitions, spec, settings, 'members', slots, { home, counted }, Number.POSITIVE_INFINITY);
     for (let k = 0; k < partitions.length; k++) owner[partitions[k]!] = members[slots[partitions[k]!]!]!;
   });
   return owner;
@@ -196,7 +215,8 @@ interface Homes {
 /**
  * Runs the weighted phase, then the zero-weight phase, of one level over `partitions` (model
  * order, so heaviest first) and writes each partition's bin into `out[p]`. Returns the weighted
- * phase's lower bound.
+ * phase's lower bound, and whether anything was placed: nothing is when that bound is above
+ * `ceiling`.
  */
 function placeInPhases(
   model: BalanceModel,
@@ -206,7 +226,8 @@ function placeInPhases(
   level: Level,
   out: Int32Array,
   homes: Homes,
-): number {
+  ceiling: number,
+): { placed: boolean; lowerBound: number } {
   // Model order is heaviest first, so the zero-weight partitions are a suffix.
   let split = partitions.length;
   while (split > 0 && !(model.weight[partitions[split - 1]!]! > 0)) split--;
@@ -225,9 +246,11 @@ function placeInPhases(
     topicCount: model.topics.length,
     binsOf: spec.binsOf,
   });
-  const byLoad = solvePhase(loadProblem, weighted, settings, level, homes);
+  const bound = lowerBound(loadProblem);
+  if (bound > ceiling) return { placed: false, lowerBound: bound };
+  const byLoad = solvePhase(loadProblem, weighted, settings, level, homes, bound);
   const { counts, loads } = writeBins(byLoad.bin, weighted, weights, binCount, out);
-  if (zero.length === 0) return byLoad.lowerBound;
+  if (zero.length === 0) return { placed: true, lowerBound: byLoad.lowerBound };
 
   const countProblem = buildProblem({
     capacity: spec.capacity,
@@ -239,9 +262,9 @@ function placeInPhases(
     topicCount: model.topics.length,
     binsOf: spec.binsOf,
   });
-  const byCount = solvePhase(countProblem, zero, settings, level, homes);
+  const byCount = solvePhase(countProblem, zero, settings, level, homes, lowerBound(countProblem));
   for (let k = 0; k < zero.length; k++) out[zero[k]!] = byCount.bin[k]!;
-  return byLoad.lowerBound;
+  return { placed: true, lowerBound: byLoad.lowerBound };
 }
 
 /**
@@ -267,12 +290,14 @@ function writeBins(
   return { counts, loads };
 }
 
+/** One phase of one level solved (see `solve`), `bound` being its problem's lower bound. */
 function solvePhase(
   problem: Problem,
   partitions: Int32Array,
   settings: LevelSettings,
   level: Level,
   homes: Homes,
+  bound: number,
 ): { bin: Int32Array; lowerBound: number } {
   const ledger: MoveLedger = {
     home: gatherInt(homes.home, partitions),
@@ -286,7 +311,7 @@ function solvePhase(
     homelessAllowance: POLICY[level].homelessAllowance,
     thorough: POLICY[level].thorough,
   };
-  const solution = solve(problem, ledger, policy, settings.budget);
+  const solution = solve(problem, ledger, policy, settings.budget, bound);
   settings.moves.used += ledger.used;
   return solution;
 }

@@ -59,11 +59,17 @@ interface Extremes {
  *    sent home (no load changes), if the ledger's limit allows.
  *
  * The least busy level matters as well as the busiest: in a large group a new instance lowers
- * the maximum by less than the tolerance, yet must not be left idle.
+ * the maximum by less than the tolerance, yet must not be left idle. `bound` is the problem's
+ * {@link lowerBound}, when the caller has it already.
  */
-export function solve(problem: Problem, ledger: MoveLedger, policy: StickyPolicy, budget: WorkBudget): Solution {
+export function solve(
+  problem: Problem,
+  ledger: MoveLedger,
+  policy: StickyPolicy,
+  budget: WorkBudget,
+  bound = lowerBound(problem),
+): Solution {
   const { tolerance } = policy;
-  const bound = lowerBound(problem);
   // What the least busy bin is judged against: the mean, unless some bins can never reach it.
   const mean = highestMinimum(problem);
   // On equal terms levelling alone reaches the optimum; re-splits and the exact search could only
