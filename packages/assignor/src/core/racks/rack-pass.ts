@@ -143,10 +143,16 @@ function runPhase(
     const set = rm.setOf[p]!;
     return rack >= 0 && set >= 0 && rm.local[set * width + rack] === 1;
   };
+  /** The previous instance of `p` when leaving it counted and `p` would be in-rack there, else -1. */
+  const homeOf = (p: number): number => {
+    const home = homes.counted[p] === 1 ? homes.home[p]! : -1;
+    return home >= 0 && localTo(p, home) && subscribes(model, model.topicOf[p]!, home) ? home : -1;
+  };
 
   for (let round = 0; round < MAX_ROUNDS && work.remaining > 0; round++) {
     let improved = false;
-    // Moves: a cross-rack partition to the least busy in-rack subscriber with room.
+    // Moves: a cross-rack partition home, if it is in-rack there and has room (that undoes a
+    // move rather than adding one), else to the least busy in-rack subscriber with room.
     for (let p = phase.from; p < phase.to && work.remaining > 0; p++) {
       const a = instance[p]!;
       if (!isCrossRack(rm, p, a)) continue;
@@ -154,8 +160,9 @@ function runPhase(
       if (!fits(a, phase.load[a]! - w)) continue;
       const candidates = model.subscribersOf[model.topicOf[p]!]!.instances;
       work.remaining -= candidates.length;
-      let best = -1;
-      let bestLevel = Number.POSITIVE_INFINITY;
+      const home = homeOf(p);
+      let best = home >= 0 && home !== a && fits(home, phase.load[home]! + w) ? home : -1;
+      let bestLevel = best >= 0 ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY;
       for (let k = 0; k < candidates.length; k++) {
         const b = candidates[k]!;
         if (!localTo(p, b) || !fits(b, phase.load[b]! + w)) continue;
@@ -178,10 +185,12 @@ function runPhase(
       const w = phase.weight(p);
       const candidates = model.subscribersOf[model.topicOf[p]!]!.instances;
       let tried = 0;
-      // Start at a position that depends on the partition, so equal partitions spread their trades.
-      for (let step = 0; step < candidates.length && tried < TARGET_LIMIT; step++) {
-        const b = candidates[(p + step) % candidates.length]!;
-        if (b === a || !localTo(p, b)) continue;
+      // Home first (step -1), as for moves; then from a position that depends on the partition,
+      // so equal partitions spread their trades.
+      const home = homeOf(p);
+      for (let step = home >= 0 ? -1 : 0; step < candidates.length && tried < TARGET_LIMIT; step++) {
+        const b = step < 0 ? home : candidates[(p + step) % candidates.length]!;
+        if (b === a || (step >= 0 && b === home) || !localTo(p, b)) continue;
         work.remaining--;
         // Targets holding nothing that could come back count for nothing: with equal weights
         // the few that can trade are otherwise easily past the limit.
