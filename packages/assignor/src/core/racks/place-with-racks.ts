@@ -5,6 +5,7 @@ import { inRackModel } from './in-rack-model.js';
 import { matchRacks } from './rack-pass.js';
 import type { RackModel } from './rack-model.js';
 import { equalTerms } from './terms.js';
+import { noiseAt } from '../structures/numbers.js';
 
 /**
  * The instance of every partition when racks can matter, and the lower bound of the instance
@@ -54,7 +55,7 @@ export function placeWithRacks(
     placeOnInstancesBelow(restricted, { ...previous, member, instance }, inRackSettings, ceiling).instance;
   const lowerBound = instanceLowerBound(model);
   const t = bandTolerance(model, settings.tolerance);
-  const bandTop = (max: number): number => max + 1e-9 * Math.max(1, Math.abs(max));
+  const bandTop = (max: number): number => max + noiseAt(max);
   let inRack = forced > moves.limit ? undefined : solveInRack(bandTop(lowerBound * (1 + t)));
   const searched = inRack !== undefined || forced > moves.limit;
   if (inRack !== undefined && withinBound(model, inRack, lowerBound, settings.tolerance)) {
@@ -108,10 +109,11 @@ function withinBand(
   const t = equalTerms(model, split) ? 0 : tolerance;
   const ref = levels(model, reference.instance, split, false);
   const got = levels(model, candidate, split, false);
-  const eps = 1e-9 * Math.max(1, Math.abs(ref.max));
+  const eps = noiseAt(ref.max);
   const ceiling = Math.max(ref.max, reference.lowerBound * (1 + t));
   const floor = Math.min(ref.min * (1 - t / 2), meanLevel(model, split) * (1 - t));
   if (got.max > ceiling + eps || got.min < floor - eps) return false;
+  if (kafkaTerms(model, split) && !keepsKafkaRule(model, candidate)) return false;
   if (split === model.partitionCount) return true;
   // Counts include the weighted partitions, as the zero-weight phase counts them.
   const refCount = levels(model, reference.instance, model.partitionCount, true);
@@ -130,8 +132,37 @@ function withinBound(model: BalanceModel, candidate: Int32Array, lowerBound: num
   if (split < model.partitionCount) return false;
   const t = equalTerms(model, split) ? 0 : tolerance;
   const got = levels(model, candidate, split, false);
-  const eps = 1e-9 * Math.max(1, Math.abs(lowerBound));
-  return got.max <= lowerBound * (1 + t) + eps && got.min >= meanLevel(model, split) * (1 - t) - eps;
+  const eps = noiseAt(lowerBound);
+  if (got.max > lowerBound * (1 + t) + eps || got.min < meanLevel(model, split) * (1 - t) - eps) return false;
+  return !kafkaTerms(model, split) || keepsKafkaRule(model, candidate);
+}
+
+/**
+ * Equal weights on equal capacities without base loads, every partition weighted or none:
+ * Kafka's terms, whose balance rule ({@link keepsKafkaRule}) any placement must keep.
+ */
+function kafkaTerms(model: BalanceModel, split: number): boolean {
+  return (split === model.partitionCount || split === 0) && equalTerms(model, split);
+}
+
+/**
+ * Kafka's balance rule on the instances: no instance holds a partition that another subscriber
+ * of its topic, holding two or more fewer, could take. Matching racks as eligibility levels
+ * counts only among in-rack subscribers, which can break it; such a placement is not kept.
+ */
+function keepsKafkaRule(model: BalanceModel, instance: Int32Array): boolean {
+  const count = new Int32Array(model.instanceIds.length);
+  for (let p = 0; p < model.partitionCount; p++) count[instance[p]!] = count[instance[p]!]! + 1;
+  const fewest = model.subscribersOf.map((subs) => {
+    if (subs === undefined) return 0;
+    let least = Number.POSITIVE_INFINITY;
+    for (const i of subs.instances) least = Math.min(least, count[i]!);
+    return least;
+  });
+  for (let p = 0; p < model.partitionCount; p++) {
+    if (count[instance[p]!]! >= fewest[model.topicOf[p]!]! + 2) return false;
+  }
+  return true;
 }
 
 /** Number of weighted partitions: model order is heaviest first, so they are a prefix. */

@@ -2,6 +2,7 @@ import type { BalanceModel } from '../model/model.js';
 import type { MoveAllowance } from '../solve/levels.js';
 import { isCrossRack, type RackModel } from './rack-model.js';
 import { equalTerms } from './terms.js';
+import { noiseAt } from '../structures/numbers.js';
 
 /**
  * Rack matching on the instance level, after the load search: partitions fetched from another
@@ -61,10 +62,13 @@ export function matchRacks(
   }
   const weighted: Phase = { from: 0, to: split, weight: (p) => model.weight[p]!, load, upper, lower };
   runPhase(model, rm, instance, homes, level.moves, weighted, work);
-  if (equal) {
-    // On equal terms every instance may then take any count inside the band, as zero-weight
-    // partitions may: which instances carry the one extra partition is free, and it belongs in
-    // the racks short of room. Trades at fixed counts come first, so this only adds to them.
+  // One partition's step in level, on equal terms (all weights and capacities alike).
+  const step = split > 0 ? model.weight[0]! / capacity[0]! : 0;
+  if (equal && ceiling - floor <= step * (1 + 1e-9)) {
+    // On equal terms with every instance at one of two neighbouring counts, each may then take
+    // either count: which instances carry the one extra partition is free (no pair can end two
+    // apart), and it belongs in the racks short of room. Trades at fixed counts come first, so
+    // this only adds to them. A wider band (subscriptions that differ) stays held per instance.
     upper.fill(ceiling);
     lower.fill(floor);
     for (let b = 0; b < bins; b++) {
@@ -121,7 +125,7 @@ function runPhase(
 ): void {
   const capacity = model.instanceCapacity;
   // Float noise allowance, relative to the loads compared.
-  const eps = Float64Array.from(phase.upper, (u) => 1e-9 * Math.max(1, Math.abs(u)));
+  const eps = Float64Array.from(phase.upper, noiseAt);
   const fits = (b: number, next: number): boolean =>
     next <= phase.upper[b]! + eps[b]! && next >= phase.lower[b]! - eps[b]!;
   const moveDelta = (p: number, from: number, to: number): number => {
@@ -207,8 +211,127 @@ function runPhase(
         break;
       }
     }
+
+    // Relays: a cross-rack partition moves in-rack although its instance may not give it up, or
+    // its target may not take it, because a third instance makes up the difference (sends the
+    // first a partition, or takes one from the second) with a partition that crosses racks no
+    // more where it goes. With equal weights this moves the extra partition of Kafka's counts
+    // from a rack with room to spare into one short of it.
+    const bands = { fits, localTo };
+    for (let p = phase.from; p < phase.to && work.remaining > 0; p++) {
+      const a = instance[p]!;
+      if (!isCrossRack(rm, p, a)) continue;
+      const relay = findRelay(model, rm, instance, phase, buckets, bands, { p, a, w: phase.weight(p), work });
+      if (relay === undefined) continue;
+      const delta = moveDelta(p, a, relay.b) + moveDelta(relay.q, relay.from, relay.to);
+      if (moves.used + delta > moves.limit) continue;
+      relocate(p, relay.b);
+      relocate(relay.q, relay.to);
+      improved = true;
+    }
     if (!improved) return;
   }
+}
+
+/** One relay: `p` goes to `b`, and partition `q` from instance `from` to instance `to`. */
+interface Relay {
+  readonly b: number;
+  readonly q: number;
+  readonly from: number;
+  readonly to: number;
+}
+
+/** What a relay needs to know of the phase's bands and of racks. */
+interface RelayRules {
+  readonly fits: (b: number, load: number) => boolean;
+  readonly localTo: (p: number, b: number) => boolean;
+}
+
+/**
+ * A relay for the cross-rack partition `p` on `a` (see the relays of `runPhase`): an in-rack
+ * target `b` that only one side keeps from a plain move (`a` would fall below its band, or `b`
+ * rise above its own), and a third instance `c` whose partition `q` (going to `a`, or coming
+ * from `b`) brings both back into their bands without crossing racks more where it lands. Up
+ * to {@link TARGET_LIMIT} targets are tried, each against every other instance.
+ */
+function findRelay(
+  model: BalanceModel,
+  rm: RackModel,
+  instance: Int32Array,
+  phase: Phase,
+  buckets: Int32Array[][],
+  rules: RelayRules,
+  x: Omit<Exchange, 'b'>,
+): Relay | undefined {
+  const { p, a, w, work } = x;
+  const { load, upper, lower } = phase;
+  const bins = load.length;
+  const shortA = !rules.fits(a, load[a]! - w);
+  const candidates = model.subscribersOf[model.topicOf[p]!]!.instances;
+  let tried = 0;
+  for (let step = 0; step < candidates.length && tried < TARGET_LIMIT && work.remaining > 0; step++) {
+    const b = candidates[(p + step) % candidates.length]!;
+    if (b === a || !rules.localTo(p, b)) continue;
+    const fullB = !rules.fits(b, load[b]! + w);
+    // Neither: a plain move, which the moves above take. Both: two relays at once, left out.
+    if (shortA === fullB) continue;
+    tried++;
+    // The window of q's weight: what brings the short side back into its band.
+    const lo = shortA ? lower[a]! - (load[a]! - w) : load[b]! + w - upper[b]!;
+    const hi = shortA ? upper[a]! - (load[a]! - w) : load[b]! + w - lower[b]!;
+    for (let k = 0; k < bins; k++) {
+      const c = (p + k) % bins;
+      work.remaining--;
+      if (c === a || c === b) continue;
+      // c gives q to a, or takes q from b; it must have the load to spare or the room.
+      const spare = shortA ? load[c]! - lower[c]! : upper[c]! - load[c]!;
+      const top = Math.min(hi, spare);
+      if (!(top > 0) || top < lo) continue;
+      const from = shortA ? c : b;
+      const to = shortA ? a : c;
+      const q = findRelayed(model, rm, instance, phase, buckets[from]!, { p, from, to, lo, top, work });
+      if (q >= 0) return { b, q, from, to };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * A partition on `from` weighing within `[lo, top]` (float noise allowed), subscribed on `to`,
+ * that crosses racks no more on `to` than on `from`, other than `p`; -1 when there is none.
+ * The heaviest of each rack set's first few that fit.
+ */
+function findRelayed(
+  model: BalanceModel,
+  rm: RackModel,
+  instance: Int32Array,
+  phase: Phase,
+  lists: ReadonlyArray<Int32Array>,
+  x: { p: number; from: number; to: number; lo: number; top: number; work: { remaining: number } },
+): number {
+  const eps = noiseAt(x.top);
+  for (const list of lists) {
+    if (list.length === 0) continue;
+    const sample = list[0]!;
+    if (isCrossRack(rm, sample, x.to) && !isCrossRack(rm, sample, x.from)) continue;
+    // Heaviest first: skip to the first that is light enough.
+    let at = 0;
+    let end = list.length;
+    while (at < end) {
+      const mid = (at + end) >>> 1;
+      if (phase.weight(list[mid]!) > x.top + eps) at = mid + 1;
+      else end = mid;
+    }
+    for (let scanned = 0; at < list.length && scanned < SCAN_LIMIT; at++) {
+      const q = list[at]!;
+      x.work.remaining--;
+      if (instance[q] !== x.from || q === x.p) continue;
+      scanned++;
+      if (phase.weight(q) < x.lo - eps) break;
+      if (subscribes(model, model.topicOf[q]!, x.to)) return q;
+    }
+  }
+  return -1;
 }
 
 /**
@@ -248,7 +371,7 @@ function mayTrade(
   w: number,
 ): boolean {
   const { load, upper, lower } = phase;
-  const eps = 1e-9 * Math.max(1, Math.abs(upper[b]!));
+  const eps = noiseAt(upper[b]!);
   if (load[b]! + w <= upper[b]! + eps && load[a]! - w >= lower[a]! - eps) return true;
   for (const list of lists) {
     if (list.length === 0) continue;
@@ -291,7 +414,7 @@ function findPartners(
   // What must leave b, and what a must receive, for both to fit; and the most either allows.
   const want = Math.max(afterB - phase.upper[b]!, phase.lower[a]! - afterA);
   const cap = Math.min(phase.upper[a]! - afterA, afterB - phase.lower[b]!);
-  const eps = 1e-9 * Math.max(1, Math.abs(phase.upper[b]!));
+  const eps = noiseAt(phase.upper[b]!);
   if (want <= eps) return want <= cap + eps ? [] : undefined;
   if (cap + eps < want) return undefined;
   const partners: number[] = [];
