@@ -112,18 +112,23 @@ function weightsOf(
   return out;
 }
 
-/** Each group's own weights, heaviest first, from one pass over the items. */
+/**
+ * Each group's own weights, heaviest first: views into one array the items are sorted into by
+ * group (a counting sort, so each group's keep the items' order). One allocation and flat writes:
+ * an array per group written through a lookup per item cost as much as the rest of the bound.
+ */
 function weightsByGroup(weight: Float64Array, group: Int32Array, groupCount: number): Float64Array[] {
-  const size = new Int32Array(groupCount);
-  for (let item = 0; item < weight.length; item++) size[group[item]!] = size[group[item]!]! + 1;
-  const out = Array.from(size, (n) => new Float64Array(n));
-  const filled = new Int32Array(groupCount);
+  const start = new Int32Array(groupCount + 1);
+  for (let item = 0; item < weight.length; item++) start[group[item]! + 1] = start[group[item]! + 1]! + 1;
+  for (let g = 0; g < groupCount; g++) start[g + 1] = start[g + 1]! + start[g]!;
+  const flat = new Float64Array(weight.length);
+  const next = start.slice(0, groupCount);
   for (let item = 0; item < weight.length; item++) {
     const g = group[item]!;
-    out[g]![filled[g]!] = weight[item]!;
-    filled[g] = filled[g]! + 1;
+    flat[next[g]!] = weight[item]!;
+    next[g] = next[g]! + 1;
   }
-  return out;
+  return Array.from({ length: groupCount }, (_, g) => flat.subarray(start[g], start[g + 1]));
 }
 
 /**
