@@ -128,6 +128,24 @@ function expectSamePlacement(problem: Problem, fast: PlaceAll, reference: PlaceA
   expect(snapshot(placed)).toEqual(snapshot(expected));
 }
 
+/**
+ * 2,000 distinct weights (no float ties) on 600 equal bins, item k of topic k mod the topic count,
+ * each topic on its own bins: large enough for the tournaments, placed like the literal scan.
+ */
+function expectGroupsPlaceLikeScan(binsOfTopic: ReadonlyArray<Int32Array>): void {
+  const weights = Array.from({ length: 2000 }, (_, k) => Math.exp(Math.sin(k * 12.9898) * 3)).sort((a, b) => b - a);
+  const problem = buildProblem({
+    capacity: new Float64Array(600).fill(1),
+    weight: Float64Array.from(weights),
+    tieWeight: 1,
+    topic: Int32Array.from(weights, (_, k) => k % binsOfTopic.length),
+    topicCount: binsOfTopic.length,
+    binsOf: (t) => binsOfTopic[t]!,
+  });
+  expect(problem.groupBins).toHaveLength(binsOfTopic.length);
+  expectSamePlacement(problem, placeGreedily, placeByScan);
+}
+
 describe('core fast paths give what the general path gives', () => {
   it('placeByScan (no division on unit capacities, tie key only on ties) places exactly by the rule', () => {
     fc.assert(
@@ -166,43 +184,25 @@ describe('core fast paths give what the general path gives', () => {
     ['overlapping groups (racks with two replicas)', (t: number) => [t, (t + 1) % 3]],
   ])('the tournaments of several groups place like the literal scan: %s', (_, racksOf) => {
     // Three "racks" of 200 bins; each topic's partitions may go to the bins of its racks.
-    const weights = Array.from({ length: 2000 }, (_, k) => Math.exp(Math.sin(k * 12.9898) * 3)).sort((a, b) => b - a);
-    const binsOfTopic = [0, 1, 2].map((t) =>
-      Int32Array.from(
-        racksOf(t)
-          .flatMap((r) => Array.from({ length: 200 }, (_, k) => r * 200 + k))
-          .sort((a, b) => a - b),
+    expectGroupsPlaceLikeScan(
+      [0, 1, 2].map((t) =>
+        Int32Array.from(
+          racksOf(t)
+            .flatMap((r) => Array.from({ length: 200 }, (_, k) => r * 200 + k))
+            .sort((a, b) => a - b),
+        ),
       ),
     );
-    const problem = buildProblem({
-      capacity: new Float64Array(600).fill(1),
-      weight: Float64Array.from(weights),
-      tieWeight: 1,
-      topic: Int32Array.from(weights, (_, k) => k % 3),
-      topicCount: 3,
-      binsOf: (t) => binsOfTopic[t]!,
-    });
-    expect(problem.groupBins).toHaveLength(3);
-    expectSamePlacement(problem, placeGreedily, placeByScan);
   });
 
   it('the tournaments of groups made of many atoms (a tree per group) place like the literal scan', () => {
-    // Twelve topics, each on its own three quarters of 600 bins: bins fall into many classes of
+    // Twelve topics, each on its own three quarters of the bins: bins fall into many classes of
     // equal membership, more per group than the atoms' path takes.
-    const weights = Array.from({ length: 2000 }, (_, k) => Math.exp(Math.sin(k * 12.9898) * 3)).sort((a, b) => b - a);
-    const binsOfTopic = Array.from({ length: 12 }, (_, t) =>
-      Int32Array.from({ length: 600 }, (_, b) => b).filter((b) => (b * 7 + t * 5) % 12 < 9),
+    expectGroupsPlaceLikeScan(
+      Array.from({ length: 12 }, (_, t) =>
+        Int32Array.from({ length: 600 }, (_, b) => b).filter((b) => (b * 7 + t * 5) % 12 < 9),
+      ),
     );
-    const problem = buildProblem({
-      capacity: new Float64Array(600).fill(1),
-      weight: Float64Array.from(weights),
-      tieWeight: 1,
-      topic: Int32Array.from(weights, (_, k) => k % 12),
-      topicCount: 12,
-      binsOf: (t) => binsOfTopic[t]!,
-    });
-    expect(problem.groupBins).toHaveLength(12);
-    expectSamePlacement(problem, placeGreedily, placeByScan);
   });
 
   it('improve() with its shortcut takes the very steps and budget of the full search', () => {
