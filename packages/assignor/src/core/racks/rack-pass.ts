@@ -6,9 +6,9 @@ import { noiseAt } from '../structures/numbers.js';
 
 /**
  * Rack matching on the instance level, after the load search: partitions fetched from another
- * rack move, or trade places, to an instance in a rack holding one of their replicas, as long as
- * every instance stays inside the balance the search reached (docs/racks.md, "How placement
- * chooses"):
+ * rack move, trade places, or relay through a third instance, to an instance in a rack holding
+ * one of their replicas (their previous one first), as long as every instance stays inside the
+ * balance the search reached (docs/racks.md, "How placement chooses"):
  *
  * - weighted partitions: no instance's load per unit of capacity rises above the larger of the
  *   busiest level and `lowerBound × (1 + tolerance)`, nor falls below the smaller of the least
@@ -16,12 +16,13 @@ import { noiseAt } from '../structures/numbers.js';
  *   within half the tolerance of its own level: inside the band in which the next rebalance's
  *   search keeps the placement as it is (so stickiness never undoes matched racks), and without
  *   trading the balance of the instances below the busiest one for locality;
- * - on equal terms (equal weights and capacities, no base loads) and for zero-weight partitions
- *   (placed by count) the band is the current maximum and minimum themselves, so Kafka's count
- *   contract (no instance two or more partitions above another) holds as before.
+ * - on equal terms (equal weights and capacities, no base loads) each instance first keeps its
+ *   count; then, where every count is one of two neighbours, any count in that band, as for
+ *   zero-weight partitions (placed by count) always: Kafka's count contract (no instance two or
+ *   more partitions above another subscriber of its topics) holds as before.
  *
- * Heaviest first, moves before swaps, in rounds until nothing improves: each step lowers the
- * cross-rack weight, so it ends. A move that would take a partition off its previous owner
+ * Heaviest first, moves, trades, then relays, in rounds until nothing improves: each step lowers
+ * the cross-rack weight, so it ends. A move that would take a partition off its previous owner
  * counts against `maxMovesPerRebalance`. Pure and deterministic: fixed orders, explicit ties.
  */
 export function matchRacks(
@@ -62,18 +63,16 @@ export function matchRacks(
   }
   const weighted: Phase = { from: 0, to: split, weight: (p) => model.weight[p]!, load, upper, lower };
   runPhase(model, rm, instance, homes, level.moves, weighted, work);
-  // One partition's step in level, on equal terms (all weights and capacities alike).
-  const step = split > 0 ? model.weight[0]! / capacity[0]! : 0;
-  if (equal && ceiling - floor <= step * (1 + 1e-9)) {
+  // One partition's worth of level, on equal terms (all weights and capacities alike).
+  const unit = split > 0 ? model.weight[0]! / capacity[0]! : 0;
+  if (equal && ceiling - floor <= unit * (1 + 1e-9)) {
     // On equal terms with every instance at one of two neighbouring counts, each may then take
     // either count: which instances carry the one extra partition is free (no pair can end two
     // apart), and it belongs in the racks short of room. Trades at fixed counts come first, so
     // this only adds to them. A wider band (subscriptions that differ) stays held per instance.
-    upper.fill(ceiling);
-    lower.fill(floor);
     for (let b = 0; b < bins; b++) {
-      upper[b] = upper[b]! * capacity[b]!;
-      lower[b] = lower[b]! * capacity[b]!;
+      upper[b] = ceiling * capacity[b]!;
+      lower[b] = floor * capacity[b]!;
     }
     runPhase(model, rm, instance, homes, level.moves, weighted, work);
   }
