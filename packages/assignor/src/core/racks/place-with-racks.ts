@@ -106,7 +106,7 @@ function withinBand(
   tolerance: number,
 ): boolean {
   const split = weightedCount(model);
-  const t = equalTerms(model, split) ? 0 : tolerance;
+  const t = bandTolerance(model, tolerance);
   const ref = levels(model, reference.instance, split, false);
   const got = levels(model, candidate, split, false);
   const eps = noiseAt(ref.max);
@@ -130,7 +130,7 @@ function withinBand(
 function withinBound(model: BalanceModel, candidate: Int32Array, lowerBound: number, tolerance: number): boolean {
   const split = weightedCount(model);
   if (split < model.partitionCount) return false;
-  const t = equalTerms(model, split) ? 0 : tolerance;
+  const t = bandTolerance(model, tolerance);
   const got = levels(model, candidate, split, false);
   const eps = noiseAt(lowerBound);
   if (got.max > lowerBound * (1 + t) + eps || got.min < meanLevel(model, split) * (1 - t) - eps) return false;
