@@ -120,7 +120,7 @@ export function nothingToDo(problem: Problem, placement: Placement, goal: Search
   const eps = noiseAt(max);
   if (max > goal.maxTarget + eps) return false;
   if (min < goal.minTarget - noiseAt(goal.minTarget)) return false;
-  if (goal.level && someBinCanLevel(problem, placement, top, eps)) return false;
+  if (goal.level && someBinCanLevel(problem, placement)) return false;
   // What lowerTop and raiseBottom charge before they find nothing to do.
   if (budget.remaining > 0) budget.remaining -= binCount;
   if (budget.remaining > 0) budget.remaining -= binCount;
@@ -148,20 +148,13 @@ function chargeIdleLevelling(problem: Problem, budget: WorkBudget): void {
 /**
  * True when some bin could take even the lightest item and stay below the busiest bin of its
  * connected part (see `Problem.partOf`): only then can levelling move anything, as no item goes
- * from one part to another. `top` is the busiest bin overall, `eps` the noise allowed at its level.
+ * from one part to another. With one part (the usual case) that busiest bin is the busiest of all.
  */
-function someBinCanLevel(problem: Problem, placement: Placement, top: number, eps: number): boolean {
+function someBinCanLevel(problem: Problem, placement: Placement): boolean {
   const { binCount, capacity, weight, partOf, partCount } = problem;
   const { load } = placement;
   const lightest = weight[weight.length - 1] ?? 0;
-  if (partCount <= 1) {
-    const ceiling = load[top]! / capacity[top]! - eps;
-    for (let b = 0; b < binCount; b++) {
-      if (b !== top && (load[b]! + lightest) / capacity[b]! < ceiling) return true;
-    }
-    return false;
-  }
-  // The busiest bin of each part, ties by index as for the whole.
+  // The busiest bin of each part, ties to the lowest index.
   const busiest = new Int32Array(partCount).fill(-1);
   for (let b = 0; b < binCount; b++) {
     const p = partOf[b]!;

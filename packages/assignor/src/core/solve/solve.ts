@@ -3,7 +3,6 @@ import { hasEqualTerms, highestMinimum, type Problem } from '../model/problem.js
 import { emptyPlacement, extremes, place, placeGreedily, type Placement } from '../place/placement.js';
 import { countMoves, freeLedger, type MoveLedger, type WorkBudget } from '../place/ledger.js';
 import { improve, type SearchGoal } from './search.js';
-import { lowerBound } from '../model/lower-bound.js';
 import { relabel } from '../place/relabel.js';
 import { searchExactly } from '../improve/exact.js';
 import { untangle } from '../improve/untangle.js';
@@ -60,14 +59,15 @@ interface Extremes {
  *
  * The least busy level matters as well as the busiest: in a large group a new instance lowers
  * the maximum by less than the tolerance, yet must not be left idle. `bound` is the problem's
- * {@link lowerBound}, when the caller has it already.
+ * lower bound (`lowerBound` of model/lower-bound.ts): its caller needs it first, to tell whether
+ * to solve at all.
  */
 export function solve(
   problem: Problem,
   ledger: MoveLedger,
   policy: StickyPolicy,
   budget: WorkBudget,
-  bound = lowerBound(problem),
+  bound: number,
 ): Solution {
   const { tolerance } = policy;
   // What the least busy bin is judged against: the mean, unless some bins can never reach it.
