@@ -184,23 +184,9 @@ function placeByAtoms(problem: Problem, placement: Placement, atoms: Atoms): voi
   const atomOfBin = new Int32Array(binCount);
   const champion = new Int32Array(atomCount);
   for (let a = 0; a < atomCount; a++) {
-    const members = atoms.bins[a]!;
     const base = offset[a]!;
-    const size = offset[a + 1]! - base;
-    const winner = new Int32Array(2 * size).fill(-1);
-    members.forEach((b, k) => {
-      winner[size + k] = b;
-      leaf[b] = size + k;
-      atomOfBin[b] = a;
-    });
-    for (let k = size - 1; k >= 1; k--) {
-      const left = winner[2 * k]!;
-      const right = winner[2 * k + 1]!;
-      const won = lighter(left, right, load, tie);
-      winner[k] = won;
-      loser[base + k] = won === left ? right : left;
-    }
-    champion[a] = winner[1]!;
+    champion[a] = buildLoserTree(atoms.bins[a]!, offset[a + 1]! - base, placement, loser, base, leaf);
+    for (const b of atoms.bins[a]!) atomOfBin[b] = a;
   }
   for (let item = 0; item < weight.length; item++) {
     if (bin[item] !== -1) continue;
@@ -294,22 +280,9 @@ function placeBySingleTournament(problem: Problem, placement: Placement): void {
   const { bin, load, tie } = placement;
   let size = 1;
   while (size < bins.length) size *= 2;
-  // Built as a tree of winners (leaves at [size, 2·size), -1 for none); each match's loser is kept.
-  const winner = new Int32Array(2 * size).fill(-1);
   const leafOf = new Int32Array(binCount);
-  bins.forEach((b, k) => {
-    winner[size + k] = b;
-    leafOf[b] = size + k;
-  });
   const loser = new Int32Array(size).fill(-1);
-  for (let k = size - 1; k >= 1; k--) {
-    const left = winner[2 * k]!;
-    const right = winner[2 * k + 1]!;
-    const won = lighter(left, right, load, tie);
-    winner[k] = won;
-    loser[k] = won === left ? right : left;
-  }
-  let champion = winner[1]!;
+  let champion = buildLoserTree(bins, size, placement, loser, 0, leafOf);
   for (let item = 0; item < weight.length; item++) {
     if (bin[item] !== -1) continue;
     const best = champion;
@@ -326,6 +299,37 @@ function placeBySingleTournament(problem: Problem, placement: Placement): void {
     }
     champion = candidate;
   }
+}
+
+/**
+ * Plays a tournament over `bins` (`size` leaves, a power of two, -1 for none) as a tree of winners
+ * would, and keeps each match's loser in `loser[base + k]` for match k (1 .. size - 1, as in a
+ * heap); bin b's leaf goes to `leafOf[b]`. Returns the champion, the lightest bin by (load, tie
+ * tally, index). Shared by the trees of losers of {@link placeBySingleTournament} and
+ * {@link placeByAtoms}, which then only replay the champion's path.
+ */
+function buildLoserTree(
+  bins: Int32Array,
+  size: number,
+  placement: Placement,
+  loser: Int32Array,
+  base: number,
+  leafOf: Int32Array,
+): number {
+  const { load, tie } = placement;
+  const winner = new Int32Array(2 * size).fill(-1);
+  bins.forEach((b, k) => {
+    winner[size + k] = b;
+    leafOf[b] = size + k;
+  });
+  for (let k = size - 1; k >= 1; k--) {
+    const left = winner[2 * k]!;
+    const right = winner[2 * k + 1]!;
+    const won = lighter(left, right, load, tie);
+    winner[k] = won;
+    loser[base + k] = won === left ? right : left;
+  }
+  return winner[1]!;
 }
 
 /**
