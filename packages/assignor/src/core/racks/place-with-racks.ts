@@ -54,21 +54,22 @@ export function placeWithRacks(
   const solveInRack = (ceiling: number): Int32Array | undefined =>
     placeOnInstancesBelow(restricted, { ...previous, member, instance }, inRackSettings, ceiling).instance;
   const lowerBound = instanceLowerBound(model);
-  const t = bandTolerance(model, settings.tolerance);
+  const terms = bandTerms(model, settings.tolerance);
+  const t = terms.tolerance;
   const bandTop = (max: number): number => max + noiseAt(max);
   let inRack = forced > moves.limit ? undefined : solveInRack(bandTop(lowerBound * (1 + t)));
   const searched = inRack !== undefined || forced > moves.limit;
-  if (inRack !== undefined && withinBound(model, inRack, lowerBound, settings.tolerance)) {
+  if (inRack !== undefined && withinBound(model, inRack, lowerBound, terms)) {
     settings.moves.used = moves.used;
     return { instance: inRack, lowerBound };
   }
   const byLoad = placeOnInstances(model, previous, settings);
   if (!searched) {
     // Above the bound's band, but maybe within the placement's: search it only if it can be.
-    const reference = levels(model, byLoad.instance, weightedCount(model), false).max;
+    const reference = levels(model, byLoad.instance, terms.split, false).max;
     inRack = solveInRack(bandTop(Math.max(reference, lowerBound * (1 + t))));
   }
-  if (inRack !== undefined && withinBand(model, inRack, byLoad, settings.tolerance)) {
+  if (inRack !== undefined && withinBand(model, inRack, byLoad, terms)) {
     settings.moves.used = moves.used;
     return { instance: inRack, lowerBound };
   }
@@ -78,9 +79,28 @@ export function placeWithRacks(
   return byLoad;
 }
 
-/** The tolerance the bands allow: none on equal terms, where counts are held exactly. */
-function bandTolerance(model: BalanceModel, tolerance: number): number {
-  return equalTerms(model, weightedCount(model)) ? 0 : tolerance;
+/** What the bands are judged on, worked out once per call (each a pass over the partitions). */
+interface BandTerms {
+  /** Number of weighted partitions (see {@link weightedCount}). */
+  readonly split: number;
+  /** The tolerance the bands allow: none on equal terms, where counts are held exactly. */
+  readonly tolerance: number;
+  /**
+   * Equal weights on equal capacities without base loads, every partition weighted or none:
+   * Kafka's terms, whose balance rule ({@link keepsKafkaRule}) any placement must keep.
+   */
+  readonly kafka: boolean;
+}
+
+/** The {@link BandTerms} of `model` at the caller's `tolerance`. */
+function bandTerms(model: BalanceModel, tolerance: number): BandTerms {
+  const split = weightedCount(model);
+  const equal = equalTerms(model, split);
+  return {
+    split,
+    tolerance: equal ? 0 : tolerance,
+    kafka: equal && (split === model.partitionCount || split === 0),
+  };
 }
 
 /** True when instance `i` may take partition `p` in `model`. */
@@ -103,17 +123,16 @@ function withinBand(
   model: BalanceModel,
   candidate: Int32Array,
   reference: { readonly instance: Int32Array; readonly lowerBound: number },
-  tolerance: number,
+  terms: BandTerms,
 ): boolean {
-  const split = weightedCount(model);
-  const t = bandTolerance(model, tolerance);
+  const { split, tolerance: t } = terms;
   const ref = levels(model, reference.instance, split, false);
   const got = levels(model, candidate, split, false);
   const eps = noiseAt(ref.max);
   const ceiling = Math.max(ref.max, reference.lowerBound * (1 + t));
   const floor = Math.min(ref.min * (1 - t / 2), meanLevel(model, split) * (1 - t));
   if (got.max > ceiling + eps || got.min < floor - eps) return false;
-  if (kafkaTerms(model, split) && !keepsKafkaRule(model, candidate)) return false;
+  if (terms.kafka && !keepsKafkaRule(model, candidate)) return false;
   if (split === model.partitionCount) return true;
   // Counts include the weighted partitions, as the zero-weight phase counts them.
   const refCount = levels(model, reference.instance, model.partitionCount, true);
@@ -127,22 +146,13 @@ function withinBand(
  * band contains this one. Never true with zero-weight partitions, whose band is the reference's
  * counts.
  */
-function withinBound(model: BalanceModel, candidate: Int32Array, lowerBound: number, tolerance: number): boolean {
-  const split = weightedCount(model);
+function withinBound(model: BalanceModel, candidate: Int32Array, lowerBound: number, terms: BandTerms): boolean {
+  const { split, tolerance: t } = terms;
   if (split < model.partitionCount) return false;
-  const t = bandTolerance(model, tolerance);
   const got = levels(model, candidate, split, false);
   const eps = noiseAt(lowerBound);
   if (got.max > lowerBound * (1 + t) + eps || got.min < meanLevel(model, split) * (1 - t) - eps) return false;
-  return !kafkaTerms(model, split) || keepsKafkaRule(model, candidate);
-}
-
-/**
- * Equal weights on equal capacities without base loads, every partition weighted or none:
- * Kafka's terms, whose balance rule ({@link keepsKafkaRule}) any placement must keep.
- */
-function kafkaTerms(model: BalanceModel, split: number): boolean {
-  return (split === model.partitionCount || split === 0) && equalTerms(model, split);
+  return !terms.kafka || keepsKafkaRule(model, candidate);
 }
 
 /**

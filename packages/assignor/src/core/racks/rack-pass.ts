@@ -312,16 +312,8 @@ function findRelayed(
   for (const list of lists) {
     if (list.length === 0) continue;
     const sample = list[0]!;
-    if (isCrossRack(rm, sample, x.to) && !isCrossRack(rm, sample, x.from)) continue;
-    // Heaviest first: skip to the first that is light enough.
-    let at = 0;
-    let end = list.length;
-    while (at < end) {
-      const mid = (at + end) >>> 1;
-      if (phase.weight(list[mid]!) > x.top + eps) at = mid + 1;
-      else end = mid;
-    }
-    for (let scanned = 0; at < list.length && scanned < SCAN_LIMIT; at++) {
+    if (crossRackChange(rm, sample, x.from, x.to) > 0) continue;
+    for (let at = firstAtMost(phase, list, x.top + eps), scanned = 0; at < list.length && scanned < SCAN_LIMIT; at++) {
       const q = list[at]!;
       x.work.remaining--;
       if (instance[q] !== x.from || q === x.p) continue;
@@ -375,7 +367,7 @@ function mayTrade(
   for (const list of lists) {
     if (list.length === 0) continue;
     const sample = list[0]!;
-    if (!(isCrossRack(rm, sample, a) && !isCrossRack(rm, sample, b))) return true;
+    if (crossRackChange(rm, sample, b, a) <= 0) return true;
     if (phase.weight(list[list.length - 1]!) < w) return true;
   }
   return false;
@@ -426,19 +418,15 @@ function findPartners(
       if (list.length === 0) continue;
       const sample = list[0]!;
       // Every partition of one rack set is cross-rack on the same instances.
-      const change = (isCrossRack(rm, sample, a) ? 1 : 0) - (isCrossRack(rm, sample, b) ? 1 : 0);
+      const change = crossRackChange(rm, sample, b, a);
       if (change !== preference - 1) continue;
-      // Heaviest first: skip to the first partner that still fits under the cap.
-      let lo = 0;
-      let hi = list.length;
-      const room = cap - taken + eps;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if (phase.weight(list[mid]!) > room) lo = mid + 1;
-        else hi = mid;
-      }
+      // Skip to the first partner that still fits under the cap.
       let scanned = 0;
-      for (let k = lo; k < list.length && scanned < SCAN_LIMIT && taken + eps < want; k++) {
+      for (
+        let k = firstAtMost(phase, list, cap - taken + eps);
+        k < list.length && scanned < SCAN_LIMIT && taken + eps < want;
+        k++
+      ) {
         const q = list[k]!;
         x.work.remaining--;
         if (instance[q] !== b || q === p || partners.includes(q)) continue;
@@ -456,6 +444,26 @@ function findPartners(
     }
   }
   return taken + eps >= want ? partners : undefined;
+}
+
+/**
+ * How much more partition `p` (and every partition of its rack set) crosses racks on instance
+ * `to` than on `from`: 1, 0 or -1.
+ */
+function crossRackChange(rm: RackModel, p: number, from: number, to: number): number {
+  return (isCrossRack(rm, p, to) ? 1 : 0) - (isCrossRack(rm, p, from) ? 1 : 0);
+}
+
+/** Position of the first partition of `list` (heaviest first) that weighs at most `limit`. */
+function firstAtMost(phase: Phase, list: Int32Array, limit: number): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (phase.weight(list[mid]!) > limit) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** True when some member of instance `i` subscribes to topic `t`. */
