@@ -93,16 +93,15 @@ function describeInvalid(q: AssignmentQuality): string {
 function report(results: ReadonlyArray<CaseResult>, rackRatios: ReadonlyMap<PathId, number>): string {
   const rows = results.map((r) => {
     const m = r.measurement;
-    const racks = RACK_PATHS.has(r.path);
-    const against: PathId = racks ? 'balance' : 'kafkajs-rr';
-    const baseline = results.find((b) => b.scenarioId === r.scenarioId && b.path === against);
-    const paired = racks ? rackRatios.get(r.path) : undefined;
+    // Rack paths against balance() on the same group (the rounds' median), the others against round-robin.
+    const baseline = results.find((b) => b.scenarioId === r.scenarioId && b.path === 'kafkajs-rr');
+    const paired = rackRatios.get(r.path);
     const ratio =
       paired !== undefined
         ? `${paired.toFixed(2)} ²`
         : r.path === 'kafkajs-rr' || baseline === undefined
           ? '—'
-          : `${(m.medianMs / baseline.measurement.medianMs).toFixed(2)}${racks ? ' ²' : ''}`;
+          : (m.medianMs / baseline.measurement.medianMs).toFixed(2);
     const allocated =
       r.allocation === undefined ? '—' : `${r.allocation.exact ? '' : '≥ '}${r.allocation.allocatedMb.toFixed(1)}`;
     return [
@@ -191,13 +190,9 @@ async function main(): Promise<void> {
  * first, then {@link RACK_ROUNDS} more rounds of back-to-back children.
  */
 async function rackRounds(results: ReadonlyArray<CaseResult>): Promise<Array<Map<PathId, number>>> {
-  const first = new Map<PathId, number>();
-  const plainOf = (list: ReadonlyArray<CaseResult>): number =>
-    list.find((r) => r.scenarioId === TARGET_SCENARIO && r.path === 'balance')!.measurement.medianMs;
-  for (const path of RACK_PATHS) {
-    const racked = results.find((r) => r.scenarioId === TARGET_SCENARIO && r.path === path)!;
-    first.set(path, racked.measurement.medianMs / plainOf(results));
-  }
+  const medianOf = (path: PathId): number =>
+    results.find((r) => r.scenarioId === TARGET_SCENARIO && r.path === path)!.measurement.medianMs;
+  const first = new Map([...RACK_PATHS].map((path) => [path, medianOf(path) / medianOf('balance')] as const));
   const rounds = [first];
   for (let k = 0; k < RACK_ROUNDS; k++) {
     const plain = (await runChild(TARGET_SCENARIO, 'balance')).measurement.medianMs;
