@@ -1,4 +1,5 @@
 import { moveDelta } from '../place/ledger.js';
+import type { Problem } from '../model/problem.js';
 import { createsTwoWay } from './crossings.js';
 import { firstLighterThan, levelOf, type SearchContext } from './moves.js';
 
@@ -50,21 +51,23 @@ export function findChain(ctx: SearchContext, source: number, dead?: Uint8Array)
     const need = c === source ? 0 : load + incoming[c]! - ceiling * capacity[c]!;
     const list = ctx.items[c]!;
     groupDone.fill(0);
-    for (let k = firstLighterThan(ctx, list, need) - 1; k >= 0; k--) {
+    // Once every group that may be at c is done, nothing further down c's list can open a path.
+    let openGroups = countGroupsAt(problem, c);
+    for (let k = firstLighterThan(ctx, list, need) - 1; k >= 0 && openGroups > 0; k--) {
       const item = list[k]!;
       const w = weight[item]!;
       budget.remaining--;
       if (w <= need) continue;
       const g = group[item]!;
       if (groupDone[g] === 1) continue;
-      let open = false;
+      let blocked = false;
       for (const d of groupBins[g]!) {
         if (seen[d] === 1) continue;
         budget.remaining--;
         const cost = spent[c]! + moveDelta(ledger, item, c, d);
         const guarded = ctx.crossings !== undefined && createsTwoWay(ctx.crossings, problem, ledger, item, d);
         if (ledger.used + cost > ledger.limit || guarded) {
-          open = true; // a heavier partition of this group may still be allowed to go there
+          blocked = true; // a heavier partition of this group may still be allowed to go there
           continue;
         }
         seen[d] = 1;
@@ -75,12 +78,30 @@ export function findChain(ctx: SearchContext, source: number, dead?: Uint8Array)
         spent[d] = cost;
         queue.push(d);
       }
-      if (!open) groupDone[g] = 1;
+      if (!blocked) {
+        groupDone[g] = 1;
+        if (problem.eligible[g * binCount + c] === 1) openGroups--;
+      }
     }
   }
   dead?.set(seen);
   return undefined;
 }
+
+/**
+ * Groups that may go to bin `c`: every item on `c` belongs to one of them. Infinite (the scan is
+ * never cut short) past {@link COUNTED_GROUPS} groups, where counting would cost more than it saves.
+ */
+function countGroupsAt(problem: Problem, c: number): number {
+  const groups = problem.groupBins.length;
+  if (groups > COUNTED_GROUPS) return Number.POSITIVE_INFINITY;
+  let n = 0;
+  for (let g = 0; g < groups; g++) n += problem.eligible[g * problem.binCount + c]!;
+  return n;
+}
+
+/** Most groups {@link countGroupsAt} counts. */
+const COUNTED_GROUPS = 64;
 
 function chainTo(end: number, parentBin: Int32Array, parentItem: Int32Array): Chain {
   const items: number[] = [];
