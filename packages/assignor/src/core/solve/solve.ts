@@ -6,6 +6,7 @@ import { improve, type SearchGoal } from './search.js';
 import { relabel } from '../place/relabel.js';
 import { searchExactly } from '../improve/exact.js';
 import { untangle } from '../improve/untangle.js';
+import { searchFewestMoves } from '../improve/fewest-moves.js';
 
 /**
  * Searches stop once the busiest level is this close to the lower bound (and the least busy this
@@ -99,14 +100,14 @@ export function solve(
   // (1e10 next to 6) excuse an idle one.
   const eps = noiseAt(Math.max(bound, start.max));
   if (start.max <= bound * (1 + tolerance) + eps && start.min >= mean * (1 - tolerance) - noiseAt(mean)) {
-    return { bin: sticky.bin, lowerBound: bound };
+    return { bin: trimMoves(problem, sticky, ledger, budget), lowerBound: bound };
   }
 
   const best = fromScratch(problem, tight, bound, budget);
   const target = extremes(problem, best);
   const within = (e: Extremes): boolean =>
     e.max <= target.max * (1 + tolerance) + eps && e.min >= target.min * (1 - tolerance) - noiseAt(target.min);
-  if (within(start)) return { bin: sticky.bin, lowerBound: bound };
+  if (within(start)) return { bin: trimMoves(problem, sticky, ledger, budget), lowerBound: bound };
 
   const halfway: SearchGoal = {
     maxTarget: target.max * (1 + tolerance / 2),
@@ -116,7 +117,7 @@ export function solve(
   };
   improve(problem, sticky, halfway, ledger, budget);
   const improved = extremes(problem, sticky);
-  if (within(improved)) return { bin: sticky.bin, lowerBound: bound };
+  if (within(improved)) return { bin: trimMoves(problem, sticky, ledger, budget), lowerBound: bound };
 
   // Still outside the tolerance: the from-scratch placement is worth its moves if it is better
   // by more than the tolerance on the maximum, or as good on the maximum and better on the minimum.
@@ -128,7 +129,21 @@ export function solve(
     const adopted = adopt(problem, best.bin, ledger);
     if (adopted !== undefined) return { bin: adopted.bin, lowerBound: bound };
   }
-  return { bin: sticky.bin, lowerBound: bound };
+  return { bin: trimMoves(problem, sticky, ledger, budget), lowerBound: bound };
+}
+
+/**
+ * The bins of `placement`, or on a small problem those of a placement with fewer counted moves
+ * and every level between its least busy and busiest ones ({@link searchFewestMoves}): the same
+ * balance by the measures the tolerance judges, for less disruption. Updates `ledger.used`.
+ */
+function trimMoves(problem: Problem, placement: Placement, ledger: MoveLedger, budget: WorkBudget): Int32Array {
+  const moves = countMoves(ledger, placement.bin);
+  const { max, min } = extremes(problem, placement);
+  const fewer = searchFewestMoves(problem, ledger, moves, { low: min, high: max }, budget);
+  if (fewer === undefined) return placement.bin;
+  ledger.used -= moves - countMoves(ledger, fewer);
+  return fewer;
 }
 
 /**

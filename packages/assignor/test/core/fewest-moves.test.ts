@@ -1,0 +1,191 @@
+import fc from 'fast-check';
+import { balance, type BalanceMember, type WeightedPartition } from '@load-aware/assignor';
+import { buildProblem, type Problem } from '../../src/core/model/problem.js';
+import { searchFewestMoves, type LevelBand } from '../../src/core/improve/fewest-moves.js';
+import type { MoveLedger } from '../../src/core/place/ledger.js';
+import { keyOf } from './fixtures';
+
+/** A small sticky problem: weights, bins, which bins each of two topics may use, homes and a current placement. */
+interface Shape {
+  readonly weights: number[];
+  readonly capacities: number[];
+  readonly topics: number[];
+  readonly restricted: boolean;
+  readonly homes: number[];
+  readonly counted: boolean[];
+  readonly current: number[];
+}
+
+const shapeArb: fc.Arbitrary<Shape> = fc
+  .record({
+    items: fc.integer({ min: 1, max: 7 }),
+    bins: fc.integer({ min: 2, max: 3 }),
+    restricted: fc.boolean(),
+  })
+  .chain(({ items, bins, restricted }) =>
+    fc.record({
+      // Sorted heaviest first, as a Problem's items are.
+      weights: fc
+        .array(fc.integer({ min: 1, max: 20 }), { minLength: items, maxLength: items })
+        .map((w) => w.sort((a, b) => b - a)),
+      capacities: fc.array(fc.constantFrom(1, 2), { minLength: bins, maxLength: bins }),
+      topics: fc.array(fc.integer({ min: 0, max: 1 }), { minLength: items, maxLength: items }),
+      restricted: fc.constant(restricted),
+      homes: fc.array(fc.integer({ min: -1, max: bins - 1 }), { minLength: items, maxLength: items }),
+      counted: fc.array(fc.boolean(), { minLength: items, maxLength: items }),
+      current: fc.array(fc.integer({ min: 0, max: bins - 1 }), { minLength: items, maxLength: items }),
+    }),
+  );
+
+/** Topic 1 may use every bin but the last when `restricted`; topic 0 every bin. */
+function problemOf(s: Shape): Problem {
+  const bins = s.capacities.length;
+  const all = Int32Array.from({ length: bins }, (_, b) => b);
+  return buildProblem({
+    capacity: Float64Array.from(s.capacities),
+    weight: Float64Array.from(s.weights),
+    tieWeight: 1,
+    topic: Int32Array.from(s.topics),
+    topicCount: 2,
+    binsOf: (t) => (t === 1 && s.restricted ? all.subarray(0, bins - 1) : all),
+  });
+}
+
+const eligible = (problem: Problem, item: number, bin: number): boolean =>
+  problem.eligible[problem.group[item]! * problem.binCount + bin] === 1;
+
+/** An eligible bin for every item: the drawn one, or the first eligible one. */
+function validPlacement(problem: Problem, drawn: ReadonlyArray<number>): Int32Array {
+  return Int32Array.from(drawn, (b, item) =>
+    eligible(problem, item, b) ? b : problem.groupBins[problem.group[item]!]![0]!,
+  );
+}
+
+function ledgerOf(problem: Problem, s: Shape): MoveLedger {
+  const home = Int32Array.from(s.homes, (h, item) => (h >= 0 && eligible(problem, item, h) ? h : -1));
+  const counted = Uint8Array.from(s.counted, (c, item) => (c && home[item]! >= 0 ? 1 : 0));
+  return { home, counted, limit: Number.POSITIVE_INFINITY, used: 0 };
+}
+
+const movesOf = (ledger: MoveLedger, bin: ArrayLike<number>): number => {
+  let n = 0;
+  for (let item = 0; item < bin.length; item++) if (ledger.counted[item] === 1 && bin[item] !== ledger.home[item]) n++;
+  return n;
+};
+
+function levels(problem: Problem, bin: ArrayLike<number>): number[] {
+  const load = new Array<number>(problem.binCount).fill(0);
+  for (let item = 0; item < bin.length; item++) load[bin[item]!]! += problem.weight[item]!;
+  return load.map((l, b) => l / problem.capacity[b]!);
+}
+
+const inBand = (problem: Problem, bin: ArrayLike<number>, band: LevelBand): boolean =>
+  levels(problem, bin).every((l) => l >= band.low - 1e-9 && l <= band.high + 1e-9);
+
+/** The fewest counted moves of any eligible placement inside `band`, by trying every one. */
+function bruteForce(problem: Problem, ledger: MoveLedger, band: LevelBand): number {
+  const n = problem.weight.length;
+  const bin = new Int32Array(n);
+  let best = Infinity;
+  const visit = (k: number): void => {
+    if (k === n) {
+      if (inBand(problem, bin, band)) best = Math.min(best, movesOf(ledger, bin));
+      return;
+    }
+    for (const b of problem.groupBins[problem.group[k]!]!) {
+      bin[k] = b;
+      visit(k + 1);
+    }
+  };
+  visit(0);
+  return best;
+}
+
+describe('searchFewestMoves', () => {
+  it('finds the fewest moves that keep every level inside the band, or nothing when there are none fewer', () => {
+    fc.assert(
+      fc.property(shapeArb, (s) => {
+        const problem = problemOf(s);
+        const ledger = ledgerOf(problem, s);
+        const current = validPlacement(problem, s.current);
+        const now = levels(problem, current);
+        const band = { low: Math.min(...now), high: Math.max(...now) };
+        const moves = movesOf(ledger, current);
+        const fewest = bruteForce(problem, ledger, band);
+        const found = searchFewestMoves(problem, ledger, moves, band, { remaining: 1e9 });
+        if (fewest >= moves) {
+          expect(found).toBeUndefined();
+          return;
+        }
+        expect(found).toBeDefined();
+        expect(movesOf(ledger, found!)).toBe(fewest);
+        expect(inBand(problem, found!, band)).toBe(true);
+        found!.forEach((b, item) => {
+          expect(eligible(problem, item, b)).toBe(true);
+        });
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('charges the work budget and stops when it is spent', () => {
+    const s: Shape = {
+      weights: [9, 7, 5, 3],
+      capacities: [1, 1],
+      topics: [0, 0, 0, 0],
+      restricted: false,
+      homes: [0, 0, 1, 1],
+      counted: [true, true, true, true],
+      current: [1, 1, 0, 0],
+    };
+    const problem = problemOf(s);
+    const ledger = ledgerOf(problem, s);
+    // Both bins at exactly 12: two of the four sent away may go home (9 + 3 and 7 + 5, or 9 + 3 and 5 + 7).
+    const band = { low: 12, high: 12 };
+    const budget = { remaining: 1e6 };
+    expect(movesOf(ledger, searchFewestMoves(problem, ledger, 4, band, budget)!)).toBe(2);
+    expect(budget.remaining).toBeLessThan(1e6);
+    expect(searchFewestMoves(problem, ledger, 4, band, { remaining: 0 })).toBeUndefined();
+  });
+});
+
+describe('balance after a leave, on a small group', () => {
+  // A rolling restart's step, as pnpm bench:rolling recorded it: 24 partitions at their measured
+  // rates (msg/s), four instances of 1/1/2/2 members, and the one of 1 member ("c", 6 and 4,9
+  // before its second member too) leaving. Five partitions had to move: c's three, and two more to
+  // bring a and d within the tolerance. The search alone moved seven at the instance level.
+  const rates = [61, 41, 71, 23, 26, 49, 258, 30, 35, 148, 21, 33, 54, 28, 20, 38, 85, 44, 22, 31, 107, 27, 24, 23];
+  const partitions: WeightedPartition[] = rates.map((weight, partition) => ({ topic: 't', partition, weight }));
+  const owners: Record<string, number[]> = {
+    c1: [6],
+    c2: [4, 9],
+    d1: [1, 2, 7, 13, 17],
+    d2: [0, 8, 10, 12, 14, 19],
+    a1: [3, 5, 11, 15, 18, 21, 23],
+    b1: [16, 20, 22],
+  };
+  const instanceOf = (m: string): string => m.slice(0, 1);
+  const members: BalanceMember[] = ['a1', 'b1', 'd1', 'd2'].map((m) => ({
+    memberId: m,
+    instanceId: instanceOf(m),
+    topics: ['t'],
+    capacity: m.startsWith('d') ? 2 : 1,
+  }));
+  const previous = new Map(
+    Object.entries(owners).map(([m, ps]) => [m, ps.map((partition) => ({ topic: 't', partition }))] as const),
+  );
+
+  it('moves only what reaches its balance at the fewest instance moves', () => {
+    const result = balance({ members, partitions, previous });
+    const before = new Map<string, string>();
+    for (const [m, ps] of previous) for (const p of ps) before.set(keyOf(p), instanceOf(m));
+    let instanceMoves = 0;
+    for (const [m, ps] of result.assignments) {
+      for (const p of ps) if (before.get(keyOf(p)) !== instanceOf(m)) instanceMoves++;
+    }
+    // c's three partitions and two more: the fewest any placement needs to bring a, b and d
+    // within 5 % of the ideal 325 msg/s per member (an exhaustive search says so; 4 reach 10 %).
+    expect(instanceMoves).toBe(5);
+    expect(result.optimalityRatio).toBeLessThan(1.05);
+  });
+});
