@@ -140,8 +140,10 @@ export function solve(
 function trimMoves(problem: Problem, placement: Placement, ledger: MoveLedger, budget: WorkBudget): Int32Array {
   const moves = countMoves(ledger, placement.bin);
   const { max, min } = extremes(problem, placement);
-  const fewer = searchFewestMoves(problem, ledger, moves, { low: min, high: max }, budget);
-  if (fewer === undefined) return placement.bin;
+  const found = searchFewestMoves(problem, ledger, moves, { low: min, high: max }, budget);
+  if (found === undefined) return placement.bin;
+  // A search cut short by its node cap may keep an equally heavy pair crossing both ways.
+  const fewer = untangle(problem, found, ledger);
   ledger.used -= moves - countMoves(ledger, fewer);
   return fewer;
 }
