@@ -6,6 +6,15 @@ import { binClasses } from '../place/relabel.js';
 const EXACT_MAX_ITEMS = 48;
 /** And up to this many bins: with more, few items share a bin and local search is already exact. */
 const EXACT_MAX_BINS = 16;
+/**
+ * True for problems small enough for a branch and bound over every placement: this search, and
+ * the fewest-moves search of `fewest-moves.ts`.
+ */
+export function smallEnoughToSearch(problem: Problem): boolean {
+  const n = problem.weight.length;
+  return n > 0 && n <= EXACT_MAX_ITEMS && problem.binCount >= 2 && problem.binCount <= EXACT_MAX_BINS;
+}
+
 /** Nodes the exact search may visit; the work budget is charged for each. */
 const MAX_NODES = 50_000;
 
@@ -27,7 +36,7 @@ export function searchExactly(
 ): Int32Array | undefined {
   const { weight, capacity, baseLoad, group, groupBins, binCount } = problem;
   const n = weight.length;
-  if (n === 0 || n > EXACT_MAX_ITEMS || binCount < 2 || binCount > EXACT_MAX_BINS) return undefined;
+  if (!smallEnoughToSearch(problem)) return undefined;
   const maxNodes = Math.min(MAX_NODES, Math.floor(budget.remaining / NODE_COST));
   const eps = 1e-9 * upperBound;
   const classOf = binClasses(problem);

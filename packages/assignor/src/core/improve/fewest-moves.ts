@@ -1,47 +1,43 @@
 import type { Problem } from '../model/problem.js';
-import { NODE_COST, type MoveLedger, type WorkBudget } from '../place/ledger.js';
+import { countMoves, NODE_COST, type MoveLedger, type WorkBudget } from '../place/ledger.js';
+import { extremes, type Placement } from '../place/placement.js';
 import { binClasses } from '../place/relabel.js';
 import { noiseAt } from '../structures/numbers.js';
+import { smallEnoughToSearch } from './exact.js';
 
-/** Problems up to this many items get the search (as for the exact balance search). */
-const MAX_ITEMS = 48;
-/** And up to this many bins. */
-const MAX_BINS = 16;
 /** Nodes the search may visit; the work budget is charged for each. */
 const MAX_NODES = 10_000;
 
-/** The levels (load per unit of capacity) every bin must end within. */
-export interface LevelBand {
-  readonly low: number;
-  readonly high: number;
-}
-
 /**
  * Branch and bound over a small sticky problem for a placement with fewer counted moves than
- * `moves` that keeps every bin's level inside `band`: items heaviest first, each tried at home
+ * `current` that keeps every bin's level between `current`'s least busy and busiest levels (its
+ * band): items heaviest first, each tried at home
  * first, then on its other eligible bins; a branch is cut when a bin would rise above the band,
  * when the bins below the band could no longer be filled by what is left, or when its moves plus
  * the fewest its bins must still shed reach the best found.
  *
  * Local search takes the best step it sees, and on a handful of partitions that can cost a move
  * or two more than needed: after a member of five leaves, seven partitions moved where five
- * reached the same busiest and least busy levels. Called with the band of the placement the
- * search reached, the result is exactly as balanced at its extremes, and moves fewer. Returns
- * undefined when nothing better was found within the node cap.
+ * reached the same busiest and least busy levels. Given the placement the search reached, the
+ * result is exactly as balanced at its extremes, and moves fewer. Returns undefined when nothing
+ * better was found within the node cap, or when the problem is too large to search.
  */
 export function searchFewestMoves(
   problem: Problem,
   ledger: MoveLedger,
-  moves: number,
-  band: LevelBand,
+  current: Placement,
   budget: WorkBudget,
 ): Int32Array | undefined {
+  // Checked first: large problems, the common case on a hot path, pay nothing below.
+  if (!smallEnoughToSearch(problem)) return undefined;
+  const moves = countMoves(ledger, current.bin);
+  if (moves === 0) return undefined;
   const { weight, capacity, baseLoad, group, groupBins, binCount } = problem;
   const n = weight.length;
-  if (moves === 0 || n > MAX_ITEMS || binCount < 2 || binCount > MAX_BINS) return undefined;
   const maxNodes = Math.min(MAX_NODES, Math.floor(budget.remaining / NODE_COST));
-  const high = band.high + noiseAt(band.high);
-  const low = band.low - noiseAt(band.low);
+  const band = extremes(problem, current);
+  const high = band.max + noiseAt(band.max);
+  const low = band.min - noiseAt(band.min);
   const room = Float64Array.from(capacity, (c) => high * c);
   const floor = Float64Array.from(capacity, (c) => low * c);
   const classOf = binClasses(problem);

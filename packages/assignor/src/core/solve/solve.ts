@@ -138,13 +138,11 @@ export function solve(
  * balance by the measures the tolerance judges, for less disruption. Updates `ledger.used`.
  */
 function trimMoves(problem: Problem, placement: Placement, ledger: MoveLedger, budget: WorkBudget): Int32Array {
-  const moves = countMoves(ledger, placement.bin);
-  const { max, min } = extremes(problem, placement);
-  const found = searchFewestMoves(problem, ledger, moves, { low: min, high: max }, budget);
+  const found = searchFewestMoves(problem, ledger, placement, budget);
   if (found === undefined) return placement.bin;
   // A search cut short by its node cap may keep an equally heavy pair crossing both ways.
   const fewer = untangle(problem, found, ledger);
-  ledger.used -= moves - countMoves(ledger, fewer);
+  ledger.used -= countMoves(ledger, placement.bin) - countMoves(ledger, fewer);
   return fewer;
 }
 
