@@ -99,7 +99,10 @@ describe('a three-node cluster losing the group coordinator', () => {
         }
         await waitForStableGroup(admin, groupId, 3, PARTITIONS);
         await eventually(() => triggers.filter((t) => t.isCoordinator).length === 1, 'one trigger coordinator', 30_000);
-        producer = produceSequences(kafka, topic, PARTITIONS, 30, 45_000);
+        // Production runs until both losses are over (finish() below), so that "consumption goes
+        // on" after a loss always has fresh messages to consume, however long the first loss took;
+        // the duration only bounds it.
+        producer = produceSequences(kafka, topic, PARTITIONS, 30, 150_000);
 
         const lines: string[] = [];
         const loseCoordinator = async (how: 'stop' | 'kill'): Promise<void> => {
@@ -136,7 +139,8 @@ describe('a three-node cluster losing the group coordinator', () => {
         await loseCoordinator('stop');
         await loseCoordinator('kill');
 
-        const { sent, failedSends } = await producer.done;
+        await sleep(5000);
+        const { sent, failedSends } = await producer.finish();
         await eventually(() => accountFor(sent, consumed).missing.length === 0, 'every message consumed', 60_000).catch(
           () => undefined,
         );
@@ -162,6 +166,10 @@ describe('a three-node cluster losing the group coordinator', () => {
         await Promise.allSettled(consumers.map((c) => c.disconnect()));
         await admin.deleteTopics({ topics: [topic] }).catch(() => undefined);
         await admin.disconnect();
+        // A failed run may leave a node down; jest's retry needs the whole cluster back.
+        for (const node of kafkaCluster.nodes) {
+          if (!node.running) await kafkaCluster.startNode(node.nodeId);
+        }
       }
     },
     TIMEOUT_MS,

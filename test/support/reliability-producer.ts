@@ -11,14 +11,20 @@ export interface SequenceReport {
 }
 
 /** A production loop in the background. */
-export type SequenceProducer = BackgroundLoop<SequenceReport>;
+export interface SequenceProducer extends BackgroundLoop<SequenceReport> {
+  /**
+   * Ends production early: nothing more becomes due after this call, what is already due is
+   * still sent (caught up), and the report resolves as with `done`.
+   */
+  finish(): Promise<SequenceReport>;
+}
 
 /**
  * Produces `perSecond` messages to every partition of `topic` for `durationMs`, with `acks: -1`
  * (all in-sync replicas), each partition's values counting up from 0, so that every acknowledged
  * message can be accounted for by value. A failed send is retried with the same values on the
  * next tick: a send that failed but landed shows up as the same value at two offsets. After
- * `durationMs` it only catches up on what is due, for at most another minute.
+ * `durationMs` (or `finish()`) it only catches up on what is due, for at most another minute.
  */
 export function produceSequences(
   kafka: Kafka,
@@ -32,12 +38,14 @@ export function produceSequences(
   const sent: Record<string, number> = {};
   for (let p = 0; p < partitions; p++) sent[`${topic}:${String(p)}`] = 0;
   let failedSends = 0;
-  return runInBackground(async (stopped) => {
+  let startedAt = Date.now();
+  let productionMs = durationMs;
+  const loop = runInBackground(async (stopped) => {
     await producer.connect();
-    const startedAt = Date.now();
+    startedAt = Date.now();
     try {
       while (!stopped()) {
-        const elapsed = Math.min(Date.now() - startedAt, durationMs);
+        const elapsed = Math.min(Date.now() - startedAt, productionMs);
         const due = Math.floor((perSecond * elapsed) / 1000);
         let pending = 0;
         // One send per partition (one leader per request): KafkaJS 2.2.4's sendMessages skips, on
@@ -57,9 +65,9 @@ export function produceSequences(
           }
         });
         await Promise.all(sends);
-        if (elapsed >= durationMs && pending === 0) break;
+        if (elapsed >= productionMs && pending === 0) break;
         // Bounded: a cluster that never comes back ends the loop a minute after its duration.
-        if (Date.now() - startedAt > durationMs + 60_000) break;
+        if (Date.now() - startedAt > productionMs + 60_000) break;
         await sleep(tickMs);
       }
     } finally {
@@ -67,6 +75,13 @@ export function produceSequences(
     }
     return { sent: { ...sent }, failedSends };
   });
+  return {
+    ...loop,
+    finish: () => {
+      productionMs = Math.min(productionMs, Date.now() - startedAt);
+      return loop.done;
+    },
+  };
 }
 
 /**
