@@ -24,12 +24,13 @@ import {
 } from '@load-aware/test-support';
 
 /**
- * Rounds of (balance(), racks RF 1, racks RF 2) children after the table's own, for the racks'
- * ratio: on a shared 2-core machine one child's median drifts by a third between minutes, so a
- * ratio of two children run a minute apart measures the machine. Each round's children run back
- * to back and the ratio is the median of the rounds' ratios.
+ * Rounds of (racks RF 1, racks RF 2) children for the racks' ratio, each between two balance()
+ * children: on a shared 2-core machine one child's median drifts by a third between minutes, so a
+ * ratio of two children run a minute apart measures the machine. Each round's racks are divided
+ * by the mean of the balance() children just before and just after them (drift that goes one way
+ * cancels), and the ratio is the median of the rounds' ratios.
  */
-const RACK_ROUNDS = 4;
+const RACK_ROUNDS = 6;
 
 /** The performance target this benchmark checks: 100k partitions in under a second. */
 const TARGET_SCENARIO = 'b';
@@ -171,14 +172,14 @@ async function main(): Promise<void> {
       results.push(result);
     }
   }
-  const rounds = await rackRounds(results);
+  const rounds = await rackRounds();
   const rackRatios = new Map(
     [...RACK_PATHS].map((path) => [path, median(rounds.map((round) => round.get(path)!))!] as const),
   );
   console.log(report(results, rackRatios));
   console.log(
     '\n² the same group with racks (3, instances spread evenly), ÷ balance() on it without racks: the median of ' +
-      `${String(rounds.length)} rounds run back to back (${rounds
+      `${String(rounds.length)} rounds, each ÷ the mean of the balance() runs just before and after it (${rounds
         .map((round) => [...RACK_PATHS].map((path) => round.get(path)!.toFixed(2)).join(' / '))
         .join(', ')}; RF 1 / RF 2).`,
   );
@@ -186,21 +187,23 @@ async function main(): Promise<void> {
 }
 
 /**
- * The racks' ratios to balance() on the target group, round by round: the table's children
- * first, then {@link RACK_ROUNDS} more rounds of back-to-back children.
+ * The racks' ratios to balance() on the target group, round by round: {@link RACK_ROUNDS} rounds
+ * of back-to-back children, each round's racks between two balance() children (the closing one
+ * opens the next round).
  */
-async function rackRounds(results: ReadonlyArray<CaseResult>): Promise<Array<Map<PathId, number>>> {
-  const medianOf = (path: PathId): number =>
-    results.find((r) => r.scenarioId === TARGET_SCENARIO && r.path === path)!.measurement.medianMs;
-  const first = new Map([...RACK_PATHS].map((path) => [path, medianOf(path) / medianOf('balance')] as const));
-  const rounds = [first];
+async function rackRounds(): Promise<Array<Map<PathId, number>>> {
+  const plainMs = async (): Promise<number> => (await runChild(TARGET_SCENARIO, 'balance')).measurement.medianMs;
+  const rounds: Array<Map<PathId, number>> = [];
+  let before = await plainMs();
   for (let k = 0; k < RACK_ROUNDS; k++) {
-    const plain = (await runChild(TARGET_SCENARIO, 'balance')).measurement.medianMs;
-    const round = new Map<PathId, number>();
-    for (const path of RACK_PATHS)
-      round.set(path, (await runChild(TARGET_SCENARIO, path)).measurement.medianMs / plain);
-    console.error(`  racks round ${String(k + 2)}: ${[...round.values()].map((r) => r.toFixed(2)).join(' / ')}`);
+    const racksMs = new Map<PathId, number>();
+    for (const path of RACK_PATHS) racksMs.set(path, (await runChild(TARGET_SCENARIO, path)).measurement.medianMs);
+    const after = await plainMs();
+    const plain = (before + after) / 2;
+    const round = new Map([...racksMs].map(([path, ms]) => [path, ms / plain] as const));
+    console.error(`  racks round ${String(k + 1)}: ${[...round.values()].map((r) => r.toFixed(2)).join(' / ')}`);
     rounds.push(round);
+    before = after;
   }
   return rounds;
 }
