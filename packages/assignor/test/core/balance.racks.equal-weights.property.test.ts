@@ -125,6 +125,40 @@ describe('balance() with racks and equal weights, through joins and leaves', () 
     );
   });
 
+  it("drops a rack match that breaks Kafka's rule (fast-check seed -349830567, shrunk)", () => {
+    const partitions = (
+      [
+        ['t1', ['a', 'b']],
+        ['t2', ['a', 'c']],
+        ['t0', ['b', 'c']],
+        ['t0', ['c']],
+        ['t2', ['a']],
+      ] as const
+    ).map(([topic, racks], k) => ({ topic, partition: k, weight: 1, racks: [...racks] }));
+    const member = (memberId: string, topics: string[], rack: string): BalanceMember => ({
+      memberId,
+      instanceId: memberId,
+      topics,
+      rack,
+    });
+    const first = { members: [member('m6', ['t0', 't2'], 'a'), member('m0', ['t2'], 'a')], partitions };
+    const second = {
+      members: [
+        member('m6', ['t0', 't1', 't2'], 'a'),
+        member('m4', ['t1'], 'a'),
+        member('m5', ['t2'], 'b'),
+        member('m0', ['t0', 't1'], 'b'),
+      ],
+      partitions,
+      previous: balance(first).assignments,
+    };
+    // Matching racks by trades once left m6 with t1-0 and two partitions while m4, which
+    // subscribes to t1, held none.
+    const after = balance(second);
+    expect(invalidPlacements(second, after)).toEqual([]);
+    expect(countImbalances(second, after)).toEqual([]);
+  });
+
   it("keeps Kafka's counts and fetches across racks exactly the least those counts allow, at every step", () => {
     fc.assert(
       fc.property(layoutArb, ({ steps, perRack }) => {

@@ -75,7 +75,16 @@ export function placeWithRacks(
   }
   const home = previous.instance;
   const counted = Uint8Array.from(previous.member, (m, p) => (m >= 0 && home[p]! >= 0 ? 1 : 0));
+  const unmatched = terms.kafka ? byLoad.instance.slice() : undefined;
+  const movesUnmatched = settings.moves.used;
   matchRacks(model, rm, byLoad.instance, { home, counted }, settings, byLoad.lowerBound);
+  // Trades keep the counts but not which topics each instance holds: on Kafka's terms one can hand
+  // a partition to an instance that a subscriber holding two fewer could take it from. Kafka's
+  // rule comes before locality, so such a match is dropped.
+  if (unmatched !== undefined && !keepsKafkaRule(model, byLoad.instance)) {
+    byLoad.instance.set(unmatched);
+    settings.moves.used = movesUnmatched;
+  }
   return byLoad;
 }
 
