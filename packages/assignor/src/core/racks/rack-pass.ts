@@ -18,8 +18,10 @@ import { noiseAt } from '../structures/numbers.js';
  *   trading the balance of the instances below the busiest one for locality;
  * - on equal terms (equal weights and capacities, no base loads) each instance first keeps its
  *   count; then, where every count is one of two neighbours, any count in that band, as for
- *   zero-weight partitions (placed by count) always: Kafka's count contract (no instance two or
- *   more partitions above another subscriber of its topics) holds as before.
+ *   zero-weight partitions (placed by count) always. Every count stays in the band, but a trade
+ *   changes which topics an instance holds: with mixed subscriptions it can break Kafka's rule
+ *   (no instance two or more partitions above another subscriber of its topics), and
+ *   `placeWithRacks` then drops the whole match.
  *
  * Heaviest first, moves, trades, then relays, in rounds until nothing improves: each step lowers
  * the cross-rack weight, so it ends. A move that would take a partition off its previous owner
