@@ -1,4 +1,5 @@
 import { balance } from '@load-aware/assignor';
+import { settledCoordinator } from './support/coordinator-gauge';
 import { describeGroup, waitForStableGroup, type ObservedGroup } from './support/group';
 import { eventually, type TriggerInstance } from './support/trigger-instances';
 import {
@@ -42,34 +43,6 @@ function loads(group: ObservedGroup, weights: Record<string, number>): { current
     }),
   }).maxInstanceLoad;
   return { current: Math.max(...perInstance.values()), optimal };
-}
-
-function theCoordinator(instances: ReadonlyArray<TriggerInstance>): TriggerInstance {
-  const coordinators = instances.filter((i) => i.coordinator() === 1);
-  expect(coordinators).toHaveLength(1);
-  return coordinators[0]!;
-}
-
-/**
- * The coordinator once the election has settled on `expected` alone. Each member republishes its
- * gauge on its own check, so for a moment after the group changes a member may still report the
- * post it held before: the test waits for the member the election must pick, and fails after
- * `timeoutMs` if it never does.
- */
-async function settledCoordinator(
-  instances: ReadonlyArray<TriggerInstance>,
-  expected: string,
-  timeoutMs = 30_000,
-): Promise<TriggerInstance> {
-  const reporting = (): string =>
-    instances
-      .filter((i) => i.coordinator() === 1)
-      .map((i) => i.spec.clientId)
-      .join();
-  await eventually(() => reporting() === expected, `${expected} alone coordinator`, timeoutMs).catch(() => {
-    throw new Error(`expected ${expected} alone as coordinator, reporting: [${reporting()}]`);
-  });
-  return theCoordinator(instances);
 }
 
 function fires(instances: ReadonlyArray<TriggerInstance>): string[] {

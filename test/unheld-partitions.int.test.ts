@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { settledCoordinator } from './support/coordinator-gauge';
 import { describeGroup, waitForStableGroup } from './support/group';
 import { eventually } from './support/wait';
-import { createUnheldScenario, type UnheldInstance, type UnheldScenario } from './support/unheld-scenario';
+import { createUnheldScenario, type UnheldScenario } from './support/unheld-scenario';
 
 /**
  * Partitions added to a subscribed topic, on a real broker, with the consumers wired as the
@@ -18,12 +19,6 @@ const AFTER = 8;
 const ADDED = [4, 5, 6, 7];
 const CHECK_MS = 3000;
 const TARGET_MS = CHECK_MS + 5000;
-
-function theCoordinator(instances: ReadonlyArray<UnheldInstance>): UnheldInstance {
-  const coordinators = instances.filter((i) => i.coordinator() === 1);
-  expect(coordinators).toHaveLength(1);
-  return coordinators[0]!;
-}
 
 /** Waits until every partition of the topic was consumed once: the group is up and reading. */
 async function consuming(s: UnheldScenario, partitions: number): Promise<void> {
@@ -43,20 +38,8 @@ describe('partitions added to a subscribed topic', () => {
     await s.start(clientIds, { trigger: true, checkIntervalMs: CHECK_MS });
     await waitForStableGroup(s.admin, s.groupId, clientIds.length, BEFORE);
     await consuming(s, BEFORE);
-    // Each member republishes its gauge on its own check, so for a moment after the second one
-    // joins the first may still report the post it held alone: wait for the election to settle on
-    // the member with the smallest id, as it must.
-    const elected = [...clientIds].sort()[0];
-    await eventually(
-      () =>
-        s.instances
-          .filter((i) => i.coordinator() === 1)
-          .map((i) => i.spec.clientId)
-          .join() === elected,
-      `${elected ?? '?'} alone coordinator`,
-      30_000,
-    );
-    const coordinator = theCoordinator(s.instances);
+    const elected = [...clientIds].sort()[0]!;
+    const coordinator = await settledCoordinator(s.instances, elected);
     expect(coordinator.spec.clientId).toBe(elected);
     expect(coordinator.isLeader()).toBe(coordinatorIsLeader);
 
