@@ -48,17 +48,19 @@ function withRacks(scenario: Scenario, replicationFactor: 1 | 2): BalanceInput {
   const instances = [...new Set(scenario.members.map((m) => m.instanceId))].sort();
   const rackOf = new Map(instances.map((id, i) => [id, RACKS[i % RACKS.length]!]));
   const random = createRandom(replicationFactor);
+  // One array per distinct rack list, as the adapters hand them over (`SharedRackLists`).
+  const shared = new Map<string, string[]>();
   return {
     members: scenario.members.map((m) => ({ ...m, rack: rackOf.get(m.instanceId)! })),
     partitions: scenarioPartitions(scenario).map((p) => {
       const first = RACKS[random.int(RACKS.length)]!;
-      // Arrays of exactly their length, as the adapter builds them (`[...found].sort()`): one
-      // grown by a push keeps room for 16 more, and 100k of those would time cache misses on
-      // memory a real input does not have rather than rack matching.
-      const racks =
+      const listed =
         replicationFactor === 1
           ? [first]
           : [first, RACKS[(RACKS.indexOf(first) + 1 + random.int(RACKS.length - 1)) % RACKS.length]!].sort();
+      const key = listed.join(',');
+      const racks = shared.get(key) ?? listed;
+      shared.set(key, racks);
       // A literal, as the adapter builds them: spread copies of objects whose weights are small
       // integers in some and doubles in others get maps of their own, and reading 100k objects
       // of many maps would time V8's property caches rather than rack matching.

@@ -33,7 +33,7 @@ export { isLogger, noopLogger, bindLogger } from './base/logger.js';
 export { escapeLogText, findUnsafeLogChar } from './base/log-text.js';
 export { isWeightSource, fetchWeights } from './inputs/weight-source.js';
 export { mergeWeights } from './inputs/merge-weights.js';
-export { partitionRacks, type ReplicaRackMode } from './inputs/partition-racks.js';
+export { partitionRacks, type ReplicaRackMode, type SharedRackLists } from './inputs/partition-racks.js';
 export { brokerRacksOf, replicaRacksThrough } from './inputs/broker-racks.js';
 export { listPartitions } from './inputs/partition-catalog.js';
 export {

@@ -53,7 +53,7 @@ export {
   type DecodedUserData,
   type RebalancePause,
 } from './protocol/user-data.js';
-export { partitionRacks, type ReplicaRackMode } from './inputs/partition-racks.js';
+export { partitionRacks, type ReplicaRackMode, type SharedRackLists } from './inputs/partition-racks.js';
 export { samePartitions, type OwnedPartitions } from './protocol/owned-partitions.js';
 export type { ObservedGroup, ObservedMember } from './protocol/observed-group.js';
 export {

@@ -124,6 +124,19 @@ describe('partition racks from metadata', () => {
     expect(partitionRacks({ leader: 2, replicas: [2, 3, 1] }, brokers, 'leader')).toEqual(['b']);
   });
 
+  it('hands out one array per distinct rack list when given a shared map', () => {
+    const shared = new Map<string, ReadonlyArray<string>>();
+    const first = partitionRacks({ leader: 1, replicas: [1, 2] }, brokers, 'all', shared);
+    const same = partitionRacks({ leader: 2, replicas: [2, 3] }, brokers, 'all', shared);
+    const other = partitionRacks({ leader: 2, replicas: [2] }, brokers, 'all', shared);
+    expect(first).toEqual(['a', 'b']);
+    expect(same).toBe(first);
+    expect(other).toEqual(['b']);
+    expect(other).not.toBe(first);
+    // Without the map every call builds its own array.
+    expect(partitionRacks({ leader: 1, replicas: [1, 2] }, brokers, 'all')).not.toBe(first);
+  });
+
   it('knows no racks when no broker reports one', () => {
     expect(partitionRacks({ leader: 1, replicas: [1] }, new Map(), 'all')).toBeUndefined();
     expect(partitionRacks({ leader: 9, replicas: [9] }, brokers, 'all')).toBeUndefined();

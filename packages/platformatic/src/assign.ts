@@ -8,6 +8,7 @@ import {
   currentOwners,
   escapeLogText,
   partitionRacks,
+  type SharedRackLists,
   type BalanceMember,
   type DecodedMember,
   type RebalanceCause,
@@ -144,6 +145,7 @@ function listPartitions(
 ): Array<TopicPartition & { readonly racks?: ReadonlyArray<string> }> {
   const out: Array<TopicPartition & { readonly racks?: ReadonlyArray<string> }> = [];
   const brokerRacks = new Map<number, string>();
+  const sharedRacks: SharedRackLists = new Map();
   for (const [nodeId, broker] of metadata.brokers ?? []) {
     if (typeof broker.rack === 'string' && broker.rack !== '') brokerRacks.set(nodeId, broker.rack);
   }
@@ -162,7 +164,9 @@ function listPartitions(
     for (let partition = 0; partition < count; partition++) {
       const replicas = listed?.partitions?.[partition];
       const racks =
-        replicas === undefined ? undefined : partitionRacks(replicas, brokerRacks, ctx.options.replicaRacks);
+        replicas === undefined
+          ? undefined
+          : partitionRacks(replicas, brokerRacks, ctx.options.replicaRacks, sharedRacks);
       out.push(racks === undefined ? { topic, partition } : { topic, partition, racks });
     }
   }

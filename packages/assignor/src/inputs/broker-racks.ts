@@ -1,6 +1,6 @@
 import type { Cluster } from 'kafkajs';
 import type { TopicPartition } from '../core/types.js';
-import { partitionRacks, type ReplicaRackMode } from './partition-racks.js';
+import { partitionRacks, type ReplicaRackMode, type SharedRackLists } from './partition-racks.js';
 
 /**
  * Each broker's rack, by node id, from the cluster's last metadata answer. KafkaJS keeps it in
@@ -28,18 +28,19 @@ export function brokerRacksOf(cluster: Cluster): ReadonlyMap<number, string> {
 export function replicaRacksThrough(
   cluster: Cluster,
   mode: ReplicaRackMode,
-): (partitions: ReadonlyArray<TopicPartition>) => Array<string[] | undefined> {
+): (partitions: ReadonlyArray<TopicPartition>) => Array<ReadonlyArray<string> | undefined> {
   return (partitions) => {
     const brokers = brokerRacksOf(cluster);
     if (brokers.size === 0) return partitions.map(() => undefined);
-    const byTopic = new Map<string, Map<number, string[] | undefined>>();
+    const byTopic = new Map<string, Map<number, ReadonlyArray<string> | undefined>>();
+    const shared: SharedRackLists = new Map();
     return partitions.map((p) => {
       let known = byTopic.get(p.topic);
       if (known === undefined) {
         known = new Map();
         try {
           for (const m of cluster.findTopicPartitionMetadata(p.topic)) {
-            known.set(m.partitionId, partitionRacks(m, brokers, mode));
+            known.set(m.partitionId, partitionRacks(m, brokers, mode, shared));
           }
         } catch {
           // Unknown topic: no racks, as for a cluster without them.

@@ -5,7 +5,7 @@ import type { LateTopicMetadata } from './late-metadata.js';
 import type { Logger } from '../base/logger.js';
 import { withTimeout } from '../base/timeout.js';
 import { brokerRacksOf } from './broker-racks.js';
-import { partitionRacks, type ReplicaRackMode } from './partition-racks.js';
+import { partitionRacks, type ReplicaRackMode, type SharedRackLists } from './partition-racks.js';
 
 /** What the leader does about metadata that answers after the budget. */
 export interface LateMetadataHandling {
@@ -60,13 +60,14 @@ export async function listPartitions(
   }
   const partitions: Array<Pick<WeightedPartition, 'topic' | 'partition' | 'racks'>> = [];
   const brokerRacks = brokerRacksOf(cluster);
+  const sharedRacks: SharedRackLists = new Map();
   const missing: string[] = [];
   const nowMs = performance.now();
   for (const topic of topics) {
     let found = 0;
     try {
       for (const p of cluster.findTopicPartitionMetadata(topic)) {
-        const racks = partitionRacks(p, brokerRacks, replicaRacks);
+        const racks = partitionRacks(p, brokerRacks, replicaRacks, sharedRacks);
         partitions.push(
           racks === undefined ? { topic, partition: p.partitionId } : { topic, partition: p.partitionId, racks },
         );

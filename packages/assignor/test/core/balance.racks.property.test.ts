@@ -140,6 +140,24 @@ describe('balance() with racks (properties)', () => {
     );
   });
 
+  it('gives the same result whether equal rack lists are one shared array or one array each', () => {
+    fc.assert(
+      fc.property(membersArb, partitionsArb, (members, partitions) => {
+        const shared = new Map<string, ReadonlyArray<string>>();
+        const sharing = partitions.map((p) => {
+          if (p.racks === undefined) return p;
+          const key = p.racks.join(',');
+          const racks = shared.get(key) ?? p.racks;
+          shared.set(key, racks);
+          return { ...p, racks };
+        });
+        const copied = partitions.map((p) => (p.racks === undefined ? p : { ...p, racks: [...p.racks] }));
+        expect(balance({ members, partitions: sharing })).toEqual(balance({ members, partitions: copied }));
+      }),
+      RUNS,
+    );
+  });
+
   it('is byte-identical to the placement without racks when every partition is on every member rack', () => {
     fc.assert(
       fc.property(membersArb, partitionsArb, (members, partitions) => {

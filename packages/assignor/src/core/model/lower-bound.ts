@@ -1,6 +1,12 @@
 import { evenLevel, type Problem } from './problem.js';
 import { waterLevel } from './base-load.js';
 
+/** What the bound reads of a {@link Problem}: the items' weights and groups, and the bins. */
+export type BoundProblem = Pick<
+  Problem,
+  'binCount' | 'capacity' | 'baseLoad' | 'weight' | 'group' | 'groupBins' | 'eligible'
+>;
+
 /** Above this many (set × item) steps, the per-set pigeonhole bounds are skipped (sums stay). */
 const SET_PIGEONHOLE_WORK = 4_000_000;
 /** Above this many (set × set × bin) steps, each set only counts its own items (still a bound). */
@@ -18,7 +24,7 @@ const SUBSET_WORK = 4_000_000;
  * - the same level and pigeonhole bounds restricted to each group's eligible bins, counting every
  *   item that can only go there: a topic only two instances subscribe to must fit on those two.
  */
-export function lowerBound(problem: Problem): number {
+export function lowerBound(problem: BoundProblem): number {
   const { binCount, capacity, baseLoad, weight, group, groupBins } = problem;
   if (binCount === 0) return 0;
   let bound = evenLevel(problem);
@@ -70,7 +76,7 @@ export function lowerBound(problem: Problem): number {
  * search stop at a proven optimum on integer weights (counts, the classic examples) instead of
  * spending its node budget failing to reach 377.5.
  */
-function roundUpForIntegers(problem: Problem, bound: number): number {
+function roundUpForIntegers(problem: BoundProblem, bound: number): number {
   const { capacity, baseLoad, weight } = problem;
   const cap = capacity[0]!;
   if (!(bound > 0)) return bound;
@@ -156,7 +162,7 @@ function pigeonhole(weights: Float64Array, binCount: number, largestCapacity: nu
 }
 
 /** For each group, the groups whose eligible bins are a subset of its own (itself included). */
-function subsets(problem: Problem): number[][] {
+function subsets(problem: BoundProblem): number[][] {
   const { groupBins, eligible, binCount } = problem;
   const count = groupBins.length;
   const work = count * count * binCount;

@@ -130,7 +130,7 @@ export function buildProblem(spec: ProblemSpec): Problem {
  * unit of capacity. No placement can keep its busiest bin below it, and none can lift its least
  * busy bin above it, so it is the target of both ends of the search.
  */
-export function evenLevel(problem: Problem): number {
+export function evenLevel(problem: Pick<Problem, 'binCount' | 'capacity' | 'baseLoad' | 'weight'>): number {
   let amount = 0;
   for (let i = 0; i < problem.weight.length; i++) amount += problem.weight[i]!;
   const all = Int32Array.from({ length: problem.binCount }, (_, b) => b);
@@ -149,10 +149,14 @@ export function evenLevel(problem: Problem): number {
 export function highestMinimum(problem: Problem): number {
   const { binCount, groupBins, weight, group, partOf, partCount } = problem;
   if (partCount <= 1) return evenLevel(problem);
+  // Summed per group first: one array read per item rather than three (a group is in one part).
+  const groupAmount = new Float64Array(groupBins.length);
+  for (let i = 0; i < weight.length; i++) groupAmount[group[i]!] = groupAmount[group[i]!]! + weight[i]!;
   const amount = new Float64Array(partCount);
-  for (let i = 0; i < weight.length; i++) {
-    const p = partOf[groupBins[group[i]!]![0]!]!;
-    amount[p] = amount[p]! + weight[i]!;
+  for (let g = 0; g < groupBins.length; g++) {
+    if (groupBins[g]!.length === 0) continue;
+    const p = partOf[groupBins[g]![0]!]!;
+    amount[p] = amount[p]! + groupAmount[g]!;
   }
   const binsOf: number[][] = Array.from({ length: partCount }, () => []);
   for (let b = 0; b < binCount; b++) binsOf[partOf[b]!]!.push(b);

@@ -35,24 +35,13 @@ export function placeWithRacks(
   searchBudget: number,
 ): { readonly instance: Int32Array; readonly lowerBound: number } {
   const restricted = inRackModel(model, rm);
-  // Owners outside every in-rack subscriber cannot be homes of the restricted problem: those
-  // partitions move whatever happens, each a counted move when its owner is still valid.
-  const member = Int32Array.from(previous.member);
-  const instance = Int32Array.from(previous.instance);
-  let forced = 0;
-  for (let p = 0; p < model.partitionCount; p++) {
-    const home = instance[p]!;
-    if (home < 0 || eligible(restricted, p, home)) continue;
-    if (member[p]! >= 0) forced++;
-    member[p] = -1;
-    instance[p] = -1;
-  }
+  const { homes, forced } = inRackHomes(restricted, previous);
   const moves = { limit: settings.moves.limit, used: forced };
   const inRackSettings = { tolerance: settings.tolerance, budget: { remaining: searchBudget }, moves };
   // The in-rack placement can only be kept below a busiest level; where its lower bound is above
   // that level it is not searched at all (its own budget and moves, so when it runs changes nothing).
   const solveInRack = (ceiling: number): Int32Array | undefined =>
-    placeOnInstancesBelow(restricted, { ...previous, member, instance }, inRackSettings, ceiling).instance;
+    placeOnInstancesBelow(restricted, homes, inRackSettings, ceiling).instance;
   const lowerBound = instanceLowerBound(model);
   const terms = bandTerms(model, settings.tolerance);
   const t = terms.tolerance;
@@ -74,7 +63,8 @@ export function placeWithRacks(
     return { instance: inRack, lowerBound };
   }
   const home = previous.instance;
-  const counted = Uint8Array.from(previous.member, (m, p) => (m >= 0 && home[p]! >= 0 ? 1 : 0));
+  const counted = new Uint8Array(model.partitionCount);
+  for (let p = 0; p < model.partitionCount; p++) counted[p] = previous.member[p]! >= 0 && home[p]! >= 0 ? 1 : 0;
   const unmatched = terms.kafka ? byLoad.instance.slice() : undefined;
   const movesUnmatched = settings.moves.used;
   matchRacks(model, rm, byLoad.instance, { home, counted }, settings, byLoad.lowerBound);
@@ -86,6 +76,30 @@ export function placeWithRacks(
     settings.moves.used = movesUnmatched;
   }
   return byLoad;
+}
+
+/**
+ * The previous owners as homes of the in-rack problem: an owner outside every in-rack subscriber
+ * of its partition cannot be one, so that partition moves whatever happens, a counted move
+ * (`forced`) when its owner is still valid. The caller's arrays are copied only when some home
+ * is dropped: on a first assignment, or with racks already matched, none is.
+ */
+function inRackHomes(restricted: BalanceModel, previous: PreviousOwners): { homes: PreviousOwners; forced: number } {
+  let member = previous.member;
+  let instance = previous.instance;
+  let forced = 0;
+  for (let p = 0; p < restricted.partitionCount; p++) {
+    const home = instance[p]!;
+    if (home < 0 || eligible(restricted, p, home)) continue;
+    if (member === previous.member) {
+      member = member.slice();
+      instance = instance.slice();
+    }
+    if (member[p]! >= 0) forced++;
+    member[p] = -1;
+    instance[p] = -1;
+  }
+  return { homes: member === previous.member ? previous : { ...previous, member, instance }, forced };
 }
 
 /** What the bands are judged on, worked out once per call (each a pass over the partitions). */

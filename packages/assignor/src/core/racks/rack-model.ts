@@ -53,21 +53,22 @@ export function buildRackModel(model: BalanceModel, input: BalanceInput): RackMo
 
   const width = racks.length;
   const bits = Math.min(width, 30);
-  const maskAt = gatherMasks(model, input.partitions, racks, rackIndex, bits);
-  const maskOf = new Int32Array(model.partitionCount);
-  for (let c = 0; c < maskAt.length; c++) maskOf[model.canonical[c]!] = maskAt[c]!;
+  const maskOf = gatherMasks(model, input.partitions, racks, rackIndex, bits);
 
   const full = bits === 31 ? -1 : (1 << bits) - 1;
   const setIds = new Map<number, number>();
   const localRows: number[] = [];
-  const setOf = new Int32Array(model.partitionCount).fill(-1);
+  // Each mask is replaced by its set id in place: the masks are not needed afterwards.
+  const setOf = maskOf;
   let active = false;
   // Set ids are numbered in partition order. With few racks every mask has a slot in `dense`
   // (-1 until its set is numbered), which saves a map lookup per partition.
   const dense = bits <= 12 ? new Int32Array(1 << bits).fill(-1) : undefined;
   for (let p = 0; p < model.partitionCount; p++) {
-    if ((maskOf[p]! & LISTED) === 0) continue;
-    const mask = maskOf[p]! & ~LISTED;
+    const listed = maskOf[p]!;
+    setOf[p] = -1;
+    if ((listed & LISTED) === 0) continue;
+    const mask = listed & ~LISTED;
     let id = dense === undefined ? (setIds.get(mask) ?? -1) : dense[mask]!;
     if (id < 0) {
       if (setIds.size >= MAX_RACK_SETS) continue;
@@ -83,15 +84,15 @@ export function buildRackModel(model: BalanceModel, input: BalanceInput): RackMo
 }
 
 /**
- * Each partition's racks as a bit mask over the members' `racks`, by canonical position, with
+ * Each model partition's racks as a bit mask over the members' `racks`, with
  * {@link LISTED} set where the partition is listed with racks at all; duplicated partitions in
  * the input get the union, so input order cannot matter. Bits beyond 30 racks would not fit:
  * past that many member racks, the racks from the 31st on are treated as holding no replica.
  *
  * A partition's canonical position is looked up by topic and number. Each topic's partitions are
  * kept in partition order and callers list them that way too, so the position after the topic's
- * last hit is tried first, a binary search among its partitions otherwise. Replicas name a few
- * racks: the last name is checked first, then (with few racks) each in turn.
+ * last hit is tried first, a binary search among its partitions otherwise. A partition listed
+ * with the same racks array as the one before it reuses that one's mask.
  *
  * One loop with no closure or object of its own: optimized code that inlined a per-call closure
  * or cursor was thrown away at every full collection, and the loop then ran four times slower.
@@ -103,15 +104,15 @@ function gatherMasks(
   rackIndex: ReadonlyMap<string, number>,
   bits: number,
 ): Int32Array {
-  const maskAt = new Int32Array(model.partitionCount);
-  const { canonicalPartition: numberAt, topicStart, topicIndex, subscribersOf } = model;
+  const maskOf = new Int32Array(model.partitionCount);
+  const { canonical, canonicalPartition: numberAt, topicStart, topicIndex, subscribersOf } = model;
   const next = topicStart.slice(0, -1);
-  const width = racks.length;
   let lastTopic = '';
   let t = -1;
   let end = 0;
-  let lastName = '';
-  let lastAt = -1;
+  // Lists of equal racks are often one shared array (the adapters share them): its mask is kept.
+  let lastGiven: unknown;
+  let lastMask = 0;
   for (let e = 0; e < partitions.length; e++) {
     const p = partitions[e]!;
     const given: unknown = p.racks;
@@ -138,29 +139,44 @@ function gatherMasks(
       at = lo;
     }
     next[t] = at + 1;
-    let mask = 0;
-    for (let k = 0; k < given.length; k++) {
-      const r: unknown = given[k];
-      if (r !== lastName) {
-        if (typeof r !== 'string') continue;
-        lastName = r;
-        lastAt = -1;
-        if (width <= 8) {
-          for (let q = 0; q < width; q++) {
-            if (racks[q] === r) {
-              lastAt = q;
-              break;
-            }
-          }
-        } else {
-          lastAt = rackIndex.get(r) ?? -1;
+    if (given !== lastGiven) {
+      lastGiven = given;
+      lastMask = maskOfNames(given as unknown[], racks, rackIndex, bits);
+    }
+    const q = canonical[at]!;
+    maskOf[q] = maskOf[q]! | lastMask | LISTED;
+  }
+  return maskOf;
+}
+
+/**
+ * The bit mask of the member racks named in `given` (entries that are not strings, or racks no
+ * member is in, add nothing). With few racks each name is found by a scan, cheaper than a lookup.
+ */
+function maskOfNames(
+  given: ReadonlyArray<unknown>,
+  racks: ReadonlyArray<string>,
+  rackIndex: ReadonlyMap<string, number>,
+  bits: number,
+): number {
+  let mask = 0;
+  for (let k = 0; k < given.length; k++) {
+    const r = given[k];
+    if (typeof r !== 'string') continue;
+    let at = -1;
+    if (racks.length <= 8) {
+      for (let q = 0; q < racks.length; q++) {
+        if (racks[q] === r) {
+          at = q;
+          break;
         }
       }
-      if (lastAt >= 0 && lastAt < bits) mask |= 1 << lastAt;
+    } else {
+      at = rackIndex.get(r) ?? -1;
     }
-    maskAt[at] = maskAt[at]! | mask | LISTED;
+    if (at >= 0 && at < bits) mask |= 1 << at;
   }
-  return maskAt;
+  return mask;
 }
 
 /** True when partition `p` on instance `i` is fetched from another rack. */

@@ -92,17 +92,45 @@ export function placeOnInstancesBelow(
 export function instanceLowerBound(model: BalanceModel): number {
   let split = model.partitionCount;
   while (split > 0 && !(model.weight[split - 1]! > 0)) split--;
+  const weight = model.weight.subarray(0, split);
+  const shared = split > 0 ? sharedSubscribers(model) : undefined;
+  if (shared !== undefined) {
+    // One eligibility group: the bound needs no per-partition grouping (rack matching asks this
+    // of every large group, where a grouping pass and two arrays were a tenth of its extra cost).
+    const eligible = new Uint8Array(model.instanceIds.length);
+    for (const b of shared) eligible[b] = 1;
+    return lowerBound({
+      binCount: model.instanceIds.length,
+      capacity: model.instanceCapacity,
+      baseLoad: model.instanceBaseLoad,
+      weight,
+      group: new Int32Array(split),
+      groupBins: [shared],
+      eligible,
+    });
+  }
   return lowerBound(
     buildProblem({
       capacity: model.instanceCapacity,
       baseLoad: model.instanceBaseLoad,
-      weight: model.weight.subarray(0, split),
+      weight,
       tieWeight: 1,
       topic: model.topicOf.subarray(0, split),
       topicCount: model.topics.length,
       binsOf: (t) => model.subscribersOf[t]!.instances,
     }),
   );
+}
+
+/** The instances of every subscribed topic when they are one and the same array, else undefined. */
+function sharedSubscribers(model: BalanceModel): Int32Array | undefined {
+  let shared: Int32Array | undefined;
+  for (const subs of model.subscribersOf) {
+    if (subs === undefined) continue;
+    if (shared === undefined) shared = subs.instances;
+    else if (subs.instances !== shared) return undefined;
+  }
+  return shared;
 }
 
 /**
