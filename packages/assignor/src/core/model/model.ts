@@ -126,6 +126,42 @@ export function buildModel(input: BalanceInput, defaultWeight: number): BalanceM
   };
 }
 
+/**
+ * `model` with other topics: the same partitions grouped differently (rack matching's (topic, rack
+ * set) pairs), every other field shared. Written out field by field in {@link buildModel}'s order,
+ * not spread: a spread copy gets a map of its own, which dies with the copy, and every optimized
+ * function that had seen it is thrown away at the next full collection.
+ */
+export function withTopics(
+  model: BalanceModel,
+  topics: ReadonlyArray<string>,
+  topicOf: Int32Array,
+  subscribersOf: ReadonlyArray<TopicSubscribers | undefined>,
+): BalanceModel {
+  return {
+    memberIds: model.memberIds,
+    memberInstance: model.memberInstance,
+    memberSlot: model.memberSlot,
+    instanceIds: model.instanceIds,
+    instanceCapacity: model.instanceCapacity,
+    instanceBaseLoad: model.instanceBaseLoad,
+    instanceMembers: model.instanceMembers,
+    topics,
+    topicIndex: model.topicIndex,
+    subscribersOf,
+    partitionCount: model.partitionCount,
+    topicOf,
+    partitionOf: model.partitionOf,
+    weight: model.weight,
+    defaulted: model.defaulted,
+    canonical: model.canonical,
+    canonicalPartition: model.canonicalPartition,
+    topicStart: model.topicStart,
+    unassignable: model.unassignable,
+    weightScale: model.weightScale,
+  };
+}
+
 /** The model's partition arrays: see the fields of {@link BalanceModel} of the same names. */
 type PlaceablePartitions = Pick<
   BalanceModel,

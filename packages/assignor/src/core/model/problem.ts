@@ -53,7 +53,7 @@ export interface ProblemSpec {
   readonly capacity: Float64Array;
   readonly weight: Float64Array;
   readonly tieWeight: number;
-  readonly baseLoad?: Float64Array;
+  readonly baseLoad?: Float64Array | undefined;
   readonly baseTie?: Float64Array;
   /** Topic of each item, as an id below `topicCount`; items of one topic have the same eligible bins. */
   readonly topic: Int32Array;
@@ -108,6 +108,7 @@ export function buildProblem(spec: ProblemSpec): Problem {
   groupBins.forEach((bins, g) => {
     for (const b of bins) eligible[g * binCount + b] = 1;
   });
+  const { partOf, partCount, restricted } = connectedParts(binCount, groupBins);
   return {
     binCount,
     capacity: spec.capacity,
@@ -120,7 +121,9 @@ export function buildProblem(spec: ProblemSpec): Problem {
     eligible,
     kind,
     kindCount: groupOfKind.length,
-    ...connectedParts(binCount, groupBins),
+    partOf,
+    partCount,
+    restricted,
   };
 }
 

@@ -13,21 +13,32 @@ export interface MoveLedger {
    * load sheds it from one slot first ({@link preferredSlot}), so the level below finds that slot
    * emptied for the homeless items instead of every slot a little short.
    */
-  readonly slot?: Int32Array;
+  readonly slot?: Int32Array | undefined;
   /** Moves allowed in total for this placement. */
   readonly limit: number;
   /** Moves made so far (items currently away from a counted home). */
   used: number;
 }
 
-/** A ledger that counts nothing and never refuses: for placements without a previous owner. */
+/**
+ * A ledger that counts nothing and never refuses: for placements without a previous owner.
+ * Ledgers are always built with every field, in this order: objects of one shape keep the
+ * search's optimized code on one map (a spread copy gets a map of its own, which dies with it and
+ * takes that code along at the next full collection).
+ */
 export function freeLedger(itemCount: number): MoveLedger {
   return {
     home: new Int32Array(itemCount).fill(-1),
     counted: new Uint8Array(itemCount),
+    slot: undefined,
     limit: Number.POSITIVE_INFINITY,
     used: 0,
   };
+}
+
+/** `ledger`'s homes with another limit and no move made yet. */
+export function limitedLedger(ledger: MoveLedger, limit: number): MoveLedger {
+  return { home: ledger.home, counted: ledger.counted, slot: ledger.slot, limit, used: 0 };
 }
 
 /** How the number of moves changes if `item` goes from bin `from` to bin `to` (-1, 0 or 1). */

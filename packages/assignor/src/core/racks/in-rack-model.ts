@@ -1,4 +1,4 @@
-import type { BalanceModel, TopicSubscribers } from '../model/model.js';
+import { withTopics, type BalanceModel, type TopicSubscribers } from '../model/model.js';
 import type { RackModel } from './rack-model.js';
 
 /** Above this many (topic, rack set) keys the pairs are numbered through a map. */
@@ -12,7 +12,7 @@ const DENSE_KEYS = 1 << 16;
  * Built as a model whose "topics" are (topic, rack set) pairs, so the load search solves it with
  * everything it already does for restricted subscriptions: lower bound, moves, swaps, chains,
  * stickiness. Pairs whose in-rack subscribers are equal share one array, which the search groups
- * by reference. Only the fields the instance level reads are replaced.
+ * by reference. Only the topics are replaced.
  */
 export function inRackModel(model: BalanceModel, rm: RackModel): BalanceModel {
   const width = rm.racks.length;
@@ -47,7 +47,7 @@ export function inRackModel(model: BalanceModel, rm: RackModel): BalanceModel {
     }
     topicOf[p] = pair;
   }
-  return { ...model, topics: names, topicOf, subscribersOf };
+  return withTopics(model, names, topicOf, subscribersOf);
 }
 
 /** The subscribers in a rack of `set` or without a rack; all of them when there is none. */

@@ -99,7 +99,9 @@ function inRackHomes(restricted: BalanceModel, previous: PreviousOwners): { home
     member[p] = -1;
     instance[p] = -1;
   }
-  return { homes: member === previous.member ? previous : { ...previous, member, instance }, forced };
+  // Written out rather than spread, so the homes keep the shape (and map) of every other.
+  const homes = member === previous.member ? previous : { member, instance, listed: previous.listed };
+  return { homes, forced };
 }
 
 /** What the bands are judged on, worked out once per call (each a pass over the partitions). */

@@ -267,7 +267,7 @@ function placeInPhases(
 
   const loadProblem = buildProblem({
     capacity: spec.capacity,
-    ...(spec.baseLoad === undefined ? {} : { baseLoad: spec.baseLoad }),
+    baseLoad: spec.baseLoad,
     weight: weights,
     tieWeight: 1,
     topic: topics,
@@ -330,7 +330,7 @@ function solvePhase(
   const ledger: MoveLedger = {
     home: gatherInt(homes.home, partitions),
     counted: gatherByte(homes.counted, partitions),
-    ...(homes.slot === undefined ? {} : { slot: gatherInt(homes.slot, partitions) }),
+    slot: homes.slot === undefined ? undefined : gatherInt(homes.slot, partitions),
     limit: settings.moves.limit - settings.moves.used,
     used: 0,
   };

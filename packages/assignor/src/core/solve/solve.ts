@@ -1,7 +1,7 @@
 import { noiseAt } from '../structures/numbers.js';
 import { hasEqualTerms, highestMinimum, type Problem } from '../model/problem.js';
 import { emptyPlacement, extremes, place, placeGreedily, type Placement } from '../place/placement.js';
-import { countMoves, freeLedger, type MoveLedger, type WorkBudget } from '../place/ledger.js';
+import { countMoves, freeLedger, limitedLedger, type MoveLedger, type WorkBudget } from '../place/ledger.js';
 import { improve, type SearchGoal } from './search.js';
 import { relabel } from '../place/relabel.js';
 import { searchExactly } from '../improve/exact.js';
@@ -223,13 +223,14 @@ function stickyStart(
   if (homeless === 0) return sticky;
   placeGreedily(problem, sticky);
   // Moving only the homeless costs nothing, so they may level out every bin, not just the extremes.
-  improve(problem, sticky, { ...goal, level: true }, { ...ledger, limit: 0, used: 0 }, budget);
+  const levelling = { maxTarget: goal.maxTarget, minTarget: goal.minTarget, resplit: goal.resplit, level: true };
+  improve(problem, sticky, levelling, limitedLedger(ledger, 0), budget);
   // Rounded down, so the homeless and the moves they cause stay within 1 + allowance per item
   // of them; one at least, so a single heavy newcomer may still make room for itself.
   const allowance = allowancePerItem > 0 ? Math.max(1, Math.floor(homeless * allowancePerItem)) : 0;
   const limit = Math.min(ledger.limit, allowance);
   if (limit > 0) {
-    const counting = { ...ledger, limit, used: 0 };
+    const counting = limitedLedger(ledger, limit);
     improve(problem, sticky, goal, counting, budget);
     ledger.used += counting.used;
   }
