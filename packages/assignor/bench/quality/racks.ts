@@ -4,7 +4,7 @@ import { createKafkaJsRoundRobin } from './kafkajs-round-robin.js';
 import type { Assignment } from './judge.js';
 import { createRng } from './rng.js';
 import type { QualityCase } from './suite.js';
-import { runTimed } from './timing.js';
+import { runTimedPair } from './timing.js';
 
 /**
  * Rack-aware placement on weighted groups (docs/racks.md): log-normal weights (σ 1), three racks
@@ -100,8 +100,10 @@ export async function runRackCases(ids?: ReadonlyArray<string>): Promise<RackRep
       members: c.members.map(({ rack: _r, ...m }) => m),
       partitions: c.partitions.map(({ racks: _r, ...p }) => p),
     };
-    const ours = runTimed(() => balance({ members: c.members, partitions: c.partitions }));
-    const today = runTimed(() => balance(plain));
+    const { first: ours, second: today } = runTimedPair(
+      () => balance({ members: c.members, partitions: c.partitions }),
+      () => balance(plain),
+    );
     const qualityCase: QualityCase = {
       id: shape.id,
       label: '',

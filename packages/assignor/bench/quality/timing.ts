@@ -10,3 +10,31 @@ export function runTimed<T>(run: () => T, runs = 3): { value: T; ms: number } {
   times.sort((a, b) => a - b);
   return { value, ms: times[times.length >> 1]! };
 }
+
+/**
+ * Two computations timed alike: each warmed up twice, then their runs alternated, each side's
+ * median wall time. Timing one after the other would time the first cold: the second runs code
+ * the first already had optimized for both.
+ */
+export function runTimedPair<A, B>(
+  first: () => A,
+  second: () => B,
+  runs = 5,
+): { first: { value: A; ms: number }; second: { value: B; ms: number } } {
+  let a = first();
+  let b = second();
+  a = first();
+  b = second();
+  const timesA: number[] = [];
+  const timesB: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    let started = performance.now();
+    a = first();
+    timesA.push(performance.now() - started);
+    started = performance.now();
+    b = second();
+    timesB.push(performance.now() - started);
+  }
+  const median = (times: number[]): number => times.sort((x, y) => x - y)[times.length >> 1]!;
+  return { first: { value: a, ms: median(timesA) }, second: { value: b, ms: median(timesB) } };
+}
