@@ -12,22 +12,24 @@ export function runTimed<T>(run: () => T, runs = 3): { value: T; ms: number } {
 }
 
 /**
- * Two computations timed alike: each warmed up twice, then their runs alternated, each side's
- * median wall time. Timing one after the other would time the first cold: the second runs code
- * the first already had optimized for both.
+ * Two computations timed alike: each warmed up twice, then `runs` (at least one) of each
+ * alternated, each side's median wall time and last value. Timing one after the other would time
+ * the first cold: the second runs code the first already had optimized for both.
  */
 export function runTimedPair<A, B>(
   first: () => A,
   second: () => B,
   runs = 5,
 ): { first: { value: A; ms: number }; second: { value: B; ms: number } } {
-  let a = first();
-  let b = second();
-  a = first();
-  b = second();
+  for (let i = 0; i < 2; i++) {
+    first();
+    second();
+  }
+  let a: A | undefined;
+  let b: B | undefined;
   const timesA: number[] = [];
   const timesB: number[] = [];
-  for (let i = 0; i < runs; i++) {
+  for (let i = 0; i < Math.max(1, runs); i++) {
     let started = performance.now();
     a = first();
     timesA.push(performance.now() - started);
@@ -36,5 +38,5 @@ export function runTimedPair<A, B>(
     timesB.push(performance.now() - started);
   }
   const median = (times: number[]): number => times.sort((x, y) => x - y)[times.length >> 1]!;
-  return { first: { value: a, ms: median(timesA) }, second: { value: b, ms: median(timesB) } };
+  return { first: { value: a as A, ms: median(timesA) }, second: { value: b as B, ms: median(timesB) } };
 }
