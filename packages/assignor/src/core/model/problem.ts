@@ -104,10 +104,7 @@ export function buildProblem(spec: ProblemSpec): Problem {
     kind[item] = k;
     group[item] = groupOfKind[k]!;
   }
-  const eligible = new Uint8Array(groupBins.length * binCount);
-  groupBins.forEach((bins, g) => {
-    for (const b of bins) eligible[g * binCount + b] = 1;
-  });
+  const eligible = eligibilityTable(groupBins, binCount);
   const { partOf, partCount, restricted } = connectedParts(binCount, groupBins);
   return {
     binCount,
@@ -125,6 +122,15 @@ export function buildProblem(spec: ProblemSpec): Problem {
     partCount,
     restricted,
   };
+}
+
+/** {@link Problem.eligible} of `groupBins` over `binCount` bins. */
+export function eligibilityTable(groupBins: ReadonlyArray<Int32Array>, binCount: number): Uint8Array {
+  const eligible = new Uint8Array(groupBins.length * binCount);
+  groupBins.forEach((bins, g) => {
+    for (const b of bins) eligible[g * binCount + b] = 1;
+  });
+  return eligible;
 }
 
 /**

@@ -6,6 +6,19 @@ export interface TopicSubscribers {
   readonly membersByInstance: ReadonlyArray<Int32Array>;
 }
 
+/** True when instance `i` is among `subs.instances` (ascending, so a binary search). */
+export function hasInstance(subs: TopicSubscribers, i: number): boolean {
+  const list = subs.instances;
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (list[mid]! < i) lo = mid + 1;
+    else hi = mid;
+  }
+  return list[lo] === i;
+}
+
 /**
  * The subscribers of every topic of `topicIndex` (undefined for topics nobody subscribes to).
  * Members arrive sorted by id; topics they list that have no partitions are ignored.

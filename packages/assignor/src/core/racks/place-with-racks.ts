@@ -1,4 +1,5 @@
 import type { BalanceModel } from '../model/model.js';
+import { hasInstance } from '../model/subscribers.js';
 import type { PreviousOwners } from '../model/previous.js';
 import { instanceLowerBound, placeOnInstances, placeOnInstancesBelow, type LevelSettings } from '../solve/levels.js';
 import { inRackModel } from './in-rack-model.js';
@@ -90,7 +91,7 @@ function inRackHomes(restricted: BalanceModel, previous: PreviousOwners): { home
   let forced = 0;
   for (let p = 0; p < restricted.partitionCount; p++) {
     const home = instance[p]!;
-    if (home < 0 || eligible(restricted, p, home)) continue;
+    if (home < 0 || hasInstance(restricted.subscribersOf[restricted.topicOf[p]!]!, home)) continue;
     if (member === previous.member) {
       member = member.slice();
       instance = instance.slice();
@@ -126,13 +127,6 @@ function bandTerms(model: BalanceModel, tolerance: number): BandTerms {
     tolerance: equal ? 0 : tolerance,
     kafka: equal && (split === model.partitionCount || split === 0),
   };
-}
-
-/** True when instance `i` may take partition `p` in `model`. */
-function eligible(model: BalanceModel, p: number, i: number): boolean {
-  const list = model.subscribersOf[model.topicOf[p]!]!.instances;
-  for (let k = 0; k < list.length; k++) if (list[k] === i) return true;
-  return false;
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { BalanceModel } from '../model/model.js';
+import { hasInstance } from '../model/subscribers.js';
 import type { MoveAllowance } from '../solve/levels.js';
 import { isCrossRack, type RackModel } from './rack-model.js';
 import { equalTerms } from './terms.js';
@@ -470,15 +471,7 @@ function firstAtMost(phase: Phase, list: Int32Array, limit: number): number {
 
 /** True when some member of instance `i` subscribes to topic `t`. */
 function subscribes(model: BalanceModel, t: number, i: number): boolean {
-  const list = model.subscribersOf[t]!.instances;
-  let lo = 0;
-  let hi = list.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (list[mid]! < i) lo = mid + 1;
-    else hi = mid;
-  }
-  return list[lo] === i;
+  return hasInstance(model.subscribersOf[t]!, i);
 }
 
 /** The highest and lowest load ÷ capacity of any instance. */

@@ -1,6 +1,6 @@
 import type { BalanceModel } from '../model/model.js';
 import type { PreviousOwners } from '../model/previous.js';
-import { buildProblem, type Problem } from '../model/problem.js';
+import { buildProblem, eligibilityTable, type Problem } from '../model/problem.js';
 import { solve } from './solve.js';
 import { lowerBound } from '../model/lower-bound.js';
 import type { MoveLedger, WorkBudget } from '../place/ledger.js';
@@ -97,16 +97,15 @@ export function instanceLowerBound(model: BalanceModel): number {
   if (shared !== undefined) {
     // One eligibility group: the bound needs no per-partition grouping (rack matching asks this
     // of every large group, where a grouping pass and two arrays were a tenth of its extra cost).
-    const eligible = new Uint8Array(model.instanceIds.length);
-    for (const b of shared) eligible[b] = 1;
+    const binCount = model.instanceIds.length;
     return lowerBound({
-      binCount: model.instanceIds.length,
+      binCount,
       capacity: model.instanceCapacity,
       baseLoad: model.instanceBaseLoad,
       weight,
       group: new Int32Array(split),
       groupBins: [shared],
-      eligible,
+      eligible: eligibilityTable([shared], binCount),
     });
   }
   return lowerBound(
