@@ -28,6 +28,21 @@ export interface PartitionCatalog {
   readonly heaviestFirst: Int32Array;
   /** See {@link weightScale}; 1 unless the weights' sum would overflow. */
   readonly scale: number;
+  /** See {@link ListedRacks}; undefined unless asked for and the input is in the usual order. */
+  readonly listedRacks: ListedRacks | undefined;
+}
+
+/**
+ * Each input entry's `racks` as given, and its canonical position. Read in the catalog's one pass
+ * over the input, so rack matching need not visit 100k input objects again. Only kept for the
+ * usual input (each topic's partitions one ascending run, so no duplicates), where an entry's
+ * position is known without a lookup.
+ */
+export interface ListedRacks {
+  /** `partitions[e].racks`, unchecked: anything a plain-JavaScript caller passed. */
+  readonly racks: ReadonlyArray<unknown>;
+  /** Canonical position of entry `e`. */
+  readonly position: Int32Array;
 }
 
 /**
@@ -46,8 +61,9 @@ export function resolveCatalog(
   partitions: ReadonlyArray<WeightedPartition>,
   defaultWeight: number,
   alsoSummed: { readonly heaviest: number; readonly count: number } = { heaviest: 0, count: 0 },
+  keepRacks = false,
 ): PartitionCatalog {
-  const entries = readEntries(partitions);
+  const entries = readEntries(partitions, keepRacks);
   const { names } = entries;
   const rank = Array.from(names.keys()).sort((a, b) => compareStrings(names[a]!, names[b]!));
   const topics = rank.map((t) => names[t]!);
@@ -61,13 +77,19 @@ export function resolveCatalog(
   };
   const topicStart = new Int32Array(topics.length + 1);
   const grouped = entries.runStart === undefined ? groupEntries(entries, rank) : undefined;
+  // Entry positions while every topic is one ascending run (copied one to one).
+  let position = entries.racks !== undefined && grouped === undefined ? new Int32Array(n) : undefined;
   for (let t = 0; t < topics.length; t++) {
     topicStart[t] = out.count;
     if (grouped === undefined) {
       // Each topic's entries are one run of the input: copy the run, or resolve it as a group.
       const start = entries.runStart![rank[t]!]!;
       const size = entries.size[rank[t]!]!;
-      if (!copyAscendingRun(start, size, t, entries, out)) {
+      const at = out.count;
+      if (copyAscendingRun(start, size, t, entries, out)) {
+        if (position !== undefined) for (let k = 0; k < size; k++) position[start + k] = at + k;
+      } else {
+        position = undefined;
         appendUnique(
           Int32Array.from({ length: size }, (_, k) => start + k),
           t,
@@ -109,6 +131,7 @@ export function resolveCatalog(
     topicStart,
     heaviestFirst,
     scale,
+    listedRacks: position === undefined ? undefined : { racks: entries.racks!, position },
   };
 }
 
@@ -132,6 +155,8 @@ interface Entries {
   readonly raw: Float64Array;
   /** First entry of each name when each name's entries are one run of the input, else undefined. */
   readonly runStart: number[] | undefined;
+  /** Each entry's `racks`, when asked for. */
+  readonly racks: unknown[] | undefined;
 }
 
 /** Canonical arrays being filled, and how many entries they hold. */
@@ -142,8 +167,9 @@ interface CanonicalArrays {
   count: number;
 }
 
-function readEntries(partitions: ReadonlyArray<WeightedPartition>): Entries {
+function readEntries(partitions: ReadonlyArray<WeightedPartition>, keepRacks: boolean): Entries {
   const n = partitions.length;
+  const racks = keepRacks ? new Array<unknown>(n) : undefined;
   const index = new Map<string, number>();
   const names: string[] = [];
   const size: number[] = [];
@@ -184,8 +210,9 @@ function readEntries(partitions: ReadonlyArray<WeightedPartition>): Entries {
     if (int32 && (number | 0) !== number) int32 = false;
     const w = p.weight;
     raw[e] = isUsableWeight(w) ? (w === 0 ? 0 : w) : -1;
+    if (racks !== undefined) racks[e] = p.racks;
   }
-  return { names, size, topic, partition: numbers, numeric, int32, raw, runStart };
+  return { names, size, topic, partition: numbers, numeric, int32, raw, runStart, racks };
 }
 
 /** Entries grouped by topic in sorted topic order (`rank`), each topic's in arrival order. */

@@ -1,6 +1,6 @@
 import type { BalanceInput, TopicPartition } from '../types.js';
 import { compareStrings } from '../structures/order.js';
-import { resolveCatalog, type PartitionCatalog } from './catalog.js';
+import { resolveCatalog, type ListedRacks, type PartitionCatalog } from './catalog.js';
 import { buildSubscribers, type TopicSubscribers } from './subscribers.js';
 import { instanceCapacities } from './capacity.js';
 import { resolveBaseLoads } from './base-load.js';
@@ -61,6 +61,11 @@ export interface BalanceModel {
   readonly unassignable: ReadonlyArray<TopicPartition>;
   /** What every weight was multiplied by so that sums cannot overflow (see `weightScale`). */
   readonly weightScale: number;
+  /**
+   * The input's rack lists in input order, with each entry's `canonical` position: kept when
+   * some member has a rack, the input is in the usual order and every partition is placeable.
+   */
+  readonly listedRacks: ListedRacks | undefined;
 }
 
 /**
@@ -87,10 +92,17 @@ export function buildModel(input: BalanceInput, defaultWeight: number): BalanceM
 
   const baseLoad = resolveBaseLoads(instanceIds, input.instanceBaseLoad);
   // Base loads are summed with the weights, so they take part in choosing the overflow scale.
-  const catalog = resolveCatalog(input.partitions, defaultWeight, {
-    heaviest: baseLoad.reduce((max, b) => Math.max(max, b), 0),
-    count: baseLoad.reduce((n, b) => (b > 0 ? n + 1 : n), 0),
-  });
+  // Rack lists are read in the catalog's pass when some member has a rack (racks can matter).
+  const keepRacks = members.some((m) => typeof m.rack === 'string' && m.rack !== '');
+  const catalog = resolveCatalog(
+    input.partitions,
+    defaultWeight,
+    {
+      heaviest: baseLoad.reduce((max, b) => Math.max(max, b), 0),
+      count: baseLoad.reduce((n, b) => (b > 0 ? n + 1 : n), 0),
+    },
+    keepRacks,
+  );
   const subscribersOf = buildSubscribers(
     members.map((m) => m.topics),
     memberInstance,
@@ -123,6 +135,8 @@ export function buildModel(input: BalanceInput, defaultWeight: number): BalanceM
     topicStart: placed.topicStart,
     unassignable: placed.unassignable,
     weightScale: catalog.scale,
+    // Positions are the catalog's: they are the model's when every partition is placeable.
+    listedRacks: placed.topicOf.length === catalog.topic.length ? catalog.listedRacks : undefined,
   };
 }
 
@@ -159,6 +173,7 @@ export function withTopics(
     topicStart: model.topicStart,
     unassignable: model.unassignable,
     weightScale: model.weightScale,
+    listedRacks: model.listedRacks,
   };
 }
 

@@ -6,11 +6,15 @@ import { inRackModel } from './in-rack-model.js';
 import { matchRacks } from './rack-pass.js';
 import type { RackModel } from './rack-model.js';
 import { equalTerms } from './terms.js';
+import { placeByCounts } from './count-racks.js';
 import { noiseAt } from '../structures/numbers.js';
 
 /**
  * The instance of every partition when racks can matter, and the lower bound of the instance
- * level without racks (what `placeOnInstances` reports):
+ * level without racks (what `placeOnInstances` reports). On Kafka's terms with every instance
+ * subscribed to every topic, balance is a count and {@link placeByCounts} solves it exactly (the
+ * fewest cross-rack partitions, then moves); the steps below are for everything else, or when
+ * that placement needs more moves than `maxMovesPerRebalance` allows:
  *
  * 1. Solve the instance level with racks as eligibility ({@link inRackModel}): every partition
  *    that has an in-rack subscriber goes to one. Its own search budget, so the load search
@@ -35,6 +39,14 @@ export function placeWithRacks(
   settings: LevelSettings,
   searchBudget: number,
 ): { readonly instance: Int32Array; readonly lowerBound: number } {
+  const terms = bandTerms(model, settings.tolerance);
+  if (terms.kafka) {
+    const counted = placeByCounts(model, rm, previous, settings.moves.limit);
+    if (counted !== undefined) {
+      settings.moves.used = counted.moves;
+      return { instance: counted.instance, lowerBound: instanceLowerBound(model) };
+    }
+  }
   const restricted = inRackModel(model, rm);
   const { homes, forced } = inRackHomes(restricted, previous);
   const moves = { limit: settings.moves.limit, used: forced };
@@ -44,7 +56,6 @@ export function placeWithRacks(
   const solveInRack = (ceiling: number): Int32Array | undefined =>
     placeOnInstancesBelow(restricted, homes, inRackSettings, ceiling).instance;
   const lowerBound = instanceLowerBound(model);
-  const terms = bandTerms(model, settings.tolerance);
   const t = terms.tolerance;
   const bandTop = (max: number): number => max + noiseAt(max);
   let inRack = forced > moves.limit ? undefined : solveInRack(bandTop(lowerBound * (1 + t)));

@@ -1,5 +1,6 @@
 import type { BalanceInput, WeightedPartition } from '../types.js';
 import type { BalanceModel } from '../model/model.js';
+import type { ListedRacks } from '../model/catalog.js';
 import { compareStrings } from '../structures/order.js';
 
 /**
@@ -53,7 +54,10 @@ export function buildRackModel(model: BalanceModel, input: BalanceInput): RackMo
 
   const width = racks.length;
   const bits = Math.min(width, 30);
-  const maskOf = gatherMasks(model, input.partitions, racks, rackIndex, bits);
+  const maskOf =
+    model.listedRacks === undefined
+      ? gatherMasks(model, input.partitions, racks, rackIndex, bits)
+      : masksOfListed(model, model.listedRacks, racks, rackIndex, bits);
 
   const full = bits === 31 ? -1 : (1 << bits) - 1;
   const setIds = new Map<number, number>();
@@ -145,6 +149,35 @@ function gatherMasks(
     }
     const q = canonical[at]!;
     maskOf[q] = maskOf[q]! | lastMask | LISTED;
+  }
+  return maskOf;
+}
+
+/**
+ * {@link gatherMasks} from the rack lists the catalog kept: no input object is read again and
+ * no position looked up (each partition is listed once, at a known position).
+ */
+function masksOfListed(
+  model: BalanceModel,
+  listed: ListedRacks,
+  racks: ReadonlyArray<string>,
+  rackIndex: ReadonlyMap<string, number>,
+  bits: number,
+): Int32Array {
+  const maskOf = new Int32Array(model.partitionCount);
+  const { racks: lists, position } = listed;
+  const canonical = model.canonical;
+  let lastGiven: unknown;
+  let lastMask = 0;
+  for (let e = 0; e < lists.length; e++) {
+    const given = lists[e];
+    if (given !== lastGiven) {
+      lastGiven = given;
+      // Plain-JavaScript callers may pass anything here: only an array (of strings) counts.
+      lastMask =
+        Array.isArray(given) && given.length > 0 ? maskOfNames(given as unknown[], racks, rackIndex, bits) | LISTED : 0;
+    }
+    if (lastMask !== 0) maskOf[canonical[position[e]!]!] = lastMask;
   }
   return maskOf;
 }
