@@ -3,7 +3,9 @@
  * in one JVM, warmed) beside `balance()` (this Node process, warmed) on identical seeded inputs:
  * every weight 1, each member its own instance, each side carrying its own previous assignment
  * through the same join/leave sequence. Prints compute time (median of the warmed repeats),
- * partitions moved and the spread of partition counts, and the time ratios.
+ * partitions moved and the spread of partition counts, and the time ratios. Cases with racks also
+ * time `balance()` on the same steps without them, alternating call by call: what matching racks
+ * costs over today's placement.
  *
  *   pnpm bench:peer [--quick]   --quick: the 10k-partition cases only
  */
@@ -46,6 +48,8 @@ async function main(): Promise<void> {
       `${s === undefined ? '-' : String(s.moved)} / ${String(r.moved)}`,
       `${s === undefined ? '-' : `${String(s.minCount)}-${String(s.maxCount)}`} / ${String(r.minCount)}-${String(r.maxCount)}`,
       r.rackMismatches === undefined ? '' : `${String(s?.rackMismatches ?? '-')} / ${String(r.rackMismatches)}`,
+      r.withoutRacksMs === undefined ? '' : format(r.withoutRacksMs),
+      r.withoutRacksMs === undefined || r.withoutRacksMs === 0 ? '' : `${(r.medianMs / r.withoutRacksMs).toFixed(2)}x`,
     ];
   });
   process.stdout.write(
@@ -60,9 +64,11 @@ async function main(): Promise<void> {
         'moved (Sticky / ours)',
         'partitions per member (Sticky / ours)',
         'cross-rack partitions (Sticky / ours)',
+        'balance() without racks ms',
+        'racks ÷ without',
       ],
       rows,
-      new Set([2, 3, 4, 5]),
+      new Set([2, 3, 4, 5, 9, 10]),
     )}\n\nNode ${process.version}, ${process.arch}; Kafka ${DEFAULT_KAFKA_VERSION} kafka-clients; medians of warmed repeats per step.\n`,
   );
 }

@@ -31,12 +31,17 @@ export function rackLayout(c: PeerCase): {
   const rf = c.racks?.replicationFactor ?? 1;
   const name = (i: number): string => String.fromCharCode(97 + (i % count));
   const partitionRacks = new Map<string, string[]>();
+  // One array per distinct list, as both adapters hand them to balance() (`SharedRackLists`).
+  const lists = new Map<string, string[]>();
   let first = 0;
   for (const [topic, partitions] of c.topics) {
     for (let p = 0; p < partitions; p++) {
       const racks = new Set<string>();
       for (let j = 0; j < rf; j++) racks.add(name(p + j + first));
-      partitionRacks.set(`${topic}:${String(p)}`, [...racks].sort());
+      const sorted = [...racks].sort();
+      const key = sorted.join(',');
+      if (!lists.has(key)) lists.set(key, sorted);
+      partitionRacks.set(`${topic}:${String(p)}`, lists.get(key)!);
     }
     first += partitions;
   }
@@ -142,7 +147,7 @@ export function peerCases(quick: boolean): PeerCase[] {
           churnSteps: 3,
         },
         all(10),
-        { repeats: 5, warmups: 2 },
+        { repeats: 9, warmups: 3 },
         { count: 3, replicationFactor },
       ),
     ),
