@@ -137,12 +137,13 @@ function planFlow(
   const crossCost = partitionCount + 1;
   const homes = new Float64Array(instanceCount * sets);
   const homeless = new Float64Array(sets);
+  const { setOf } = rm;
+  const { member, instance } = previous;
   for (let p = 0; p < partitionCount; p++) {
-    const s = rm.setOf[p]! + 1;
+    const s = setOf[p]! + 1;
     // A counted home: leaving it is a move.
-    const h = previous.member[p]! >= 0 ? previous.instance[p]! : -1;
-    if (h < 0) homeless[s] = homeless[s]! + 1;
-    else homes[h * sets + s] = homes[h * sets + s]! + 1;
+    if (member[p]! < 0) homeless[s] = homeless[s]! + 1;
+    else homes[instance[p]! * sets + s] = homes[instance[p]! * sets + s]! + 1;
   }
   let classCount = 0;
   for (const n of homes) if (n > 0) classCount++;
@@ -220,10 +221,12 @@ function fillRest(
   const members: number[][] = Array.from({ length: groups }, () => []);
   groupOf.forEach((g, i) => members[g]!.push(i));
   const cursor = new Int32Array(groups);
+  const { setOf } = rm;
+  const { member, instance: home } = previous;
   let moves = 0;
   for (let p = 0; p < instance.length; p++) {
     if (instance[p]! >= 0) continue;
-    const row = (rm.setOf[p]! + 1) * groups;
+    const row = (setOf[p]! + 1) * groups;
     let g = 0;
     while (g < groups && !(need[row + g]! > 0)) g++;
     if (g === groups) return -1;
@@ -234,7 +237,7 @@ function fillRest(
     instance[p] = i;
     room[i] = room[i]! - 1;
     need[row + g] = need[row + g]! - 1;
-    if (previous.member[p]! >= 0 && previous.instance[p] !== i) moves++;
+    if (member[p]! >= 0 && home[p] !== i) moves++;
   }
   return moves;
 }
