@@ -81,21 +81,27 @@ function roundUpForIntegers(problem: BoundProblem, bound: number): number {
   const cap = capacity[0]!;
   if (!(bound > 0)) return bound;
   for (let b = 0; b < capacity.length; b++) if (capacity[b] !== cap) return bound;
-  // Plain loops: this runs over every partition on the hot path of balance().
   // Sums are exact only below 2^53; beyond, a rounded-up total could overstate the bound.
-  let total = 0;
-  for (let i = 0; i < weight.length; i++) {
-    const w = weight[i]!;
-    if (!Number.isInteger(w)) return bound;
-    total += w;
-  }
-  for (let b = 0; b < baseLoad.length; b++) {
-    if (!Number.isInteger(baseLoad[b])) return bound;
-    total += baseLoad[b]!;
-  }
-  if (total > Number.MAX_SAFE_INTEGER) return bound;
+  const total = integerSum(weight) + integerSum(baseLoad);
+  if (!(total <= Number.MAX_SAFE_INTEGER)) return bound;
   // The tolerance keeps float noise in the mean (e.g. 15.000000000000002) from rounding up a whole unit.
   return Math.ceil(bound * cap - 1e-9 * Math.max(1, bound * cap)) / cap;
+}
+
+/**
+ * The sum of `values` when every one is an integer, else NaN. A plain loop of its own: it runs
+ * over every partition on the hot path of balance(), and compiled mid-loop (on-stack) inside a
+ * larger function it left the code after the loop without type feedback, so every later call
+ * left the optimized code there.
+ */
+function integerSum(values: ArrayLike<number>): number {
+  let total = 0;
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i]!;
+    if (!Number.isInteger(v)) return Number.NaN;
+    total += v;
+  }
+  return total;
 }
 
 /**
