@@ -54,21 +54,39 @@ export function buildRackModel(model: BalanceModel, input: BalanceInput): RackMo
 
   const width = racks.length;
   const bits = Math.min(width, 30);
-  const maskOf =
-    model.listedRacks === undefined
-      ? gatherMasks(model, input.partitions, racks, rackIndex, bits)
-      : masksOfListed(model, model.listedRacks, racks, rackIndex, bits);
+  const sets =
+    (model.listedRacks === undefined ? undefined : setsOfListed(model, model.listedRacks, racks, rackIndex, bits)) ??
+    setsOfMasks(gatherMasks(model, input.partitions, racks, rackIndex, bits), bits);
 
-  const full = bits === 31 ? -1 : (1 << bits) - 1;
-  const setIds = new Map<number, number>();
+  const full = (1 << bits) - 1;
   const localRows: number[] = [];
-  // Each mask is replaced by its set id in place: the masks are not needed afterwards.
-  const setOf = maskOf;
   let active = false;
-  // Set ids are numbered in partition order. With few racks every mask has a slot in `dense`
-  // (-1 until its set is numbered), which saves a map lookup per partition.
+  for (const mask of sets.maskOfSet) {
+    for (let r = 0; r < width; r++) localRows.push(r < bits && mask & (1 << r) ? 1 : 0);
+    if (mask !== 0 && (mask !== full || bits < width)) active = true;
+  }
+  const { setOf, maskOfSet } = sets;
+  return { racks, instanceRack, setOf, local: Uint8Array.from(localRows), setCount: maskOfSet.length, active };
+}
+
+/** Each model partition's rack set (-1: none), and each set's mask over the members' racks. */
+interface RackSets {
+  readonly setOf: Int32Array;
+  readonly maskOfSet: ReadonlyArray<number>;
+}
+
+/**
+ * Rack sets numbered in partition (model) order from {@link gatherMasks}'s masks, replaced by
+ * their set ids in place. Sets beyond {@link MAX_RACK_SETS} are left out (no preference).
+ */
+function setsOfMasks(maskOf: Int32Array, bits: number): RackSets {
+  const setIds = new Map<number, number>();
+  const maskOfSet: number[] = [];
+  const setOf = maskOf;
+  // With few racks every mask has a slot in `dense` (-1 until its set is numbered), which saves
+  // a map lookup per partition.
   const dense = bits <= 12 ? new Int32Array(1 << bits).fill(-1) : undefined;
-  for (let p = 0; p < model.partitionCount; p++) {
+  for (let p = 0; p < maskOf.length; p++) {
     const listed = maskOf[p]!;
     setOf[p] = -1;
     if ((listed & LISTED) === 0) continue;
@@ -79,12 +97,66 @@ export function buildRackModel(model: BalanceModel, input: BalanceInput): RackMo
       id = setIds.size;
       setIds.set(mask, id);
       if (dense !== undefined) dense[mask] = id;
-      for (let r = 0; r < width; r++) localRows.push(r < bits && mask & (1 << r) ? 1 : 0);
-      if (mask !== 0 && (mask !== full || bits < width)) active = true;
+      maskOfSet.push(mask);
     }
     setOf[p] = id;
   }
-  return { racks, instanceRack, setOf, local: Uint8Array.from(localRows), setCount: setIds.size, active };
+  return { setOf, maskOfSet };
+}
+
+/**
+ * {@link setsOfMasks} from the rack lists the catalog kept, in one pass: no input object is read
+ * again and no position looked up (each partition is listed once, at a known position). Sets
+ * are numbered as they come in input order, then renumbered in partition order if that differs
+ * (heaviest first, or topics not listed alphabetically). Undefined past {@link MAX_RACK_SETS}
+ * sets, where which sets are left out depends on that order.
+ */
+function setsOfListed(
+  model: BalanceModel,
+  listed: ListedRacks,
+  racks: ReadonlyArray<string>,
+  rackIndex: ReadonlyMap<string, number>,
+  bits: number,
+): RackSets | undefined {
+  const setOf = new Int32Array(model.partitionCount).fill(-1);
+  const { racks: lists, position } = listed;
+  const canonical = model.canonical;
+  const setIds = new Map<number, number>();
+  const dense = bits <= 12 ? new Int32Array(1 << bits).fill(-1) : undefined;
+  const maskOfSet: number[] = [];
+  const first: number[] = [];
+  let lastGiven: unknown;
+  let lastId = -1;
+  for (let e = 0; e < lists.length; e++) {
+    const given = lists[e];
+    if (given !== lastGiven) {
+      lastGiven = given;
+      lastId = -1;
+      // Plain-JavaScript callers may pass anything here: only an array (of strings) counts.
+      if (Array.isArray(given) && given.length > 0) {
+        const mask = maskOfNames(given as unknown[], racks, rackIndex, bits);
+        lastId = dense === undefined ? (setIds.get(mask) ?? -1) : dense[mask]!;
+        if (lastId < 0) {
+          if (setIds.size >= MAX_RACK_SETS) return undefined;
+          lastId = setIds.size;
+          setIds.set(mask, lastId);
+          if (dense !== undefined) dense[mask] = lastId;
+          maskOfSet.push(mask);
+          first.push(model.partitionCount);
+        }
+      }
+    }
+    if (lastId < 0) continue;
+    const p = canonical[position[e]!]!;
+    setOf[p] = lastId;
+    if (p < first[lastId]!) first[lastId] = p;
+  }
+  const order = maskOfSet.map((_, id) => id).sort((a, b) => first[a]! - first[b]!);
+  if (order.every((id, k) => id === k)) return { setOf, maskOfSet };
+  const renumbered = new Int32Array(order.length);
+  order.forEach((id, k) => (renumbered[id] = k));
+  for (let p = 0; p < setOf.length; p++) if (setOf[p]! >= 0) setOf[p] = renumbered[setOf[p]!]!;
+  return { setOf, maskOfSet: order.map((id) => maskOfSet[id]!) };
 }
 
 /**
@@ -149,35 +221,6 @@ function gatherMasks(
     }
     const q = canonical[at]!;
     maskOf[q] = maskOf[q]! | lastMask | LISTED;
-  }
-  return maskOf;
-}
-
-/**
- * {@link gatherMasks} from the rack lists the catalog kept: no input object is read again and
- * no position looked up (each partition is listed once, at a known position).
- */
-function masksOfListed(
-  model: BalanceModel,
-  listed: ListedRacks,
-  racks: ReadonlyArray<string>,
-  rackIndex: ReadonlyMap<string, number>,
-  bits: number,
-): Int32Array {
-  const maskOf = new Int32Array(model.partitionCount);
-  const { racks: lists, position } = listed;
-  const canonical = model.canonical;
-  let lastGiven: unknown;
-  let lastMask = 0;
-  for (let e = 0; e < lists.length; e++) {
-    const given = lists[e];
-    if (given !== lastGiven) {
-      lastGiven = given;
-      // Plain-JavaScript callers may pass anything here: only an array (of strings) counts.
-      lastMask =
-        Array.isArray(given) && given.length > 0 ? maskOfNames(given as unknown[], racks, rackIndex, bits) | LISTED : 0;
-    }
-    if (lastMask !== 0) maskOf[canonical[position[e]!]!] = lastMask;
   }
   return maskOf;
 }
