@@ -5,7 +5,7 @@ import { instanceLowerBound, placeOnInstances, placeOnMembers } from './solve/le
 import { resolvePrevious } from './model/previous.js';
 import { summarize } from './report/summarize.js';
 import { resolveBalanceOptions } from './model/tuning.js';
-import { buildRackModel, type RackModel } from './racks/rack-model.js';
+import { buildRackModel, memberRacksOf, type RackModel } from './racks/rack-model.js';
 import { placeWithRacks } from './racks/place-with-racks.js';
 import { NO_RACKS, tallyRacks } from './racks/rack-tally.js';
 
@@ -59,14 +59,15 @@ import { NO_RACKS, tallyRacks } from './racks/rack-tally.js';
  */
 export function balance(input: BalanceInput, options: BalanceOptions = {}): BalanceResult {
   const settings = resolveBalanceOptions(options);
-  const model = buildModel(input, settings.defaultWeight);
+  const memberRacks = memberRacksOf(input);
+  const model = buildModel(input, settings.defaultWeight, memberRacks);
   const previous = resolvePrevious(model, input);
   const level = {
     tolerance: settings.moveTolerance,
     budget: { remaining: settings.searchBudget },
     moves: { limit: settings.maxMoves, used: 0 },
   };
-  const racks = buildRackModel(model, input);
+  const racks = memberRacks === undefined ? undefined : buildRackModel(model, input, memberRacks);
   const instances =
     racks?.active === true
       ? placeWithRacks(model, racks, previous, level, settings.searchBudget)
@@ -94,12 +95,13 @@ function withRacks(instances: ReadonlyArray<InstanceLoad>, racks: RackModel): In
  * as by {@link balance}, so the two can be compared directly.
  */
 export function referenceBalance(input: BalanceInput, options: BalanceOptions = {}): BalanceResult {
-  const model = buildModel(input, resolveBalanceOptions(options).defaultWeight);
+  const memberRacks = memberRacksOf(input);
+  const model = buildModel(input, resolveBalanceOptions(options).defaultWeight, memberRacks);
   const tallies = emptyTallies(model);
   const owner = placeGreedy(model, tallies);
   const result = summarize(model, owner, instanceLowerBound(model), undefined);
-  const racks = buildRackModel(model, input);
-  if (racks === undefined) return { ...result, ...NO_RACKS };
+  if (memberRacks === undefined) return { ...result, ...NO_RACKS };
+  const racks = buildRackModel(model, input, memberRacks);
   const instanceOf = Int32Array.from(owner, (m) => model.memberInstance[m]!);
   const tally = tallyRacks(model, racks, instanceOf, result.maxCombinedLoad);
   return { ...result, instances: withRacks(result.instances, racks), ...tally };

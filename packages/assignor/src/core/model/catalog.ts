@@ -2,6 +2,7 @@ import type { WeightedPartition } from '../types.js';
 import { compareStrings } from '../structures/order.js';
 import { isUsableWeight, weightScale } from './weights.js';
 import { orderHeaviestFirst } from '../structures/heaviest-first.js';
+import { rackMask, type RackNames } from './rack-mask.js';
 
 /**
  * The caller's partitions resolved once, in index form: every distinct partition exactly once
@@ -33,14 +34,13 @@ export interface PartitionCatalog {
 }
 
 /**
- * Each input entry's `racks` as given, and its canonical position. Read in the catalog's one pass
- * over the input, so rack matching need not visit 100k input objects again. Only kept for the
- * usual input (each topic's partitions one ascending run, so no duplicates), where an entry's
- * position is known without a lookup.
+ * Each input entry's rack mask ({@link rackMask}: -1 for none) and its canonical position. Read in the
+ * catalog's one pass over the input, so rack matching need not visit 100k input objects again.
+ * Only kept for the usual input (each topic's partitions one ascending run, so no duplicates),
+ * where an entry's position is known without a lookup.
  */
 export interface ListedRacks {
-  /** `partitions[e].racks`, unchecked: anything a plain-JavaScript caller passed. */
-  readonly racks: ReadonlyArray<unknown>;
+  readonly masks: Int32Array;
   /** Canonical position of entry `e`. */
   readonly position: Int32Array;
 }
@@ -61,9 +61,9 @@ export function resolveCatalog(
   partitions: ReadonlyArray<WeightedPartition>,
   defaultWeight: number,
   alsoSummed: { readonly heaviest: number; readonly count: number } = { heaviest: 0, count: 0 },
-  keepRacks = false,
+  rackNames?: RackNames,
 ): PartitionCatalog {
-  const entries = readEntries(partitions, keepRacks);
+  const entries = readEntries(partitions, rackNames);
   const { names } = entries;
   const rank = Array.from(names.keys()).sort((a, b) => compareStrings(names[a]!, names[b]!));
   const topics = rank.map((t) => names[t]!);
@@ -78,7 +78,7 @@ export function resolveCatalog(
   const topicStart = new Int32Array(topics.length + 1);
   const grouped = entries.runStart === undefined ? groupEntries(entries, rank) : undefined;
   // Entry positions while every topic is one ascending run (copied one to one).
-  let position = entries.racks !== undefined && grouped === undefined ? new Int32Array(n) : undefined;
+  let position = entries.rackMasks !== undefined && grouped === undefined ? new Int32Array(n) : undefined;
   for (let t = 0; t < topics.length; t++) {
     topicStart[t] = out.count;
     if (grouped === undefined) {
@@ -131,7 +131,7 @@ export function resolveCatalog(
     topicStart,
     heaviestFirst,
     scale,
-    listedRacks: position === undefined ? undefined : { racks: entries.racks!, position },
+    listedRacks: position === undefined ? undefined : { masks: entries.rackMasks!, position },
   };
 }
 
@@ -155,8 +155,8 @@ interface Entries {
   readonly raw: Float64Array;
   /** First entry of each name when each name's entries are one run of the input, else undefined. */
   readonly runStart: number[] | undefined;
-  /** Each entry's `racks`, when asked for. */
-  readonly racks: unknown[] | undefined;
+  /** Each entry's rack mask, when there are rack names to read them against. */
+  readonly rackMasks: Int32Array | undefined;
 }
 
 /** Canonical arrays being filled, and how many entries they hold. */
@@ -167,9 +167,12 @@ interface CanonicalArrays {
   count: number;
 }
 
-function readEntries(partitions: ReadonlyArray<WeightedPartition>, keepRacks: boolean): Entries {
+function readEntries(partitions: ReadonlyArray<WeightedPartition>, rackNames: RackNames | undefined): Entries {
   const n = partitions.length;
-  const racks = keepRacks ? new Array<unknown>(n) : undefined;
+  const rackMasks = rackNames === undefined ? undefined : new Int32Array(n);
+  // Lists of equal racks are often one shared array (the adapters share them): its mask is kept.
+  let lastRacks: unknown;
+  let lastMask = -1;
   const index = new Map<string, number>();
   const names: string[] = [];
   const size: number[] = [];
@@ -210,9 +213,16 @@ function readEntries(partitions: ReadonlyArray<WeightedPartition>, keepRacks: bo
     if (int32 && (number | 0) !== number) int32 = false;
     const w = p.weight;
     raw[e] = isUsableWeight(w) ? (w === 0 ? 0 : w) : -1;
-    if (racks !== undefined) racks[e] = p.racks;
+    if (rackMasks !== undefined) {
+      const given: unknown = p.racks;
+      if (given !== lastRacks) {
+        lastRacks = given;
+        lastMask = rackMask(given, rackNames!);
+      }
+      rackMasks[e] = lastMask;
+    }
   }
-  return { names, size, topic, partition: numbers, numeric, int32, raw, runStart, racks };
+  return { names, size, topic, partition: numbers, numeric, int32, raw, runStart, rackMasks };
 }
 
 /** Entries grouped by topic in sorted topic order (`rank`), each topic's in arrival order. */

@@ -1,6 +1,7 @@
 import type { BalanceInput, TopicPartition } from '../types.js';
 import { compareStrings } from '../structures/order.js';
 import { resolveCatalog, type ListedRacks, type PartitionCatalog } from './catalog.js';
+import type { RackNames } from './rack-mask.js';
 import { buildSubscribers, type TopicSubscribers } from './subscribers.js';
 import { instanceCapacities } from './capacity.js';
 import { resolveBaseLoads } from './base-load.js';
@@ -62,8 +63,9 @@ export interface BalanceModel {
   /** What every weight was multiplied by so that sums cannot overflow (see `weightScale`). */
   readonly weightScale: number;
   /**
-   * The input's rack lists in input order, with each entry's `canonical` position: kept when
-   * some member has a rack, the input is in the usual order and every partition is placeable.
+   * The input's rack masks in input order, with each entry's `canonical` position: kept when
+   * `buildModel` has rack names (some member has a rack), the input is in the usual order and
+   * every partition is placeable.
    */
   readonly listedRacks: ListedRacks | undefined;
 }
@@ -71,9 +73,10 @@ export interface BalanceModel {
 /**
  * Turns the caller's input into a {@link BalanceModel}. Throws {@link InvalidBalanceInputError}
  * for input no assignment can satisfy (a duplicated member id, an empty id). `defaultWeight` is
- * the already-checked weight of partitions without a usable one.
+ * the already-checked weight of partitions without a usable one. With `rackNames` the catalog's
+ * pass over the partitions also reads their racks (see {@link BalanceModel.listedRacks}).
  */
-export function buildModel(input: BalanceInput, defaultWeight: number): BalanceModel {
+export function buildModel(input: BalanceInput, defaultWeight: number, rackNames?: RackNames): BalanceModel {
   const members = [...input.members].sort((a, b) => compareStrings(a.memberId, b.memberId));
   for (let i = 0; i < members.length; i++) {
     const member = members[i]!;
@@ -92,8 +95,6 @@ export function buildModel(input: BalanceInput, defaultWeight: number): BalanceM
 
   const baseLoad = resolveBaseLoads(instanceIds, input.instanceBaseLoad);
   // Base loads are summed with the weights, so they take part in choosing the overflow scale.
-  // Rack lists are read in the catalog's pass when some member has a rack (racks can matter).
-  const keepRacks = members.some((m) => typeof m.rack === 'string' && m.rack !== '');
   const catalog = resolveCatalog(
     input.partitions,
     defaultWeight,
@@ -101,7 +102,7 @@ export function buildModel(input: BalanceInput, defaultWeight: number): BalanceM
       heaviest: baseLoad.reduce((max, b) => Math.max(max, b), 0),
       count: baseLoad.reduce((n, b) => (b > 0 ? n + 1 : n), 0),
     },
-    keepRacks,
+    rackNames,
   );
   const subscribersOf = buildSubscribers(
     members.map((m) => m.topics),

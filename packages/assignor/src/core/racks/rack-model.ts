@@ -1,6 +1,7 @@
 import type { BalanceInput, WeightedPartition } from '../types.js';
 import type { BalanceModel } from '../model/model.js';
 import type { ListedRacks } from '../model/catalog.js';
+import { rackMask, type RackNames } from '../model/rack-mask.js';
 import { compareStrings } from '../structures/order.js';
 
 /**
@@ -34,10 +35,16 @@ const MAX_RACK_SETS = 4096;
 const LISTED = 1 << 30;
 
 /**
- * Resolves the racks of `input` against `model`; undefined when no member has a rack, which is
- * the common case and costs one pass over the members.
+ * The racks the members are in, resolved before the model so that the catalog's pass over the
+ * partitions can read their racks against them ({@link rackMask}).
  */
-export function buildRackModel(model: BalanceModel, input: BalanceInput): RackModel | undefined {
+export interface MemberRacks extends RackNames {
+  /** Each instance's rack: the smallest its members report, so input order cannot matter. */
+  readonly rackOfInstance: ReadonlyMap<string, string>;
+}
+
+/** The members' racks of `input`; undefined when no member has one (one pass over the members). */
+export function memberRacksOf(input: BalanceInput): MemberRacks | undefined {
   const rackOfInstance = new Map<string, string>();
   for (const m of input.members) {
     if (typeof m.rack !== 'string' || m.rack === '') continue;
@@ -47,16 +54,20 @@ export function buildRackModel(model: BalanceModel, input: BalanceInput): RackMo
   if (rackOfInstance.size === 0) return undefined;
   const racks = [...new Set(rackOfInstance.values())].sort(compareStrings);
   const rackIndex = new Map(racks.map((r, i) => [r, i]));
-  const instanceRack = Int32Array.from(model.instanceIds, (id) => {
-    const rack = rackOfInstance.get(id);
-    return rack === undefined ? -1 : rackIndex.get(rack)!;
-  });
+  return { racks, rackIndex, bits: Math.min(racks.length, 30), rackOfInstance };
+}
 
+/** Resolves the partitions' racks (read by the catalog, or looked up) against `members`' racks. */
+export function buildRackModel(model: BalanceModel, input: BalanceInput, members: MemberRacks): RackModel {
+  const { racks, bits } = members;
+  const instanceRack = Int32Array.from(model.instanceIds, (id) => {
+    const rack = members.rackOfInstance.get(id);
+    return rack === undefined ? -1 : members.rackIndex.get(rack)!;
+  });
   const width = racks.length;
-  const bits = Math.min(width, 30);
   const sets =
-    (model.listedRacks === undefined ? undefined : setsOfListed(model, model.listedRacks, racks, rackIndex, bits)) ??
-    setsOfMasks(gatherMasks(model, input.partitions, racks, rackIndex, bits), bits);
+    (model.listedRacks === undefined ? undefined : setsOfListed(model, model.listedRacks, bits)) ??
+    setsOfMasks(gatherMasks(model, input.partitions, members), bits);
 
   const full = (1 << bits) - 1;
   const localRows: number[] = [];
@@ -105,36 +116,28 @@ function setsOfMasks(maskOf: Int32Array, bits: number): RackSets {
 }
 
 /**
- * {@link setsOfMasks} from the rack lists the catalog kept, in one pass: no input object is read
+ * {@link setsOfMasks} from the rack masks the catalog kept, in one pass: no input object is read
  * again and no position looked up (each partition is listed once, at a known position). Sets
  * are numbered as they come in input order, then renumbered in partition order if that differs
  * (heaviest first, or topics not listed alphabetically). Undefined past {@link MAX_RACK_SETS}
  * sets, where which sets are left out depends on that order.
  */
-function setsOfListed(
-  model: BalanceModel,
-  listed: ListedRacks,
-  racks: ReadonlyArray<string>,
-  rackIndex: ReadonlyMap<string, number>,
-  bits: number,
-): RackSets | undefined {
+function setsOfListed(model: BalanceModel, listed: ListedRacks, bits: number): RackSets | undefined {
   const setOf = new Int32Array(model.partitionCount).fill(-1);
-  const { racks: lists, position } = listed;
+  const { masks, position } = listed;
   const canonical = model.canonical;
   const setIds = new Map<number, number>();
   const dense = bits <= 12 ? new Int32Array(1 << bits).fill(-1) : undefined;
   const maskOfSet: number[] = [];
   const first: number[] = [];
-  let lastGiven: unknown;
+  let lastMask = -1;
   let lastId = -1;
-  for (let e = 0; e < lists.length; e++) {
-    const given = lists[e];
-    if (given !== lastGiven) {
-      lastGiven = given;
+  for (let e = 0; e < masks.length; e++) {
+    const mask = masks[e]!;
+    if (mask !== lastMask) {
+      lastMask = mask;
       lastId = -1;
-      // Plain-JavaScript callers may pass anything here: only an array (of strings) counts.
-      if (Array.isArray(given) && given.length > 0) {
-        const mask = maskOfNames(given as unknown[], racks, rackIndex, bits);
+      if (mask >= 0) {
         lastId = dense === undefined ? (setIds.get(mask) ?? -1) : dense[mask]!;
         if (lastId < 0) {
           if (setIds.size >= MAX_RACK_SETS) return undefined;
@@ -160,25 +163,22 @@ function setsOfListed(
 }
 
 /**
- * Each model partition's racks as a bit mask over the members' `racks`, with
- * {@link LISTED} set where the partition is listed with racks at all; duplicated partitions in
- * the input get the union, so input order cannot matter. Bits beyond 30 racks would not fit:
- * past that many member racks, the racks from the 31st on are treated as holding no replica.
+ * Each model partition's racks as a bit mask over the members' racks ({@link rackMask}),
+ * with {@link LISTED} set where the partition is listed with racks at all; duplicated partitions
+ * in the input get the union, so input order cannot matter. For input the catalog could not keep
+ * masks of (not in the usual order).
  *
  * A partition's canonical position is looked up by topic and number. Each topic's partitions are
  * kept in partition order and callers list them that way too, so the position after the topic's
- * last hit is tried first, a binary search among its partitions otherwise. A partition listed
- * with the same racks array as the one before it reuses that one's mask.
+ * last hit is tried first, a binary search among its partitions otherwise.
  *
- * One loop with no closure or object of its own: optimized code that inlined a per-call closure
- * or cursor was thrown away at every full collection, and the loop then ran four times slower.
+ * One loop with no closure of its own: optimized code that inlined a per-call closure or cursor
+ * was thrown away at every full collection, and the loop then ran four times slower.
  */
 function gatherMasks(
   model: BalanceModel,
   partitions: ReadonlyArray<WeightedPartition>,
-  racks: ReadonlyArray<string>,
-  rackIndex: ReadonlyMap<string, number>,
-  bits: number,
+  members: MemberRacks,
 ): Int32Array {
   const maskOf = new Int32Array(model.partitionCount);
   const { canonical, canonicalPartition: numberAt, topicStart, topicIndex, subscribersOf } = model;
@@ -188,12 +188,15 @@ function gatherMasks(
   let end = 0;
   // Lists of equal racks are often one shared array (the adapters share them): its mask is kept.
   let lastGiven: unknown;
-  let lastMask = 0;
+  let mask = -1;
   for (let e = 0; e < partitions.length; e++) {
     const p = partitions[e]!;
     const given: unknown = p.racks;
-    // Plain-JavaScript callers may pass anything here: only an array of strings counts.
-    if (!Array.isArray(given) || given.length === 0) continue;
+    if (given !== lastGiven) {
+      lastGiven = given;
+      mask = rackMask(given, members);
+    }
+    if (mask < 0) continue;
     if (p.topic !== lastTopic) {
       lastTopic = p.topic;
       const found = topicIndex.get(p.topic);
@@ -215,44 +218,10 @@ function gatherMasks(
       at = lo;
     }
     next[t] = at + 1;
-    if (given !== lastGiven) {
-      lastGiven = given;
-      lastMask = maskOfNames(given as unknown[], racks, rackIndex, bits);
-    }
     const q = canonical[at]!;
-    maskOf[q] = maskOf[q]! | lastMask | LISTED;
+    maskOf[q] = maskOf[q]! | mask | LISTED;
   }
   return maskOf;
-}
-
-/**
- * The bit mask of the member racks named in `given` (entries that are not strings, or racks no
- * member is in, add nothing). With few racks each name is found by a scan, cheaper than a lookup.
- */
-function maskOfNames(
-  given: ReadonlyArray<unknown>,
-  racks: ReadonlyArray<string>,
-  rackIndex: ReadonlyMap<string, number>,
-  bits: number,
-): number {
-  let mask = 0;
-  for (let k = 0; k < given.length; k++) {
-    const r = given[k];
-    if (typeof r !== 'string') continue;
-    let at = -1;
-    if (racks.length <= 8) {
-      for (let q = 0; q < racks.length; q++) {
-        if (racks[q] === r) {
-          at = q;
-          break;
-        }
-      }
-    } else {
-      at = rackIndex.get(r) ?? -1;
-    }
-    if (at >= 0 && at < bits) mask |= 1 << at;
-  }
-  return mask;
 }
 
 /** True when partition `p` on instance `i` is fetched from another rack. */
