@@ -247,18 +247,27 @@ function groupEntries(entries: Entries, rank: ReadonlyArray<number>): { entries:
  * numbers are strictly ascending (so also unique), the usual input; false when they are not.
  */
 function copyAscendingRun(start: number, size: number, t: number, entries: Entries, out: CanonicalArrays): boolean {
-  const numbers = entries.partition;
-  const end = start + size;
-  for (let e = start + 1; e < end; e++) if (!(numbers[e - 1]! < numbers[e]!)) return false;
+  // Fields are read before the loop: compiled on-stack in that loop, code with reads after it
+  // that had no type feedback yet was kept and left at every later call.
+  const { partition: numbers, raw } = entries;
+  const { topic, partition, raw: outRaw } = out;
   const at = out.count;
-  out.topic.fill(t, at, at + size);
-  if (numbers instanceof Float64Array && !Array.isArray(out.partition)) {
-    out.partition.set(numbers.subarray(start, end), at);
+  const end = start + size;
+  if (!isAscending(numbers, start, end)) return false;
+  topic.fill(t, at, at + size);
+  if (numbers instanceof Float64Array && !Array.isArray(partition)) {
+    partition.set(numbers.subarray(start, end), at);
   } else {
-    for (let e = start; e < end; e++) out.partition[at + e - start] = numbers[e]!;
+    for (let e = start; e < end; e++) partition[at + e - start] = numbers[e]!;
   }
-  out.raw.set(entries.raw.subarray(start, end), at);
+  outRaw.set(raw.subarray(start, end), at);
   out.count = at + size;
+  return true;
+}
+
+/** True when `numbers[start, end)` strictly ascend. */
+function isAscending(numbers: ArrayLike<number>, start: number, end: number): boolean {
+  for (let e = start + 1; e < end; e++) if (!(numbers[e - 1]! < numbers[e]!)) return false;
   return true;
 }
 

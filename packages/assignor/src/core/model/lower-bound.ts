@@ -25,7 +25,7 @@ const SUBSET_WORK = 4_000_000;
  *   item that can only go there: a topic only two instances subscribe to must fit on those two.
  */
 export function lowerBound(problem: BoundProblem): number {
-  const { binCount, capacity, baseLoad, weight, group, groupBins } = problem;
+  const { binCount, capacity, baseLoad, weight, group, groupBins, eligible } = problem;
   if (binCount === 0) return 0;
   let bound = evenLevel(problem);
   let largest = 0;
@@ -36,20 +36,14 @@ export function lowerBound(problem: BoundProblem): number {
   bound = Math.max(bound, pigeonhole(weight, binCount, largest));
 
   const groupCount = groupBins.length;
-  const groupWeight = new Float64Array(groupCount);
-  const heaviest = new Float64Array(groupCount).fill(-1);
-  for (let item = 0; item < weight.length; item++) {
-    const g = group[item]!;
-    groupWeight[g] = groupWeight[g]! + weight[item]!;
-    if (heaviest[g]! < 0) heaviest[g] = weight[item]!;
-  }
+  const { groupWeight, heaviest } = groupTotals(weight, group, groupCount);
   for (let g = 0; g < groupCount; g++) {
     let lightest = Infinity;
     for (const b of groupBins[g]!) lightest = Math.min(lightest, (baseLoad[b]! + heaviest[g]!) / capacity[b]!);
     if (heaviest[g]! >= 0) bound = Math.max(bound, lightest);
   }
 
-  const within = subsets(problem);
+  const within = subsets(groupBins, eligible, binCount);
   const pigeonholePerSet = groupCount * weight.length <= SET_PIGEONHOLE_WORK;
   // Only groups short of some bins take a pigeonhole bound of their own.
   const restricted = groupBins.some((bins) => bins.length < binCount);
@@ -67,7 +61,28 @@ export function lowerBound(problem: BoundProblem): number {
       bound = Math.max(bound, pigeonhole(weights, bins.length, setLargest));
     }
   }
-  return roundUpForIntegers(problem, bound);
+  return roundUpForIntegers(capacity, baseLoad, weight, bound);
+}
+
+/**
+ * Each group's total weight and its heaviest item's (-1 for an empty group). A loop over every
+ * item, in a function of its own: compiled on-stack inside `lowerBound`, the code after it had no
+ * type feedback yet, and that compiled code, kept for later calls, left them all at its end
+ * (hundreds of deopts in one benchmark, the rest of each call running unoptimized).
+ */
+function groupTotals(
+  weight: ArrayLike<number>,
+  group: ArrayLike<number>,
+  groupCount: number,
+): { groupWeight: Float64Array; heaviest: Float64Array } {
+  const groupWeight = new Float64Array(groupCount);
+  const heaviest = new Float64Array(groupCount).fill(-1);
+  for (let item = 0; item < weight.length; item++) {
+    const g = group[item]!;
+    groupWeight[g] = groupWeight[g]! + weight[item]!;
+    if (heaviest[g]! < 0) heaviest[g] = weight[item]!;
+  }
+  return { groupWeight, heaviest };
 }
 
 /**
@@ -76,8 +91,12 @@ export function lowerBound(problem: BoundProblem): number {
  * search stop at a proven optimum on integer weights (counts, the classic examples) instead of
  * spending its node budget failing to reach 377.5.
  */
-function roundUpForIntegers(problem: BoundProblem, bound: number): number {
-  const { capacity, baseLoad, weight } = problem;
+function roundUpForIntegers(
+  capacity: ArrayLike<number>,
+  baseLoad: ArrayLike<number>,
+  weight: ArrayLike<number>,
+  bound: number,
+): number {
   const cap = capacity[0]!;
   if (!(bound > 0)) return bound;
   for (let b = 0; b < capacity.length; b++) if (capacity[b] !== cap) return bound;
@@ -168,8 +187,11 @@ function pigeonhole(weights: Float64Array, binCount: number, largestCapacity: nu
 }
 
 /** For each group, the groups whose eligible bins are a subset of its own (itself included). */
-function subsets(problem: BoundProblem): number[][] {
-  const { groupBins, eligible, binCount } = problem;
+function subsets(
+  groupBins: BoundProblem['groupBins'],
+  eligible: BoundProblem['eligible'],
+  binCount: number,
+): number[][] {
   const count = groupBins.length;
   const work = count * count * binCount;
   return groupBins.map((_, g) => {

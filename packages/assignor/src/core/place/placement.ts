@@ -390,20 +390,29 @@ function lowestSecondary(problem: Problem, placement: Placement, bins: Int32Arra
 
 /** Builds the per-bin item lists the search needs. */
 export function indexItems(problem: Problem, placement: Placement): number[][] {
-  const { bin } = placement;
+  const items = itemsByBin(placement.bin, problem.binCount);
+  placement.items = items;
+  return items;
+}
+
+/**
+ * The items of each bin, ascending. Loops of their own: compiled on-stack inside
+ * `indexItems`, the store after them had no type feedback yet, and that code, kept for later
+ * calls, left every one of them there.
+ */
+function itemsByBin(bin: Int32Array, binCount: number): number[][] {
   // Counted first so each list is allocated once at its size.
-  const sizes = new Int32Array(problem.binCount);
+  const sizes = new Int32Array(binCount);
   for (let item = 0; item < bin.length; item++) {
     const b = bin[item]!;
     if (b >= 0) sizes[b] = sizes[b]! + 1;
   }
   const items = presizedLists<number>(sizes);
-  const filled = new Int32Array(problem.binCount);
+  const filled = new Int32Array(binCount);
   for (let item = 0; item < bin.length; item++) {
     const b = bin[item]!;
     if (b >= 0) items[b]![filled[b]!++] = item;
   }
-  placement.items = items;
   return items;
 }
 
