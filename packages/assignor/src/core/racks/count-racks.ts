@@ -1,7 +1,7 @@
 import type { BalanceModel } from '../model/model.js';
 import type { PreviousOwners } from '../model/previous.js';
 import { MinCostFlow } from '../structures/min-cost-flow.js';
-import type { RackModel } from './rack-model.js';
+import { setCrossesRack, type RackModel } from './rack-model.js';
 
 /** Rack sets × groups beyond this many: the general path runs instead (bounds the tables). */
 const MAX_CELLS = 4096;
@@ -95,11 +95,10 @@ function roomAfterKeeps(plan: FlowPlan, groupOf: Int32Array, quota: number, sets
 
 /**
  * True when a partition of flow set `s` (0: no preference) is fetched across racks on an
- * instance of group `g` (instances without a rack never are).
+ * instance of group `g` (the last group, instances without a rack, never is).
  */
 function crosses(rm: RackModel, s: number, g: number): boolean {
-  const racks = rm.racks.length;
-  return s > 0 && g < racks && rm.local[(s - 1) * racks + g] === 0;
+  return setCrossesRack(rm, s - 1, g < rm.racks.length ? g : -1);
 }
 
 /** What the flow decided. */

@@ -94,25 +94,35 @@ function setsOfMasks(maskOf: Int32Array, bits: number): RackSets {
   const setIds = new Map<number, number>();
   const maskOfSet: number[] = [];
   const setOf = maskOf;
-  // With few racks every mask has a slot in `dense` (-1 until its set is numbered), which saves
-  // a map lookup per partition.
   const dense = bits <= 12 ? new Int32Array(1 << bits).fill(-1) : undefined;
   for (let p = 0; p < maskOf.length; p++) {
     const listed = maskOf[p]!;
     setOf[p] = -1;
     if ((listed & LISTED) === 0) continue;
     const mask = listed & ~LISTED;
-    let id = dense === undefined ? (setIds.get(mask) ?? -1) : dense[mask]!;
-    if (id < 0) {
-      if (setIds.size >= MAX_RACK_SETS) continue;
-      id = setIds.size;
-      setIds.set(mask, id);
-      if (dense !== undefined) dense[mask] = id;
-      maskOfSet.push(mask);
-    }
-    setOf[p] = id;
+    setOf[p] = setIdOf(mask, setIds, dense, maskOfSet);
   }
   return { setOf, maskOfSet };
+}
+
+/**
+ * The set id of `mask`, numbering it next if it is new; -1 once {@link MAX_RACK_SETS} sets are
+ * numbered. With few racks every mask has a slot in `dense` (-1 until its set is numbered), which
+ * saves a map lookup per partition.
+ */
+function setIdOf(
+  mask: number,
+  setIds: Map<number, number>,
+  dense: Int32Array | undefined,
+  maskOfSet: number[],
+): number {
+  const known = dense === undefined ? (setIds.get(mask) ?? -1) : dense[mask]!;
+  if (known >= 0 || setIds.size >= MAX_RACK_SETS) return known;
+  const id = setIds.size;
+  setIds.set(mask, id);
+  if (dense !== undefined) dense[mask] = id;
+  maskOfSet.push(mask);
+  return id;
 }
 
 /**
@@ -138,15 +148,9 @@ function setsOfListed(model: BalanceModel, listed: ListedRacks, bits: number): R
       lastMask = mask;
       lastId = -1;
       if (mask >= 0) {
-        lastId = dense === undefined ? (setIds.get(mask) ?? -1) : dense[mask]!;
-        if (lastId < 0) {
-          if (setIds.size >= MAX_RACK_SETS) return undefined;
-          lastId = setIds.size;
-          setIds.set(mask, lastId);
-          if (dense !== undefined) dense[mask] = lastId;
-          maskOfSet.push(mask);
-          first.push(model.partitionCount);
-        }
+        lastId = setIdOf(mask, setIds, dense, maskOfSet);
+        if (lastId < 0) return undefined;
+        if (lastId === first.length) first.push(model.partitionCount);
       }
     }
     if (lastId < 0) continue;
@@ -226,7 +230,13 @@ function gatherMasks(
 
 /** True when partition `p` on instance `i` is fetched from another rack. */
 export function isCrossRack(rm: RackModel, p: number, i: number): boolean {
-  const set = rm.setOf[p]!;
-  const rack = rm.instanceRack[i]!;
+  return setCrossesRack(rm, rm.setOf[p]!, rm.instanceRack[i]!);
+}
+
+/**
+ * True when a partition of rack set `set` is fetched from another rack on an instance in rack
+ * `rack`. A partition without racks (-1) and an instance without one (-1) never cross.
+ */
+export function setCrossesRack(rm: RackModel, set: number, rack: number): boolean {
   return set >= 0 && rack >= 0 && rm.local[set * rm.racks.length + rack] === 0;
 }
