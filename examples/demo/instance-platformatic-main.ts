@@ -119,7 +119,7 @@ async function main(): Promise<void> {
     const entry: Member = { consumer, stream: undefined, trigger };
     // Listed before joining, so a stop during start-up still closes it.
     members.push(entry);
-    const stream = await consumer.consume({ topics: [spec.topic], mode: 'earliest' });
+    const stream = await consumer.consume({ topics: [spec.topic] });
     entry.stream = stream;
     void (async () => {
       for await (const message of stream) await stats.process(member, message.partition, message.offset, message.value);

@@ -88,7 +88,7 @@ async function main(): Promise<void> {
   await member.untilRun();
   if (member.stopping) return;
   emit({ event: 'running', instanceId, at: now() });
-  const stream = await consumer.consume({ topics: [spec.topic], mode: 'earliest' });
+  const stream = await consumer.consume({ topics: [spec.topic] });
   consuming.stream = stream;
   for await (const message of stream) {
     await work(spec);

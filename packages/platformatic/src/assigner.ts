@@ -18,6 +18,7 @@ import { resolvePlatformaticOptions, type PlatformaticAssignerOptions } from './
 import { protocolsFor, type ProtocolEntry } from './protocol.js';
 import type { MemberSubscription } from './subscriptions.js';
 import { createWeightSnapshot } from './weight-snapshot.js';
+import { guardConsume, type ConsumingConsumer } from './consume-guard.js';
 import {
   createTriggerTarget,
   type GroupDescriber,
@@ -54,6 +55,12 @@ export interface PlatformaticLoadAwareAssigner {
    * report its group, epoch and owned partitions. Returns the consumer. Throws a `ConfigError`
    * when the consumer was not created with options from this assigner's `groupOptions()`, or
    * when they already serve another consumer.
+   *
+   * It also guards the consumer's `consume()`: a partition that changes owner must resume from the
+   * group's committed offset, so a call without `mode` gets `mode: 'committed'` and
+   * `fallbackMode: 'earliest'`, and any other mode is refused with an `UnsafeConsumeModeError`.
+   * Streams with manual commits (`autocommit: false`) stop handing out messages of partitions the
+   * consumer no longer owns.
    */
   attach<C extends AttachableConsumer>(consumer: C): C;
   /** The rebalance epoch this process's members of `groupId` advertise. */
@@ -91,9 +98,13 @@ export interface PlatformaticLoadAwareAssigner {
  *
  * const assigner = createLoadAwareAssigner({ weights: mySource });
  * const consumer = assigner.attach(
- *   new Consumer({ groupId: 'orders', clientId: 'orders-1', bootstrapBrokers: ['localhost:9092'], ...assigner.groupOptions() }),
+ *   new Consumer({ groupId: 'orders', clientId: 'orders-1', bootstrapBrokers: ['localhost:9092'], autocommit: false, ...assigner.groupOptions() }),
  * );
- * const stream = await consumer.consume({ topics: ['orders'] });
+ * const stream = await consumer.consume({ topics: ['orders'] }); // attach() sets mode: 'committed'
+ * for await (const message of stream) {
+ *   await handle(message);
+ *   await message.commit();
+ * }
  * // on shutdown: await consumer.close(); assigner.close();
  * ```
  */
@@ -240,6 +251,9 @@ export function createLoadAwareAssigner(options: PlatformaticAssignerOptions = {
       if (current === undefined) {
         membership.attach(consumer, found.options);
         attached.push(new WeakRef(membership));
+        if (typeof (consumer as Partial<ConsumingConsumer>).consume === 'function') {
+          guardConsume(consumer as unknown as ConsumingConsumer, found.options, placement.logger);
+        }
       }
       return consumer;
     },
@@ -284,7 +298,7 @@ export function createLoadAwareAssigner(options: PlatformaticAssignerOptions = {
 function findMembership(
   consumer: object,
   byCallback: WeakMap<object, Membership>,
-): { membership: Membership; options: { assignmentUserData?: unknown } } | undefined {
+): { membership: Membership; options: { assignmentUserData?: unknown; autocommit?: unknown } } | undefined {
   for (const key of Object.getOwnPropertySymbols(consumer)) {
     const value = (consumer as Record<symbol, unknown>)[key];
     if (typeof value !== 'object' || value === null) continue;

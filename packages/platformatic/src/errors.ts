@@ -15,3 +15,20 @@ export class GroupNotDescribedError extends LoadAwareError {
     );
   }
 }
+
+/**
+ * An attached consumer's `consume()` asked for a mode other than `committed`. A stream in mode
+ * `latest`, `earliest` or `manual` starts a partition it is handed from a position it recorded
+ * earlier, so a partition that changes owner is repeated or skipped.
+ */
+export class UnsafeConsumeModeError extends LoadAwareError {
+  constructor(readonly mode: string) {
+    super(
+      ERROR_CODES.platformatic.unsafeConsumeMode,
+      `consume({ mode: '${mode}' }) is refused in a load-aware group: a stream in that mode starts a partition it is ` +
+        "handed from a position it recorded earlier, not from the group's committed offset, so partitions that change " +
+        "owner are repeated or skipped. Leave mode out (the assigner sets mode: 'committed', fallbackMode: 'earliest') " +
+        "or set mode: 'committed'",
+    );
+  }
+}

@@ -17,5 +17,6 @@ export type {
   GroupJoinPayload,
   HeartbeatPayload,
 } from './trigger-target.js';
-export { GroupNotDescribedError } from './errors.js';
+export { GroupNotDescribedError, UnsafeConsumeModeError } from './errors.js';
+export { withSafeConsumeMode, SAFE_CONSUME_MODE, SAFE_FALLBACK_MODE } from './consume-guard.js';
 export { ConfigError, isLoadAwareError, type WeightSource, type PartitionWeight } from '@load-aware/assignor/portable';

@@ -17,3 +17,10 @@ export {
   COOPERATIVE_SUBSCRIPTION_VERSION,
   EAGER_SUBSCRIPTION_VERSION,
 } from './protocol.js';
+export {
+  guardConsume,
+  filterDeliveries,
+  type ConsumingConsumer,
+  type GuardedConsumeOptions,
+  type FilterableStream,
+} from './consume-guard.js';

@@ -3,7 +3,12 @@ import { join } from 'node:path';
 import { AssignerProtocol } from 'kafkajs';
 import type { Consumer } from '@platformatic/kafka';
 import { decodeUserData, encodeUserData } from '@load-aware/assignor/portable';
-import { COOPERATIVE_PROTOCOL, type AttachableConsumer } from '@load-aware/platformatic';
+import {
+  COOPERATIVE_PROTOCOL,
+  SAFE_CONSUME_MODE,
+  SAFE_FALLBACK_MODE,
+  type AttachableConsumer,
+} from '@load-aware/platformatic';
 import { decodeGroup } from '@load-aware/platformatic/internal';
 import { platformaticRuns } from './fakes';
 
@@ -83,5 +88,26 @@ describeOnSupportedNode(`@platformatic/kafka 2.12.1 itself${reason}`, () => {
       instanceId: 'pod-a',
       owned: { generation: 9, partitions: [0, 2].map((partition) => ({ topic: 'orders', partition })) },
     });
+  });
+
+  it("offers the consume modes the guard relies on, and starts a stream in mode 'latest' when none is given", () => {
+    const modes = withPlatformatic(
+      `import { MessagesStreamModes, MessagesStreamFallbackModes } from '@platformatic/kafka';
+       console.log(JSON.stringify({ modes: Object.values(MessagesStreamModes), fallbacks: Object.values(MessagesStreamFallbackModes) }));`,
+    ) as { modes: string[]; fallbacks: string[] };
+    expect(modes.modes).toEqual(expect.arrayContaining([SAFE_CONSUME_MODE, 'latest', 'earliest', 'manual']));
+    expect(modes.fallbacks).toEqual(expect.arrayContaining([SAFE_FALLBACK_MODE, 'latest', 'fail']));
+    // The mechanism docs/platformatic.md describes: no mode means 'latest', a listed offset is kept
+    // only for a partition the stream has no position for, and only 'committed' reads commits.
+    const source = withPlatformatic(
+      `import { MessagesStream } from '@platformatic/kafka';
+       const text = MessagesStream.toString();
+       console.log(JSON.stringify([
+         'this.#mode = mode ?? MessagesStreamModes.LATEST',
+         'if (!this.#offsetsToFetch.has(',
+         'if (this.#mode !== MessagesStreamModes.COMMITTED) {',
+       ].map((line) => text.includes(line))));`,
+    );
+    expect(source).toEqual([true, true, true]);
   });
 });

@@ -64,6 +64,15 @@ export const ERROR_CODES = {
     /** A trigger's `evaluate()` returned something that is not a decision with a known outcome. */
     invalidDecision: 'LOAD_AWARE_TRIGGER_INVALID_DECISION',
   },
+  /** `@load-aware/platformatic`. */
+  platformatic: {
+    /**
+     * An attached consumer's `consume()` asked for a mode that starts a partition it is handed from
+     * a stale position instead of the group's committed offset (refused), or for a fallback that can
+     * skip a first owner's uncommitted messages (warned).
+     */
+    unsafeConsumeMode: 'LOAD_AWARE_PLATFORMATIC_UNSAFE_CONSUME_MODE',
+  },
 } as const;
 
 /** Every code any load-aware package produces: the type of `LoadAwareError.code`. */
