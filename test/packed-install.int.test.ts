@@ -74,7 +74,7 @@ describe('packed tarballs', () => {
           '--no-fund',
           '--prefer-offline',
           ...files.map((f) => join(tarballs, f)),
-          'kafkajs@^2.2.4',
+          'kafkajs@~2.2.4',
           'prom-client@^15.1.3',
           `typescript@${rootDev['typescript'] ?? 'latest'}`,
           `@types/node@${rootDev['@types/node'] ?? '^20'}`,

@@ -37,6 +37,14 @@ export { partitionRacks, type ReplicaRackMode, type SharedRackLists } from './in
 export { brokerRacksOf, replicaRacksThrough } from './inputs/broker-racks.js';
 export { listPartitions } from './inputs/partition-catalog.js';
 export {
+  loadWire,
+  STATIC_MEMBERSHIP_VERSIONS,
+  type GroupApi,
+  type KafkaWire,
+  type WireBroker,
+  type SideConnection,
+} from './member/kafkajs-wire.js';
+export {
   encodeUserData,
   decodeUserData,
   USER_DATA_VERSION,
