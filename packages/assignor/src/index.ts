@@ -36,6 +36,14 @@ export {
   type MemberLoad,
 } from './core/index.js';
 export {
+  sizeGroup,
+  placementAt,
+  DEFAULT_TARGET_UTILIZATION,
+  type GroupSizeInput,
+  type GroupSize,
+  type SizedPlacement,
+} from './sizing/group-size.js';
+export {
   ErrorCodes,
   LoadAwareError,
   ConfigError,

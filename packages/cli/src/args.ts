@@ -51,6 +51,15 @@ export interface CliOptions {
   readonly instanceFrom: InstanceFrom;
   /** Capacity of an instance without load-aware userData: a number, or its member count. */
   readonly foreignCapacity: ForeignCapacity;
+  /**
+   * Sizing: what one member processes at 100% busy, in the weights' units (events/s with
+   * offset-rate weights). Undefined: no sizing in the report.
+   */
+  readonly memberCapacity: number | undefined;
+  /** Sizing: the share of `memberCapacity` a member may use (default 0.7). */
+  readonly targetUtilization: number;
+  /** Sizing what-if: the busiest member's utilization with this many members. */
+  readonly whatIfMembers: number | undefined;
 }
 
 /**
@@ -101,6 +110,10 @@ Options:
                             client host (host, default) or by KafkaJS client id (client-id)
   --capacity C              members without load-aware userData: their instance's capacity, a
                             number (default 1) or 'members' (its member count)
+  --member-capacity C       what one member processes at 100% busy, in the weights' units
+                            (events/s for offset-rate): adds how many members the group needs
+  --target-utilization U    with --member-capacity: the share of it a member may use (default 0.7)
+  --members N               with --member-capacity: the busiest member's utilization at N members
   --timeout S               connection and request timeout in seconds (default 10)
   --client-id ID            KafkaJS client id (default load-aware-cli)
   --ssl                     connect with TLS
@@ -137,6 +150,9 @@ export function parseCliArgs(
         window: { type: 'string' },
         lookback: { type: 'string' },
         capacity: { type: 'string' },
+        'member-capacity': { type: 'string' },
+        'target-utilization': { type: 'string' },
+        members: { type: 'string' },
         'prometheus-url': { type: 'string' },
         query: { type: 'string' },
         json: { type: 'boolean' },
@@ -182,6 +198,15 @@ export function parseCliArgs(
   if (command === 'inspect' && (v['move-tolerance'] !== undefined || v['max-moves'] !== undefined)) {
     throw new UsageError('--move-tolerance and --max-moves apply to plan only');
   }
+  const memberCapacity = optionalNumber(
+    '--member-capacity',
+    v['member-capacity'],
+    (n) => n > 0 && Number.isFinite(n),
+    'a rate above 0',
+  );
+  if (memberCapacity === undefined && (v['target-utilization'] !== undefined || v.members !== undefined)) {
+    throw new UsageError('--target-utilization and --members need --member-capacity');
+  }
 
   return {
     help: false,
@@ -202,6 +227,15 @@ export function parseCliArgs(
       maxMoves: optionalNumber('--max-moves', v['max-moves'], (n) => Number.isInteger(n) && n >= 0, 'an integer >= 0'),
       instanceFrom: instanceFromOption(v['instance-from']),
       foreignCapacity: foreignCapacityOption(v.capacity),
+      memberCapacity,
+      targetUtilization:
+        optionalNumber(
+          '--target-utilization',
+          v['target-utilization'],
+          (n) => n > 0 && n <= 1,
+          'a fraction in (0, 1]',
+        ) ?? 0.7,
+      whatIfMembers: optionalNumber('--members', v.members, (n) => Number.isInteger(n) && n >= 1, 'an integer >= 1'),
     },
   };
 }

@@ -64,6 +64,9 @@ export async function runCliWith(read: ClusterReader, argv: ReadonlyArray<string
       maxMovesPerRebalance: options.maxMoves,
       instanceFrom: options.instanceFrom,
       foreignCapacity: options.foreignCapacity,
+      memberCapacity: options.memberCapacity,
+      targetUtilization: options.targetUtilization,
+      whatIfMembers: options.whatIfMembers,
     });
     io.stdout.write(
       options.json

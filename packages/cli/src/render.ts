@@ -146,7 +146,34 @@ export function renderText(command: Command, report: GroupReport, options: Rende
     lines.push('');
     lines.push('plan only: the group was not changed');
   }
+  if (report.sizing !== undefined) lines.push('', ...sizingLines(report.sizing));
   return `${lines.join('\n')}\n`;
+}
+
+/** The sizing block: utilization now, the members and instances needed, what-if and futility. */
+function sizingLines(sizing: NonNullable<GroupReport['sizing']>): string[] {
+  const lines = [
+    `capacity: ${num(sizing.memberCapacity)} per member at 100%, target ${pct(sizing.targetUtilization)}; ` +
+      `busiest member now at ${pct(sizing.busiestUtilizationNow)}`,
+    `needs ${String(sizing.desiredMembers)} member(s) (one an instance), or ${String(sizing.desiredInstances)} ` +
+      `instance(s) of ${String(sizing.membersPerInstance)} member(s)`,
+  ];
+  if (sizing.whatIf !== undefined) {
+    lines.push(
+      `at ${String(sizing.whatIf.members)} member(s): busiest member at ${pct(sizing.whatIf.busiestUtilization)}`,
+    );
+  }
+  if (sizing.futile) {
+    const heavy = sizing.futilePartitions
+      .slice(0, 5)
+      .map((p) => `${p.partition} (${num(p.weight)})`)
+      .join(', ');
+    lines.push(
+      `scale-out is futile: ${heavy}${sizing.futilePartitions.length > 5 ? ', …' : ''} alone exceed(s) a member's ` +
+        'target load; more members cannot help. More partitions, a faster handler or a larger member can.',
+    );
+  }
+  return lines;
 }
 
 /** An instance id with its rack, when it has one: `pod-a @eu-west-1a`. */

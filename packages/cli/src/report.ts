@@ -10,6 +10,9 @@ import {
   partitionLabel,
   isUsableWeight,
   DEFAULT_PARTITION_WEIGHT,
+  DEFAULT_TARGET_UTILIZATION,
+  placementAt,
+  sizeGroup,
   type BalanceResult,
   type PartitionWeight,
   type WeightedPartition,
@@ -57,6 +60,32 @@ export interface PlanOptions {
   readonly instanceFrom?: 'host' | 'client-id' | undefined;
   /** Capacity of an instance without load-aware userData: a number (default 1), or its member count. */
   readonly foreignCapacity?: number | 'members' | undefined;
+  /** Sizing: what one member processes at 100% busy, in the weights' units; undefined for none. */
+  readonly memberCapacity?: number | undefined;
+  /** Sizing: the share of `memberCapacity` a member may use (default 0.7). */
+  readonly targetUtilization?: number | undefined;
+  /** Sizing what-if: the busiest member's utilization with this many members. */
+  readonly whatIfMembers?: number | undefined;
+}
+
+/** How many members the group needs at the measured weights (`--member-capacity`). */
+export interface SizingReport {
+  readonly memberCapacity: number;
+  readonly targetUtilization: number;
+  /** The busiest member's load now ÷ `memberCapacity`. */
+  readonly busiestUtilizationNow: number;
+  /** The fewest members (one an instance) whose placement keeps every member at the target. */
+  readonly desiredMembers: number;
+  /** The fewest instances of `membersPerInstance` members that do the same. */
+  readonly desiredInstances: number;
+  /** The most members any instance runs now: how instances are counted. */
+  readonly membersPerInstance: number;
+  /** A partition alone is heavier than a member's target load: more members cannot help. */
+  readonly futile: boolean;
+  /** Those partitions, heaviest first, with their weights. */
+  readonly futilePartitions: ReadonlyArray<{ readonly partition: string; readonly weight: number }>;
+  /** With `--members N`: the busiest member's utilization at N members, one an instance. */
+  readonly whatIf: { readonly members: number; readonly busiestUtilization: number } | undefined;
 }
 
 /** Where an instance id came from. */
@@ -159,6 +188,8 @@ export interface GroupReport {
    * placement as balanced as the proposal reaches; undefined when no member has a rack.
    */
   readonly crossRack: { readonly now: number; readonly proposed: number; readonly lowerBound: number } | undefined;
+  /** How many members the group needs; undefined without `memberCapacity`. */
+  readonly sizing: SizingReport | undefined;
 }
 
 /** Prefix of the instance id given to a member without load-aware userData. */
@@ -298,6 +329,53 @@ export function buildReport(snapshot: GroupSnapshot, options: PlanOptions = {}):
     moves: movesOf(members, plan.assignments, weightOf),
     missingTopics: [...missing].sort(),
     crossRack: crossRackOf(members, weights.partitions, plan, weightOf),
+    sizing: sizingOf(
+      options,
+      weights.partitions,
+      (p) => weights.weightOf(p),
+      plan.weightScale,
+      memberReports,
+      instances,
+    ),
+  };
+}
+
+/**
+ * The group's size at the measured weights (`sizeGroup()`), in the source's own units, with
+ * instances counted as the group runs them now: as many members each as the largest instance.
+ */
+function sizingOf(
+  options: PlanOptions,
+  partitions: ReadonlyArray<WeightedPartition>,
+  weightOf: (p: TopicPartition) => number,
+  weightScale: number,
+  members: ReadonlyArray<MemberReport>,
+  instances: ReadonlyArray<InstanceReport>,
+): SizingReport | undefined {
+  const memberCapacity = options.memberCapacity;
+  if (memberCapacity === undefined) return undefined;
+  const targetUtilization = options.targetUtilization ?? DEFAULT_TARGET_UTILIZATION;
+  const membersPerInstance = Math.max(1, ...instances.map((i) => i.memberIds.length));
+  // Sizing works in the source's units; member loads are in the plan's (× weightScale).
+  const measured = partitions.map((p) => ({ topic: p.topic, partition: p.partition, weight: weightOf(p) }));
+  const size = sizeGroup({ partitions: measured, memberCapacity, targetUtilization, membersPerInstance });
+  const whatIf =
+    options.whatIfMembers === undefined
+      ? undefined
+      : {
+          members: options.whatIfMembers,
+          busiestUtilization: placementAt(measured, options.whatIfMembers, 1, memberCapacity).busiestUtilization,
+        };
+  return {
+    memberCapacity,
+    targetUtilization,
+    busiestUtilizationNow: Math.max(0, ...members.map((m) => m.load)) / weightScale / memberCapacity,
+    desiredMembers: size.desiredMembers,
+    desiredInstances: size.desiredInstances,
+    membersPerInstance,
+    futile: size.futile,
+    futilePartitions: size.futilePartitions.map((p) => ({ partition: partitionLabel(p), weight: p.weight })),
+    whatIf,
   };
 }
 

@@ -37,6 +37,9 @@ describe('parseCliArgs', () => {
       maxMoves: undefined,
       instanceFrom: 'host',
       foreignCapacity: 1,
+      memberCapacity: undefined,
+      targetUtilization: 0.7,
+      whatIfMembers: undefined,
     });
   });
 
