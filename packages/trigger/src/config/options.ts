@@ -4,6 +4,7 @@ import type { Consumer } from 'kafkajs';
 import {
   DEFAULT_MOVE_TOLERANCE,
   DEFAULT_PARTITION_WEIGHT,
+  DEFAULT_TARGET_UTILIZATION,
   isLogger,
   isRegistry,
   isWeightSource,
@@ -16,6 +17,7 @@ import {
 import { looksLikeTrigger, triggerObjectSchema, type Trigger } from '../contract/trigger.js';
 import type { Evaluation, TriggerDecision } from '../contract/types.js';
 import { kafkajsTarget } from './kafkajs-target.js';
+import type { SizingSettings } from '../controller/sizing-check.js';
 import { targetSchema, type TriggerAssigner, type TriggerTarget } from '../contract/target.js';
 
 /** The longest interval any trigger option accepts. */
@@ -188,6 +190,12 @@ const controllerSchema = z
     advise: z.boolean().default(false),
     awayProbeMs: z.number().int().min(100).max(60_000).default(2000),
     unheldRetryMs: z.number().int().min(1000).max(WEEK_MS).default(DEFAULT_UNHELD_RETRY_MS),
+    sizing: z
+      .strictObject({
+        memberCapacity: z.number().positive().max(Number.MAX_SAFE_INTEGER),
+        targetUtilization: z.number().gt(0).max(1).default(DEFAULT_TARGET_UTILIZATION),
+      })
+      .optional(),
     weights: z
       .custom<WeightSource>(isWeightSource, {
         message: 'expected a WeightSource: an object with getWeights(partitions)',
@@ -236,6 +244,15 @@ export interface TriggerControllerOptions<D extends TriggerDecision = Evaluation
    * twice as long after each further attempt, up to 30 min. Default 60000.
    */
   unheldRetryMs?: number;
+  /**
+   * Sizing: at each check the coordinator computes the fewest members and instances whose
+   * placement keeps every member within `targetUtilization` (default 0.7) of `memberCapacity` (what
+   * one member processes at 100% busy, in the weights' units: events/s with offset-rate weights),
+   * and whether a partition alone exceeds that, making scale-out futile. Published as
+   * `load_aware_desired_members`, `load_aware_desired_instances` and `load_aware_scale_out_futile`.
+   * Default: off.
+   */
+  sizing?: { memberCapacity: number; targetUtilization?: number };
   /** Where weights come from. Default: the assigner's own source, so both judge alike. */
   weights?: WeightSource;
   /** Any pino-compatible logger. Default: silent. */
@@ -253,6 +270,7 @@ export interface ResolvedTriggerControllerOptions {
   readonly advise: boolean;
   readonly awayProbeMs: number;
   readonly unheldRetryMs: number;
+  readonly sizing: SizingSettings | undefined;
   readonly weights: WeightSource;
   readonly logger: Logger;
   readonly registry: Registry | undefined;
@@ -354,6 +372,7 @@ export function resolveControllerOptions(
       advise: o.advise,
       awayProbeMs: o.awayProbeMs,
       unheldRetryMs: o.unheldRetryMs,
+      sizing: o.sizing,
       weights: o.weights ?? target.assigner.weights,
       logger: o.logger ?? noopLogger,
       registry: o.registry,

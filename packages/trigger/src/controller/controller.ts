@@ -27,6 +27,7 @@ import {
 } from '../config/options.js';
 import { createThresholdTrigger } from '../triggers/threshold-trigger.js';
 import { createUnheldCheck } from './unheld-check.js';
+import { createSizingCheck } from './sizing-check.js';
 import type { TriggerAssigner } from '../contract/target.js';
 import { isTrigger, type Trigger } from '../contract/trigger.js';
 import { TRIGGER_OUTCOMES, type Evaluation, type SiblingLoad, type TriggerDecision } from '../contract/types.js';
@@ -117,6 +118,7 @@ export function createTriggerController<D extends TriggerDecision = Evaluation>(
       ? trigger.outcomes
       : [...new Set([...(trigger.outcomes ?? TRIGGER_OUTCOMES), ...extraOutcomes])];
   const metrics = createTriggerMetrics(o.registry, outcomes);
+  const sizing = o.sizing === undefined ? undefined : createSizingCheck(o.sizing, metrics);
   /** This controller's identity in the process-wide coordinator gauge. */
   const owner = {};
 
@@ -232,6 +234,7 @@ export function createTriggerController<D extends TriggerDecision = Evaluation>(
       }
     }
     if (!live()) return skipped;
+    if (sizing !== undefined && group.state === 'Stable') sizing(group, partitions, loggerOf(group.groupId));
     const observation = { state: group.state, members: group.members, partitions, siblings };
     const turned = awaitTurn(checkedDecision(trigger.evaluate(observation)) as D, group.groupId);
     const decision = await holdWhileAway(turned, group, started);

@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import { getOrCreateMetric } from '@load-aware/assignor/internal';
+import { getOrCreateMetric, type GroupSize } from '@load-aware/assignor/internal';
 import { TRIGGER_LEVELS, TRIGGER_OUTCOMES, type Evaluation, type TriggerOutcome } from '../contract/types.js';
 
 /**
@@ -27,6 +27,8 @@ export interface TriggerMetrics {
   samplerError(group: string): void;
   /** Publishes how many subscribed partitions no member held at the coordinator's last check. */
   unheld(group: string, partitions: number): void;
+  /** Publishes the group's size at the last check (the `sizing` option). */
+  sizing(group: string, size: GroupSize): void;
 }
 
 const noopMetrics: TriggerMetrics = {
@@ -35,6 +37,7 @@ const noopMetrics: TriggerMetrics = {
   rebalance: () => undefined,
   samplerError: () => undefined,
   unheld: () => undefined,
+  sizing: () => undefined,
 };
 
 /**
@@ -97,6 +100,18 @@ const GAUGES = [
   [
     'load_aware_trigger_unheld_partitions',
     'Partitions of subscribed topics that no member held at the last check (0 when all are held).',
+  ],
+  [
+    'load_aware_desired_members',
+    'Fewest members (one an instance) whose placement keeps every member within the target utilization.',
+  ],
+  [
+    'load_aware_desired_instances',
+    'Fewest instances, of as many members as the largest instance runs, that keep every member within the target.',
+  ],
+  [
+    'load_aware_scale_out_futile',
+    "1 when a partition alone exceeds one member's target load, so more members cannot help; else 0.",
   ],
 ] as const;
 
@@ -224,6 +239,11 @@ export function createTriggerMetrics(
     },
     unheld(group, partitions) {
       g.load_aware_trigger_unheld_partitions.set({ group }, partitions);
+    },
+    sizing(group, size) {
+      g.load_aware_desired_members.set({ group }, size.desiredMembers);
+      g.load_aware_desired_instances.set({ group }, size.desiredInstances);
+      g.load_aware_scale_out_futile.set({ group }, size.futile ? 1 : 0);
     },
   };
 }

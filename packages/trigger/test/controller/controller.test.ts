@@ -79,6 +79,49 @@ describe('createTriggerController', () => {
     expect(b.logger.messages('info')).toContain('trigger coordinator is member a-1');
   });
 
+  it('publishes the group size with the sizing option, and logs it when it changes', async () => {
+    // Four partitions of 10; members process 20/s at 100%: 0.7 lets one member carry one partition.
+    const { controller, registry, logger } = setup('a-1', () => description('g', even), {
+      sizing: { memberCapacity: 20 },
+    });
+    await controller.checkNow();
+    expect(await metricValue(registry, 'load_aware_desired_members', { group: 'g' })).toBe(4);
+    expect(await metricValue(registry, 'load_aware_desired_instances', { group: 'g' })).toBe(4);
+    expect(await metricValue(registry, 'load_aware_scale_out_futile', { group: 'g' })).toBe(0);
+    await controller.checkNow();
+    const sizeLines = logger.messages('info').filter((m) => m.startsWith('group size:'));
+    expect(sizeLines).toEqual([
+      'group size: 4 members (or 4 instances of 1) keep every member within 70% of its capacity; the group has 2',
+    ]);
+    expect(logger.messages('warn')).toEqual([]);
+  });
+
+  it('says scale-out is futile exactly when a partition alone exceeds a member target load', async () => {
+    const futile = setup('a-1', () => description('g', even), {
+      sizing: { memberCapacity: 10, targetUtilization: 0.9 },
+    });
+    await futile.controller.checkNow();
+    expect(await metricValue(futile.registry, 'load_aware_scale_out_futile', { group: 'g' })).toBe(1);
+    // Stops where each partition of 10 is a member's whole load.
+    expect(await metricValue(futile.registry, 'load_aware_desired_members', { group: 'g' })).toBe(4);
+    expect(futile.logger.messages('warn')).toEqual([
+      expect.stringMatching(/^scale-out is futile: t:0, t:1, t:2, t:3 alone exceed\(s\) one member's target load/),
+    ]);
+    // At exactly the target load it is not futile.
+    const exact = setup('a-1', () => description('g', even), { sizing: { memberCapacity: 10, targetUtilization: 1 } });
+    await exact.controller.checkNow();
+    expect(await metricValue(exact.registry, 'load_aware_scale_out_futile', { group: 'g' })).toBe(0);
+  });
+
+  it('refuses a sizing option without a positive member capacity', () => {
+    expect(() => setup('a-1', () => description('g', even), { sizing: { memberCapacity: 0 } })).toThrow(
+      /sizing\.memberCapacity/,
+    );
+    expect(() =>
+      setup('a-1', () => description('g', even), { sizing: { memberCapacity: 5, targetUtilization: 2 } }),
+    ).toThrow(/sizing\.targetUtilization/);
+  });
+
   it('ignores members without load-aware userData in the election', async () => {
     const members = [{ memberId: '0-foreign', partitions: [0, 1] }, ...even.slice(1)];
     const b = setup('b-1', () => description('g', members));
