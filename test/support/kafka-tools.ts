@@ -67,9 +67,12 @@ export async function kafkaTools(brokers: ReadonlyArray<string>, version: string
         '--describe',
         '--group',
         groupId,
+        // The tool's own default (5 s) is short for a JVM starting on a loaded 2-core machine.
+        '--timeout',
+        '30000',
         ...flags,
       ],
-      { timeout: 60_000, maxBuffer: 8 * 1024 * 1024 },
+      { timeout: 90_000, maxBuffer: 8 * 1024 * 1024 },
     );
     return tableRows(stdout);
   };

@@ -18,5 +18,10 @@ export type {
   HeartbeatPayload,
 } from './trigger-target.js';
 export { GroupNotDescribedError, UnsafeConsumeModeError } from './errors.js';
-export { withSafeConsumeMode, SAFE_CONSUME_MODE, SAFE_FALLBACK_MODE } from './consume-guard.js';
+export {
+  withSafeConsumeMode,
+  SAFE_CONSUME_MODE,
+  SAFE_FALLBACK_MODE,
+  type GuardedConsumeOptions,
+} from './consume-guard.js';
 export { ConfigError, isLoadAwareError, type WeightSource, type PartitionWeight } from '@load-aware/assignor/portable';
