@@ -1,16 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Kafka, logLevel } from 'kafkajs';
-import { kafkaBrokersFromEnv, uniqueName } from './support';
-import { platformaticNode } from './support/platformatic-node';
+import { uniqueName } from './support';
 import { runInBackground } from './support/background-loop';
-import { startFixtureProcess, type FixtureProcess } from './support/fixture-process';
 import { waitForStableGroup, type ObservedGroup } from './support/group';
-import { useSharedBrokerAdmin } from './support/shared-broker';
-import type {
-  PlatformaticInstanceEvent,
-  PlatformaticInstanceSpec,
-  ProcessedRun,
-} from './fixtures/platformatic-instance';
+import { usePlatformaticFleet, type PlatformaticInstance } from './support/platformatic-fleet';
+import type { ProcessedRun } from './fixtures/platformatic-instance';
 
 /**
  * Nothing lost, on @platformatic/kafka consumers wired as docs/platformatic.md shows (attach,
@@ -23,18 +16,8 @@ import type {
  * partitions is refused with its code.
  */
 
-const { supported, reason } = platformaticNode();
-const describeOnSupportedNode = supported ? describe : describe.skip;
-
-const brokers = supported ? kafkaBrokersFromEnv() : [];
-const kafka = new Kafka({
-  clientId: 'platformatic-delivery-int',
-  brokers: supported ? brokers : ['127.0.0.1:1'],
-  logLevel: logLevel.NOTHING,
-});
-const shared = supported
-  ? useSharedBrokerAdmin(kafka, 'platformatic-delivery', { deleteTopicsAfterAll: true })
-  : undefined;
+const fleet = usePlatformaticFleet('platformatic-delivery');
+const { kafka, shared, describeOnSupportedNode, reason } = fleet;
 
 const PARTITIONS = 12;
 /** One message per partition every 25 ms: 480 msg/s, the rate of the report this test answers. */
@@ -42,23 +25,9 @@ const SEND_INTERVAL_MS = 25;
 /** What processing one message costs: a few messages sit in each stream's buffer at any time. */
 const HANDLE_MS = 2;
 
-type Instance = FixtureProcess<PlatformaticInstanceEvent>;
-const running: Instance[] = [];
-afterEach(async () => {
-  await Promise.allSettled(running.splice(0).map((p) => p.stop()));
-});
-
-function startPlatformatic(spec: Omit<PlatformaticInstanceSpec, 'brokers' | 'lifetimeMs'>): Instance {
-  const child = startFixtureProcess<PlatformaticInstanceEvent>({
-    fixture: 'platformatic-instance',
-    spec: { ...spec, brokers, lifetimeMs: 170_000 },
-    name: `platformatic ${spec.instanceId}`,
-  });
-  running.push(child);
-  return child;
-}
-
-const ready = (i: Instance) => i.waitFor((e) => e.some((x) => x.event === 'ready'), 'ready', 90_000);
+type Instance = PlatformaticInstance;
+const startPlatformatic = (spec: Parameters<typeof fleet.start>[0]): Instance => fleet.start(spec);
+const ready = (i: Instance) => fleet.ready(i);
 
 /** Every instance's processed runs, as of now. */
 async function processedRuns(instances: Instance[]): Promise<{ runs: ProcessedRun[]; commitFailures: number }> {

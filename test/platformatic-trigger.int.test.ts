@@ -1,11 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Kafka, logLevel } from 'kafkajs';
-import { kafkaBrokersFromEnv, uniqueName } from './support';
-import { platformaticNode } from './support/platformatic-node';
-import { startFixtureProcess, type FixtureProcess } from './support/fixture-process';
+import { uniqueName } from './support';
 import { waitForStableGroup, type ObservedGroup } from './support/group';
-import { useSharedBrokerAdmin } from './support/shared-broker';
-import type { PlatformaticInstanceEvent, PlatformaticInstanceSpec } from './fixtures/platformatic-instance';
+import { usePlatformaticFleet, type PlatformaticInstance } from './support/platformatic-fleet';
 
 /**
  * `@load-aware/trigger` on platformatic consumers (issue 29, item 4): every member runs the
@@ -16,38 +12,14 @@ import type { PlatformaticInstanceEvent, PlatformaticInstanceSpec } from './fixt
  * visibly, on Node 20).
  */
 
-const { supported, reason } = platformaticNode();
-const describeOnSupportedNode = supported ? describe : describe.skip;
-
-const brokers = supported ? kafkaBrokersFromEnv() : [];
-const kafka = new Kafka({
-  clientId: 'platformatic-trigger-int',
-  brokers: supported ? brokers : ['127.0.0.1:1'],
-  logLevel: logLevel.NOTHING,
-});
-const shared = supported
-  ? useSharedBrokerAdmin(kafka, 'platformatic-trigger', { deleteTopicsAfterAll: true })
-  : undefined;
-
-type Instance = FixtureProcess<PlatformaticInstanceEvent>;
-const running: Array<{ stop(): Promise<void> }> = [];
-afterEach(async () => {
-  await Promise.allSettled(running.splice(0).map((p) => p.stop()));
-});
+const fleet = usePlatformaticFleet('platformatic-trigger');
+const { shared, describeOnSupportedNode, reason } = fleet;
+type Instance = PlatformaticInstance;
 
 const CHECK_INTERVAL_MS = 1000;
 
-function startInstance(spec: Omit<PlatformaticInstanceSpec, 'brokers' | 'lifetimeMs'>): Instance {
-  const child = startFixtureProcess<PlatformaticInstanceEvent>({
-    fixture: 'platformatic-instance',
-    spec: { ...spec, brokers, lifetimeMs: 170_000 },
-    name: `platformatic ${spec.instanceId}`,
-  });
-  running.push(child);
-  return child;
-}
-
-const ready = (i: Instance) => i.waitFor((e) => e.some((x) => x.event === 'ready'), 'ready', 90_000);
+const startInstance = (spec: Parameters<typeof fleet.start>[0]): Instance => fleet.start(spec);
+const ready = (i: Instance) => fleet.ready(i);
 const logsOf = (i: Instance, prefix: string) => i.events.filter((e) => e.event === 'log' && e.msg.startsWith(prefix));
 const fires = (instances: ReadonlyArray<Instance>) => instances.flatMap((i) => logsOf(i, 'rebalance initiated')).length;
 

@@ -1,17 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Kafka, logLevel } from 'kafkajs';
-import { kafkaBrokersFromEnv, uniqueName } from './support';
-import { platformaticNode } from './support/platformatic-node';
+import { uniqueName } from './support';
 import { runInBackground } from './support/background-loop';
-import { startFixtureProcess, type FixtureProcess } from './support/fixture-process';
 import { waitForStableGroup, type ObservedGroup } from './support/group';
 import { startInstance } from './support/instance-process';
-import { useSharedBrokerAdmin } from './support/shared-broker';
-import type {
-  PlatformaticInstanceEvent,
-  PlatformaticInstanceSpec,
-  WindowMember,
-} from './fixtures/platformatic-instance';
+import { usePlatformaticFleet, type PlatformaticInstance } from './support/platformatic-fleet';
+import type { WindowMember } from './fixtures/platformatic-instance';
 
 /**
  * @load-aware/platformatic on the real broker (issue 29): placement by load beside platformatic's
@@ -22,34 +15,18 @@ import type {
  * file in the Node 24 integration pass and skips it, visibly, on Node 20).
  */
 
-const { supported, reason } = platformaticNode();
-const describeOnSupportedNode = supported ? describe : describe.skip;
+const fleet = usePlatformaticFleet('platformatic');
+const { brokers, kafka, shared, describeOnSupportedNode, reason } = fleet;
 
-const brokers = supported ? kafkaBrokersFromEnv() : [];
-const kafka = new Kafka({
-  clientId: 'platformatic-int',
-  brokers: supported ? brokers : ['127.0.0.1:1'],
-  logLevel: logLevel.NOTHING,
-});
-const shared = supported ? useSharedBrokerAdmin(kafka, 'platformatic', { deleteTopicsAfterAll: true }) : undefined;
-
-type Instance = FixtureProcess<PlatformaticInstanceEvent>;
+type Instance = PlatformaticInstance;
+/** KafkaJS instances of the mixed-group tests; the fleet stops its own. */
 const running: Array<{ stop(): Promise<void> }> = [];
 afterEach(async () => {
   await Promise.allSettled(running.splice(0).map((p) => p.stop()));
 });
 
-function startPlatformatic(spec: Omit<PlatformaticInstanceSpec, 'brokers' | 'lifetimeMs'>): Instance {
-  const child = startFixtureProcess<PlatformaticInstanceEvent>({
-    fixture: 'platformatic-instance',
-    spec: { ...spec, brokers, lifetimeMs: 170_000 },
-    name: `platformatic ${spec.instanceId}`,
-  });
-  running.push(child);
-  return child;
-}
-
-const ready = (i: Instance) => i.waitFor((e) => e.some((x) => x.event === 'ready'), 'ready', 90_000);
+const startPlatformatic = (spec: Parameters<typeof fleet.start>[0]): Instance => fleet.start(spec);
+const ready = (i: Instance) => fleet.ready(i);
 /** When this instance last wrote the leader's assignment summary (0: never). */
 const lastSummaryAt = (i: Instance): number =>
   i.last((e) => (e.event === 'log' && e.msg.startsWith('load-aware assignment:') ? e.at : undefined), 0);

@@ -46,9 +46,7 @@ export async function resolveKafkaJars(
   cacheDir: string,
   log: (line: string) => void,
 ): Promise<KafkaJars> {
-  if (!/^[0-9][0-9A-Za-z.-]*$/.test(version)) {
-    throw new Error(`Invalid Kafka version: ${JSON.stringify(version)} (expected e.g. "4.1.1")`);
-  }
+  checkVersion(version);
   const versionDir = join(cacheDir, 'kafka', version);
   const libDir = join(versionDir, 'lib');
   const cached = await readMarker(libDir, version);
@@ -88,9 +86,7 @@ export async function resolveKafkaToolsJars(
   cacheDir: string,
   log: (line: string) => void,
 ): Promise<string> {
-  if (!/^[0-9][0-9A-Za-z.-]*$/.test(version)) {
-    throw new Error(`Invalid Kafka version: ${JSON.stringify(version)} (expected e.g. "4.1.1")`);
-  }
+  checkVersion(version);
   const versionDir = join(cacheDir, 'kafka', version);
   const toolsDir = join(versionDir, 'tools');
   if ((await readMarker(toolsDir, version)) !== undefined) return toolsDir;
@@ -106,6 +102,13 @@ export async function resolveKafkaToolsJars(
     return toolsDir;
   } finally {
     await rm(staging, { recursive: true, force: true });
+  }
+}
+
+/** A version goes into paths and a POM: only digits, letters, dots and dashes. */
+function checkVersion(version: string): void {
+  if (!/^[0-9][0-9A-Za-z.-]*$/.test(version)) {
+    throw new Error(`Invalid Kafka version: ${JSON.stringify(version)} (expected e.g. "4.1.1")`);
   }
 }
 
