@@ -116,6 +116,7 @@ const ASSIGNOR_LAYERS: Layers = [
   ['core/solve'],
   ['core/racks', 'core/report'],
   ['core'], // balance(): the pipeline over the stages, and the core's exports
+  ['sizing'], // how many members a group needs: balance() at candidate sizes
   ['base'],
   ['protocol'],
   ['inputs'],

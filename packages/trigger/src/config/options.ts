@@ -17,7 +17,6 @@ import {
 import { looksLikeTrigger, triggerObjectSchema, type Trigger } from '../contract/trigger.js';
 import type { Evaluation, TriggerDecision } from '../contract/types.js';
 import { kafkajsTarget } from './kafkajs-target.js';
-import type { SizingSettings } from '../controller/sizing-check.js';
 import { targetSchema, type TriggerAssigner, type TriggerTarget } from '../contract/target.js';
 
 /** The longest interval any trigger option accepts. */
@@ -259,6 +258,14 @@ export interface TriggerControllerOptions<D extends TriggerDecision = Evaluation
   logger?: Logger;
   /** A prom-client registry for the trigger's metrics. Default: no metrics. */
   registry?: Registry;
+}
+
+/** What the controller's `sizing` option holds once resolved. */
+export interface SizingSettings {
+  /** What one member processes at 100% busy, in the weights' units. */
+  readonly memberCapacity: number;
+  /** The share of `memberCapacity` a member may use. */
+  readonly targetUtilization: number;
 }
 
 /** Controller options after validation and defaults; frozen. */

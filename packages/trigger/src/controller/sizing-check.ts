@@ -1,13 +1,6 @@
 import { sizeGroup, type GroupSize, type Logger, type WeightedPartition } from '@load-aware/assignor/internal';
+import type { SizingSettings } from '../config/options.js';
 import type { ObservedGroup } from './observe.js';
-
-/** What the controller's `sizing` option holds once resolved. */
-export interface SizingSettings {
-  /** What one member processes at 100% busy, in the weights' units. */
-  readonly memberCapacity: number;
-  /** The share of `memberCapacity` a member may use. */
-  readonly targetUtilization: number;
-}
 
 /** Where a sizing check's answer goes: the gauges. */
 export interface SizingSink {
