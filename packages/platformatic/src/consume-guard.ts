@@ -156,27 +156,28 @@ export function filterDeliveries(
 ): void {
   /** "topic:partition" → the highest offset handed out during the current ownership. */
   const delivered = new Map<string, bigint>();
+  // The owned "topic:partition" keys, rebuilt only when platformatic replaces its assignments:
+  // every message is checked against them, so the check must not walk the assignment lists.
   let seenAssignments: ConsumingConsumer['assignments'] = null;
-  const owned = (topic: string, partition: number): boolean => {
+  let ownedKeys = new Set<string>();
+  const owned = (key: string): boolean => {
     const assignments = consumer.assignments;
     if (assignments === null) return true;
     if (assignments !== seenAssignments) {
       seenAssignments = assignments;
-      for (const key of delivered.keys()) {
-        const [t, p] = splitKey(key);
-        if (!assignments.some((a) => a.topic === t && a.partitions.includes(Number(p)))) delivered.delete(key);
-      }
+      ownedKeys = new Set(assignments.flatMap((a) => a.partitions.map((p) => `${a.topic}:${String(p)}`)));
+      for (const k of delivered.keys()) if (!ownedKeys.has(k)) delivered.delete(k);
     }
-    return assignments.some((a) => a.topic === topic && a.partitions.includes(partition));
+    return ownedKeys.has(key);
   };
   /** Whether `message` goes to the reader; records it as handed out when it does. */
   const passes = (message: unknown): boolean => {
     if (typeof message !== 'object' || message === null) return true;
     const { topic, partition, offset } = message as { topic?: unknown; partition?: unknown; offset?: unknown };
     if (typeof topic !== 'string' || typeof partition !== 'number') return true;
-    if (!owned(topic, partition)) return !options.dropRevoked;
-    if (typeof offset !== 'bigint' && typeof offset !== 'number') return true;
     const key = `${topic}:${String(partition)}`;
+    if (!owned(key)) return !options.dropRevoked;
+    if (typeof offset !== 'bigint' && typeof offset !== 'number') return true;
     const at = BigInt(offset);
     const last = delivered.get(key);
     if (last !== undefined && at <= last) return false;
@@ -204,10 +205,4 @@ export function filterDeliveries(
     decided = { message: args[0], passes: passes(args[0]) };
     return decided.passes ? emit(event, ...args) : false;
   };
-}
-
-/** "topic:partition" split at its last colon (topic names may not hold one, but be safe). */
-function splitKey(key: string): [string, string] {
-  const at = key.lastIndexOf(':');
-  return [key.slice(0, at), key.slice(at + 1)];
 }
