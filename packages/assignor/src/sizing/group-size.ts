@@ -87,8 +87,8 @@ export function sizeGroup(input: GroupSizeInput): GroupSize {
   const limit = Math.max(targetLoad, heaviest) * (1 + 1e-9);
   const fits = (placement: SizedPlacement) => placement.busiestUtilization * input.memberCapacity <= limit;
 
+  const total = weights.reduce((a, b) => a + b, 0);
   const smallest = (membersEach: number): SizedPlacement => {
-    const total = weights.reduce((a, b) => a + b, 0);
     const most = Math.max(1, Math.ceil(input.partitions.length / membersEach));
     // No member carries more than the limit, so fewer than total ÷ (limit × members each) cannot do.
     const bound = Math.ceil((total / (limit * membersEach)) * (1 - 1e-9));
