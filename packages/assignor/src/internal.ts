@@ -72,3 +72,5 @@ export {
 } from './core/index.js';
 export { latestGroupPause, type GroupPause, type PauseReporter } from './leader/rebalance-report.js';
 export type { PartitionProgress } from './member/group-progress.js';
+export { balanceWithCore } from './core/balance.js';
+export type { CoreVersion } from './core/solve/solve.js';

@@ -14,7 +14,14 @@
  *
  * Usage: node packages/assignor/.build/bench/quality/leave-sweep.js [--seed N] [--groups N] [--max-members N]
  */
-import { balance, referenceBalance, type BalanceInput, type BalanceMember } from '@load-aware/assignor/internal';
+import {
+  balance,
+  balanceWithCore,
+  referenceBalance,
+  type BalanceInput,
+  type BalanceMember,
+  type CoreVersion,
+} from '@load-aware/assignor/internal';
 import { markdownTable } from '@load-aware/test-support';
 import { createRng, type Rng } from './rng.js';
 
@@ -103,11 +110,12 @@ function ownersOf(placement: Placement): Map<string, string> {
 }
 
 /** Every instance of `group` leaving its from-scratch placement in turn. */
-export function sweepGroup(group: Group): { leaves: Leave[]; unchangedMoved: number } {
-  const start = balance(inputOf(group, group.members));
+export function sweepGroup(group: Group, core: CoreVersion): { leaves: Leave[]; unchangedMoved: number } {
+  const place = (input: BalanceInput) => balanceWithCore(input, {}, core);
+  const start = place(inputOf(group, group.members));
   const before = ownersOf(start.assignments);
   // An unchanged group placed again from its own placement.
-  const again = balance({ ...inputOf(group, group.members), previous: start.assignments });
+  const again = place({ ...inputOf(group, group.members), previous: start.assignments });
   const unchangedMoved = [...ownersOf(again.assignments)].filter(([p, m]) => before.get(p) !== m).length;
   const leaves: Leave[] = [];
   for (let i = 0; i < group.instances; i++) {
@@ -115,7 +123,7 @@ export function sweepGroup(group: Group): { leaves: Leave[]; unchangedMoved: num
     const staying = group.members.filter((m) => m.instanceId !== departed);
     const previous = new Map([...start.assignments].filter(([member]) => !member.startsWith(`${departed}-`)));
     const input = inputOf(group, staying);
-    const after = balance({ ...input, previous });
+    const after = place({ ...input, previous });
     let heldCount = 0;
     let heldWeight = 0;
     let movedCount = 0;
@@ -182,12 +190,23 @@ function main(): void {
   const seed = argument('seed') ?? Math.floor(Math.random() * 2 ** 31);
   const groups = argument('groups') ?? 6;
   const maxMembers = argument('max-members') ?? 3;
+  const drawn: Group[] = [];
   const rng = createRng(seed);
+  for (let g = 0; g < groups; g++) drawn.push(drawGroup(rng, SHAPES[g % SHAPES.length]!, maxMembers));
+  process.stdout.write(
+    `leave sweep: seed ${String(seed)}, ${String(groups)} groups, 1-${String(maxMembers)} members per instance\n`,
+  );
+  // Both cores on the same groups, side by side until the by-weight core replaces the cascade.
+  for (const core of ['cascade', 'by-weight'] as const) report(core, drawn);
+}
+
+/** Sweeps every group with one core and prints its table. */
+function report(core: CoreVersion, drawn: ReadonlyArray<Group>): void {
   const leaves: Leave[] = [];
   let unchangedMoved = 0;
   const started = Date.now();
-  for (let g = 0; g < groups; g++) {
-    const result = sweepGroup(drawGroup(rng, SHAPES[g % SHAPES.length]!, maxMembers));
+  for (const group of drawn) {
+    const result = sweepGroup(group, core);
     leaves.push(...result.leaves);
     unchangedMoved += result.unchangedMoved;
   }
@@ -196,10 +215,7 @@ function main(): void {
     ['all', summarize(leaves)] as const,
     ...SHAPES.map((s) => [s, summarize(leaves.filter((l) => l.shape === s))] as const),
   ];
-  process.stdout.write(
-    `leave sweep: seed ${String(seed)}, ${String(groups)} groups, 1-${String(maxMembers)} members per instance, ` +
-      `${String(leaves.length)} leaves in ${String(Date.now() - started)} ms\n\n`,
-  );
+  process.stdout.write(`\n### ${core} core: ${String(leaves.length)} leaves in ${String(Date.now() - started)} ms\n\n`);
   process.stdout.write(
     markdownTable(
       [

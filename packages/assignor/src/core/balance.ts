@@ -3,6 +3,7 @@ import { buildModel } from './model/model.js';
 import { emptyTallies, placeGreedy } from './place/greedy.js';
 import { instanceLowerBound, placeOnInstances, placeOnMembers } from './solve/levels.js';
 import { resolvePrevious } from './model/previous.js';
+import type { CoreVersion } from './solve/solve.js';
 import { summarize } from './report/summarize.js';
 import { resolveBalanceOptions } from './model/tuning.js';
 import { buildRackModel, memberRacksOf, type RackModel } from './racks/rack-model.js';
@@ -58,6 +59,15 @@ import { NO_RACKS, tallyRacks } from './racks/rack-tally.js';
  * ```
  */
 export function balance(input: BalanceInput, options: BalanceOptions = {}): BalanceResult {
+  return balanceWithCore(input, options, 'cascade');
+}
+
+/**
+ * {@link balance} by the chosen core (see `CoreVersion` in solve/solve.ts): `cascade` is what
+ * `balance()` runs, `by-weight` the core that weighs every sticky move, kept beside it until it
+ * matches it on every benchmark. Internal: benchmarks and tests compare the two through it.
+ */
+export function balanceWithCore(input: BalanceInput, options: BalanceOptions, core: CoreVersion): BalanceResult {
   const settings = resolveBalanceOptions(options);
   const memberRacks = memberRacksOf(input);
   const model = buildModel(input, settings.defaultWeight, memberRacks);
@@ -66,6 +76,7 @@ export function balance(input: BalanceInput, options: BalanceOptions = {}): Bala
     tolerance: settings.moveTolerance,
     budget: { remaining: settings.searchBudget },
     moves: { limit: settings.maxMoves, used: 0 },
+    core,
   };
   const racks = memberRacks === undefined ? undefined : buildRackModel(model, input, memberRacks);
   const instances =

@@ -18,17 +18,20 @@ describe('bench:leave-sweep', () => {
     }
   });
 
-  it(`counts every orphan as moved, and an unchanged group moves nothing (seed ${String(seed)})`, () => {
-    const { leaves, unchangedMoved } = sweepGroup(drawGroup(createRng(seed), 'bimodal', 2));
-    expect(unchangedMoved).toBe(0);
-    for (const leave of leaves) {
-      expect(leave.movedCount).toBeGreaterThanOrEqual(leave.heldCount);
-      expect(leave.movedWeight).toBeGreaterThanOrEqual(leave.heldWeight - 1e-9);
-      expect(leave.busiestToBest).toBeGreaterThanOrEqual(1);
-    }
-    const summary = summarize(leaves);
-    expect(summary.leaves).toBe(leaves.length);
-    expect(summary.medianWeightRatio).toBeGreaterThanOrEqual(1);
-    expect(summary.worstWeightRatio).toBeGreaterThanOrEqual(summary.p95WeightRatio);
-  });
+  it.each(['cascade', 'by-weight'] as const)(
+    `%s core: counts every orphan as moved, and an unchanged group moves nothing (seed ${String(seed)})`,
+    (core) => {
+      const { leaves, unchangedMoved } = sweepGroup(drawGroup(createRng(seed), 'bimodal', 2), core);
+      expect(unchangedMoved).toBe(0);
+      for (const leave of leaves) {
+        expect(leave.movedCount).toBeGreaterThanOrEqual(leave.heldCount);
+        expect(leave.movedWeight).toBeGreaterThanOrEqual(leave.heldWeight - 1e-9);
+        expect(leave.busiestToBest).toBeGreaterThanOrEqual(1);
+      }
+      const summary = summarize(leaves);
+      expect(summary.leaves).toBe(leaves.length);
+      expect(summary.medianWeightRatio).toBeGreaterThanOrEqual(1);
+      expect(summary.worstWeightRatio).toBeGreaterThanOrEqual(summary.p95WeightRatio);
+    },
+  );
 });

@@ -8,6 +8,10 @@ import {
   type WeightedPartition,
 } from '@load-aware/assignor/internal';
 import { keyOf } from './fixtures';
+import { balanceWithCore, type CoreVersion } from '@load-aware/assignor/internal';
+
+/** Both cores, side by side until the by-weight one replaces the cascade. */
+const CORES: ReadonlyArray<CoreVersion> = ['cascade', 'by-weight'];
 
 const RUNS = { numRuns: 150 };
 const INSTANCE_POOL = ['i0', 'i1', 'i2', 'I3', 'i4'];
@@ -239,33 +243,62 @@ describe('balance stickiness properties', () => {
     );
   });
 
-  it('moves at most 1.5 times what a departed instance held when it leaves a balanced weighted group', () => {
-    fc.assert(
-      fc.property(leaveArb, ({ members, partitions, departed }) => {
-        const first = balance({ members, partitions });
-        const gone = new Set(members.filter((m) => m.instanceId === departed).map((m) => m.memberId));
-        const held = [...first.assignments].filter(([m]) => gone.has(m)).reduce((n, [, ps]) => n + ps.length, 0);
-        const stayed = members.filter((m) => !gone.has(m.memberId));
-        const result = balance({ members: stayed, partitions, previous: first.assignments });
-        expect(result.forcedMoveCount).toBe(held);
-        expect(result.movedCount).toBeLessThanOrEqual(1.5 * held);
-      }),
-      { numRuns: 60, seed: 27 },
-    );
+  // Placing an orphaned load W needs about 2W of movement at most: the orphans, plus what a
+  // receiver sheds to make room. Weights are lumpy, so a receiver may have to shed up to one
+  // partition more than that: the bound allows the heaviest partition on top.
+  const leaveProperty = (core: CoreVersion) =>
+    fc.property(leaveArb, ({ members, partitions, departed }) => {
+      const first = balance({ members, partitions });
+      const gone = new Set(members.filter((m) => m.instanceId === departed).map((m) => m.memberId));
+      const weightOf = new Map(partitions.map((p) => [`${p.topic}:${String(p.partition)}`, p.weight!]));
+      const ownerBefore = new Map<string, string>();
+      for (const [m, ps] of first.assignments)
+        for (const p of ps) ownerBefore.set(`${p.topic}:${String(p.partition)}`, m);
+      let held = 0;
+      let heldCount = 0;
+      for (const [key, owner] of ownerBefore) {
+        if (!gone.has(owner)) continue;
+        held += weightOf.get(key)!;
+        heldCount++;
+      }
+      const stayed = members.filter((m) => !gone.has(m.memberId));
+      const result = balanceWithCore({ members: stayed, partitions, previous: first.assignments }, {}, core);
+      let moved = 0;
+      for (const [m, ps] of result.assignments) {
+        for (const p of ps) {
+          const key = `${p.topic}:${String(p.partition)}`;
+          if (ownerBefore.get(key) !== m) moved += weightOf.get(key)!;
+        }
+      }
+      expect(result.forcedMoveCount).toBe(heldCount);
+      expect(moved).toBeLessThanOrEqual(2 * held + result.heaviestWeight + 1e-9 * held);
+    });
+
+  it.each(CORES)('%s core: moves at most twice the weight a departed instance held, plus one partition', (core) => {
+    fc.assert(leaveProperty(core), { numRuns: 60 });
+  });
+
+  it.each(CORES)('%s core: keeps that bound on the regression seeds', (core) => {
+    for (const seed of LEAVE_REGRESSION_SEEDS) fc.assert(leaveProperty(core), { numRuns: 60, seed });
   });
 });
 
 /**
- * 8 to 30 instances of one or two members on two topics, 20 to 40 partitions per instance,
+ * Seeds of {@link leaveArb} kept as regression cases: 27 was the suite's pinned seed, whose
+ * seventh group moved 31 partitions for 20 orphans (moved weight within the bound).
+ */
+const LEAVE_REGRESSION_SEEDS = [27];
+
+/**
+ * 8 to 30 instances of one to four members on two topics, 20 to 40 partitions per instance,
  * weights spread over a factor of e⁴ ≈ 55 (log-uniform, drawn from a seed so that a failure
- * shrinks to a few numbers), and the instance that leaves. With three members an instance holds
- * too few partitions per member for its own level to absorb a newcomer within the member
- * tolerance, and that level's moves come on top.
+ * shrinks to a few numbers), and the instance that leaves. With three or four members an instance
+ * holds few partitions per member, and its own level's moves come on top of the instance level's.
  */
 const leaveArb = fc
   .record({
     instances: fc.integer({ min: 8, max: 30 }),
-    membersPerInstance: fc.integer({ min: 1, max: 2 }),
+    membersPerInstance: fc.array(fc.integer({ min: 1, max: 4 }), { minLength: 30, maxLength: 30 }),
     perInstance: fc.integer({ min: 20, max: 40 }),
     departed: fc.nat(),
     seed: fc.integer(),
@@ -274,7 +307,7 @@ const leaveArb = fc
     const id = (i: number): string => `i${String(i).padStart(2, '0')}`;
     const members: BalanceMember[] = [];
     for (let i = 0; i < instances; i++) {
-      for (let k = 0; k < membersPerInstance; k++) {
+      for (let k = 0; k < membersPerInstance[i]!; k++) {
         members.push({ memberId: `m${String(k)}-${id(i)}`, instanceId: id(i), topics: ['a', 'b'] });
       }
     }

@@ -41,6 +41,11 @@ export function limitedLedger(ledger: MoveLedger, limit: number): MoveLedger {
   return { home: ledger.home, counted: ledger.counted, slot: ledger.slot, limit, used: 0 };
 }
 
+/** An independent copy of `ledger`: the same homes and limit, its own count of moves. */
+export function copyLedger(ledger: MoveLedger): MoveLedger {
+  return { home: ledger.home, counted: ledger.counted, slot: ledger.slot, limit: ledger.limit, used: ledger.used };
+}
+
 /** How the number of moves changes if `item` goes from bin `from` to bin `to` (-1, 0 or 1). */
 export function moveDelta(ledger: MoveLedger, item: number, from: number, to: number): number {
   if (ledger.counted[item] === 0) return 0;

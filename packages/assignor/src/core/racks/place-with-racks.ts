@@ -50,7 +50,12 @@ export function placeWithRacks(
   const restricted = inRackModel(model, rm);
   const { homes, forced } = inRackHomes(restricted, previous);
   const moves = { limit: settings.moves.limit, used: forced };
-  const inRackSettings = { tolerance: settings.tolerance, budget: { remaining: searchBudget }, moves };
+  const inRackSettings = {
+    tolerance: settings.tolerance,
+    budget: { remaining: searchBudget },
+    moves,
+    core: settings.core,
+  };
   // The in-rack placement can only be kept below a busiest level; where its lower bound is above
   // that level it is not searched at all (its own budget and moves, so when it runs changes nothing).
   const solveInRack = (ceiling: number): Int32Array | undefined =>

@@ -1,7 +1,7 @@
 import type { BalanceModel } from '../model/model.js';
 import type { PreviousOwners } from '../model/previous.js';
 import { buildProblem, eligibilityTable, type Problem } from '../model/problem.js';
-import { solve } from './solve.js';
+import { solve, type CoreVersion } from './solve.js';
 import { lowerBound } from '../model/lower-bound.js';
 import type { MoveLedger, WorkBudget } from '../place/ledger.js';
 
@@ -16,6 +16,8 @@ export interface LevelSettings {
   readonly tolerance: number;
   readonly budget: WorkBudget;
   readonly moves: MoveAllowance;
+  /** Which core reaches the tolerance (see `CoreVersion`). */
+  readonly core: CoreVersion;
 }
 
 /**
@@ -333,10 +335,13 @@ function solvePhase(
     limit: settings.moves.limit - settings.moves.used,
     used: 0,
   };
+  // The by-weight core places the homeless by its repair, which weighs every move: it needs no
+  // allowance of moves made before it looks at what they cost.
   const policy = {
     tolerance: settings.tolerance * POLICY[level].toleranceFactor,
-    homelessAllowance: POLICY[level].homelessAllowance,
+    homelessAllowance: settings.core === 'by-weight' ? 0 : POLICY[level].homelessAllowance,
     thorough: POLICY[level].thorough,
+    core: settings.core,
   };
   const solution = solve(problem, ledger, policy, settings.budget, bound);
   settings.moves.used += ledger.used;

@@ -7,6 +7,7 @@ import { relabel } from '../place/relabel.js';
 import { searchExactly } from '../improve/exact.js';
 import { untangle } from '../improve/untangle.js';
 import { searchFewestMoves } from '../improve/fewest-moves.js';
+import { reachByWeight } from './by-weight.js';
 
 /**
  * Searches stop once the busiest level is this close to the lower bound (and the least busy this
@@ -35,7 +36,17 @@ export interface StickyPolicy {
    * pairs of bins, and the exact search on small problems.
    */
   readonly thorough: boolean;
+  /** Which core reaches the tolerance when the sticky start is outside it (see `CoreVersion`). */
+  readonly core: CoreVersion;
 }
+
+/**
+ * The two cores, kept side by side until the new one matches the old on every benchmark:
+ * `cascade` improves the sticky start by the local search and adopts the from-scratch placement
+ * when that fails; `by-weight` takes the cheapest, in moved weight, of the search, a repair and
+ * a walk towards the from-scratch placement (solve/by-weight.ts).
+ */
+export type CoreVersion = 'cascade' | 'by-weight';
 
 /** Levels of a placement that the tolerance is judged on. */
 interface Extremes {
@@ -52,11 +63,13 @@ interface Extremes {
  * 2. Keep that if it is provably within `tolerance` of anything possible: its busiest level
  *    within tolerance of the lower bound and its least busy one within tolerance of the mean.
  * 3. Otherwise solve from scratch and keep the sticky start if it is within tolerance of that.
- * 4. Otherwise improve the sticky start (moves counted by the ledger) towards half the
- *    tolerance, so the next rebalance does not start right at the edge.
+ * 4. Otherwise (`cascade` core) improve the sticky start (moves counted by the ledger) towards
+ *    half the tolerance, so the next rebalance does not start right at the edge.
  * 5. If even that cannot get within tolerance, adopt the from-scratch placement with its bins
  *    renamed to keep as many items home as possible and equally heavy two-way pairs traded or
  *    sent home (no load changes), if the ledger's limit allows.
+ *
+ * The `by-weight` core replaces steps 4 and 5 with {@link reachByWeight}.
  *
  * The least busy level matters as well as the busiest: in a large group a new instance lowers
  * the maximum by less than the tolerance, yet must not be left idle. `bound` is the problem's
@@ -109,6 +122,12 @@ export function solve(
     e.max <= target.max * (1 + tolerance) + eps && e.min >= target.min * (1 - tolerance) - noiseAt(target.min);
   if (within(start)) return { bin: trimMoves(problem, sticky, ledger, budget), lowerBound: bound };
 
+  if (policy.core === 'by-weight') {
+    const reached = reachByWeight(problem, sticky, best.bin, target, policy.tolerance, ledger, budget, within);
+    if (reached.searched) return { bin: trimMoves(problem, reached.placement, ledger, budget), lowerBound: bound };
+    return { bin: reached.placement.bin, lowerBound: bound };
+  }
+
   const halfway: SearchGoal = {
     maxTarget: target.max * (1 + tolerance / 2),
     minTarget: target.min * (1 - tolerance / 2),
@@ -130,6 +149,23 @@ export function solve(
     if (adopted !== undefined) return { bin: adopted.bin, lowerBound: bound };
   }
   return { bin: trimMoves(problem, sticky, ledger, budget), lowerBound: bound };
+}
+
+/**
+ * The from-scratch placement with its bins renamed to keep as many items home as possible and
+ * no two equally heavy partitions of a topic moved both ways between two bins, if the ledger's
+ * limit allows its moves. Untangling changes no load, so the placement stays as good as it was.
+ */
+function adopt(problem: Problem, bin: Int32Array, ledger: MoveLedger): Placement | undefined {
+  const untangled = untangle(problem, relabel(problem, bin, ledger), ledger);
+  const moves = countMoves(ledger, untangled);
+  if (moves > ledger.limit) return undefined;
+  ledger.used = moves;
+  const placement = emptyPlacement(problem);
+  untangled.forEach((b, item) => {
+    place(problem, placement, item, b);
+  });
+  return placement;
 }
 
 /**
@@ -156,23 +192,6 @@ function trimMoves(problem: Problem, placement: Placement, ledger: MoveLedger, b
 function levelFromHomes(problem: Problem, ledger: MoveLedger, goal: SearchGoal, budget: WorkBudget): Placement {
   const placement = stickyStart(problem, ledger, goal, 0, budget);
   improve(problem, placement, goal, ledger, budget);
-  return placement;
-}
-
-/**
- * The from-scratch placement with its bins renamed to keep as many items home as possible and
- * no two equally heavy partitions of a topic moved both ways between two bins, if the ledger's
- * limit allows its moves. Untangling changes no load, so the placement stays as good as it was.
- */
-function adopt(problem: Problem, bin: Int32Array, ledger: MoveLedger): Placement | undefined {
-  const untangled = untangle(problem, relabel(problem, bin, ledger), ledger);
-  const moves = countMoves(ledger, untangled);
-  if (moves > ledger.limit) return undefined;
-  ledger.used = moves;
-  const placement = emptyPlacement(problem);
-  untangled.forEach((b, item) => {
-    place(problem, placement, item, b);
-  });
   return placement;
 }
 

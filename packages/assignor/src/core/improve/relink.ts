@@ -1,0 +1,145 @@
+import { noiseAt } from '../structures/numbers.js';
+import type { Problem } from '../model/problem.js';
+import { emptyPlacement, place, type Placement } from '../place/placement.js';
+import type { MoveLedger } from '../place/ledger.js';
+
+/** The band every bin's level must end in: at most `maxTarget`, at least `minTarget`. */
+export interface Band {
+  readonly maxTarget: number;
+  readonly minTarget: number;
+}
+
+/**
+ * Walks from `start` towards `target` (a complete placement within `band`, typically the
+ * from-scratch one renamed onto the homes) one item at a time, and stops as soon as every bin is
+ * within the band. Only the items whose bins differ between the two are ever moved, each at most
+ * once and straight to its bin in `target`, so the walk ends at `target` at the latest.
+ *
+ * This is what makes a sticky rebalance pay for its balance in weight rather than adopt a whole
+ * new placement: a bin above the band sheds, a bin below it takes, and each picks the step that
+ * costs least moved weight ({@link cheapest}). Returns a new placement; `start` is not touched.
+ *
+ * Why it reaches the band: a bin above it with no item left to send away holds only items that
+ * `target` also puts there, plus none it does not, so its level is at most `target`'s; the same
+ * way round for a bin below it. Deterministic: ties go to the lowest index.
+ */
+export function relink(
+  problem: Problem,
+  start: Placement,
+  target: Int32Array,
+  band: Band,
+  ledger: MoveLedger,
+): Placement {
+  const walk = emptyPlacement(problem);
+  start.bin.forEach((b, item) => {
+    place(problem, walk, item, b);
+  });
+  const { binCount, capacity, weight } = problem;
+  // The items each bin still has to send away, and those still to come to it.
+  const leaving: number[][] = Array.from({ length: binCount }, () => []);
+  const coming: number[][] = Array.from({ length: binCount }, () => []);
+  let pending = 0;
+  for (let item = 0; item < target.length; item++) {
+    const from = walk.bin[item]!;
+    const to = target[item]!;
+    if (from === to) continue;
+    leaving[from]!.push(item);
+    coming[to]!.push(item);
+    pending++;
+  }
+  const done = new Uint8Array(target.length);
+  const step = (item: number): void => {
+    const from = walk.bin[item]!;
+    const to = target[item]!;
+    const w = weight[item]!;
+    walk.bin[item] = to;
+    walk.load[from] = walk.load[from]! - w;
+    walk.load[to] = walk.load[to]! + w;
+    walk.tie[from] = walk.tie[from]! - problem.tieWeight;
+    walk.tie[to] = walk.tie[to]! + problem.tieWeight;
+    done[item] = 1;
+    pending--;
+  };
+  while (pending > 0) {
+    const { top, bottom } = extremeBins(problem, walk);
+    const topLevel = walk.load[top]! / capacity[top]!;
+    const bottomLevel = walk.load[bottom]! / capacity[bottom]!;
+    let item: number;
+    if (topLevel > band.maxTarget + noiseAt(band.maxTarget)) {
+      const excess = walk.load[top]! - band.maxTarget * capacity[top]!;
+      item = cheapest(problem, ledger, walk, leaving[top]!, done, excess, target);
+    } else if (bottomLevel < band.minTarget - noiseAt(band.minTarget)) {
+      const deficit = band.minTarget * capacity[bottom]! - walk.load[bottom]!;
+      item = cheapest(problem, ledger, walk, coming[bottom]!, done, deficit, target);
+    } else {
+      break;
+    }
+    // Nothing left to move off (or onto) the worst bin: only float noise keeps it outside.
+    if (item < 0) break;
+    step(item);
+  }
+  walk.items = undefined;
+  return walk;
+}
+
+/** The busiest and least busy bins (load per unit of capacity), ties to the lowest index. */
+export function extremeBins(problem: Problem, placement: Placement): { top: number; bottom: number } {
+  let top = 0;
+  let bottom = 0;
+  for (let b = 1; b < problem.binCount; b++) {
+    const level = placement.load[b]! / problem.capacity[b]!;
+    if (level > placement.load[top]! / problem.capacity[top]!) top = b;
+    if (level < placement.load[bottom]! / problem.capacity[bottom]!) bottom = b;
+  }
+  return { top, bottom };
+}
+
+/**
+ * Of the pending `candidates`, the step that closes `gap` (load to shed or to take) for the least
+ * moved weight. A step that costs nothing (an item that is homeless, not counted, or goes home)
+ * comes first, heaviest first, as it closes the most for free. Otherwise the lightest item that
+ * closes the gap alone, else the heaviest one, which closes most of it for its weight. -1 when
+ * no candidate is left.
+ */
+function cheapest(
+  problem: Problem,
+  ledger: MoveLedger,
+  walk: Placement,
+  candidates: ReadonlyArray<number>,
+  done: Uint8Array,
+  gap: number,
+  target: Int32Array,
+): number {
+  const { weight } = problem;
+  let free = -1;
+  let closing = -1;
+  let heaviest = -1;
+  for (const item of candidates) {
+    if (done[item] === 1) continue;
+    const w = weight[item]!;
+    if (costOf(ledger, weight, item, walk.bin[item]!, target[item]!) <= 0) {
+      if (free < 0 || w > weight[free]!) free = item;
+      continue;
+    }
+    if (w >= gap && (closing < 0 || w < weight[closing]!)) closing = item;
+    if (heaviest < 0 || w > weight[heaviest]!) heaviest = item;
+  }
+  if (free >= 0) return free;
+  return closing >= 0 ? closing : heaviest;
+}
+
+/** Moved weight an item adds by going from `from` to `to`: negative when it goes home. */
+export function costOf(ledger: MoveLedger, weight: Float64Array, item: number, from: number, to: number): number {
+  if (ledger.counted[item] === 0) return 0;
+  const home = ledger.home[item]!;
+  return weight[item]! * ((to !== home ? 1 : 0) - (from !== home ? 1 : 0));
+}
+
+/** Weight of the counted items a placement has away from home: what the rebalance moves. */
+export function movedWeight(problem: Problem, ledger: MoveLedger, bin: Int32Array): number {
+  let moved = 0;
+  for (let item = 0; item < bin.length; item++) {
+    if (ledger.counted[item] === 1 && bin[item] !== ledger.home[item]) moved += problem.weight[item]!;
+  }
+  return moved;
+}

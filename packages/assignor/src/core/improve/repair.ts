@@ -1,0 +1,303 @@
+import { noiseAt } from '../structures/numbers.js';
+import type { Problem } from '../model/problem.js';
+import { emptyPlacement, place, type Placement } from '../place/placement.js';
+import type { MoveLedger, WorkBudget } from '../place/ledger.js';
+import { costOf, extremeBins, type Band } from './relink.js';
+
+/**
+ * Bins a shedding bin's item is tried on before those bins shed in turn (the ejection step): the
+ * ones with the most room. Room is what makes an ejection cheap, and the few roomiest bins are
+ * where the cheapest ones are; trying every bin would make a step quadratic in the group size.
+ */
+const EJECTION_BINS = 8;
+
+/** One planned move: `item` goes to bin `to`. */
+interface Move {
+  readonly item: number;
+  readonly to: number;
+}
+
+/** A set of moves that closes one bin's gap, with the weight it moves. */
+interface Plan {
+  readonly moves: ReadonlyArray<Move>;
+  readonly cost: number;
+  /** How much of the gap it closes (all of it, or as much as the room allowed). */
+  readonly closed: number;
+}
+
+/**
+ * Brings every bin into `band` for as little moved weight as it can find: the busiest bin above
+ * the band sheds, the least busy one below it takes, one gap at a time, until every bin is in the
+ * band or a gap cannot be closed. Each gap is closed by the cheaper of two plans:
+ *
+ * - direct: items of the bin go to bins with room (below the band's top), lightest item that
+ *   closes what is left first, else the heaviest that fits, items that cost nothing before all;
+ * - ejection: one item goes to one of the roomiest bins, which sheds the overflow directly.
+ *   This is how a heavy newcomer makes room for itself: its new bin passes light items on.
+ *
+ * The moved weight of a step is the weight of each counted item that leaves its home (an item
+ * going home gives its weight back; homeless items cost nothing), which is the objective's
+ * second term. Returns a new placement; `start` is not touched.
+ */
+export function repair(
+  problem: Problem,
+  start: Placement,
+  band: Band,
+  ledger: MoveLedger,
+  budget: WorkBudget,
+): Placement {
+  const walk = copyOf(problem, start);
+  const items = itemsOf(problem, walk.bin);
+  // Every step closes a gap and opens none above the band, so a few rounds per bin suffice; the
+  // cap only guards against float noise making a gap reappear.
+  for (let round = 0; round < 4 * problem.binCount && budget.remaining > 0; round++) {
+    const { top, bottom } = extremeBins(problem, walk);
+    const maxGap = walk.load[top]! - band.maxTarget * problem.capacity[top]!;
+    const minGap = band.minTarget * problem.capacity[bottom]! - walk.load[bottom]!;
+    let plan: Plan | undefined;
+    if (maxGap > noiseAt(walk.load[top]!))
+      plan = better(
+        shed(problem, ledger, walk, items, top, maxGap, band, -1, budget),
+        eject(problem, ledger, walk, items, top, maxGap, band, budget),
+        maxGap,
+      );
+    else if (minGap > noiseAt(walk.load[bottom]!))
+      plan = better(fill(problem, ledger, walk, items, bottom, minGap, band, budget), undefined, minGap);
+    else break;
+    if (plan === undefined) break;
+    for (const move of plan.moves) moveTo(problem, walk, items, move.item, move.to);
+  }
+  return walk;
+}
+
+/**
+ * The better of two plans for a gap: one that closes it beats one that does not, two that close it
+ * are judged by their cost, two that do not by how much they close.
+ */
+function better(a: Plan | undefined, b: Plan | undefined, gap: number): Plan | undefined {
+  if (a === undefined || a.closed <= 0) return b !== undefined && b.closed > 0 ? b : undefined;
+  if (b === undefined || b.closed <= 0) return a;
+  const eps = noiseAt(gap);
+  const aCloses = a.closed >= gap - eps;
+  const bCloses = b.closed >= gap - eps;
+  if (aCloses !== bCloses) return aCloses ? a : b;
+  if (aCloses) return b.cost < a.cost ? b : a;
+  return b.closed > a.closed ? b : a;
+}
+
+/**
+ * Direct shedding of `gap` off `bin` onto bins with room below the band's top (never onto
+ * `avoid`), or undefined when the room is not there.
+ */
+function shed(
+  problem: Problem,
+  ledger: MoveLedger,
+  walk: Placement,
+  items: number[][],
+  bin: number,
+  gap: number,
+  band: Band,
+  avoid: number,
+  budget: WorkBudget,
+): Plan | undefined {
+  const { binCount, capacity, weight, eligible, group } = problem;
+  const room = new Float64Array(binCount);
+  for (let b = 0; b < binCount; b++)
+    room[b] = b === bin || b === avoid ? 0 : band.maxTarget * capacity[b]! - walk.load[b]!;
+  const taken = new Set<number>();
+  const moves: Move[] = [];
+  let cost = 0;
+  let left = gap;
+  while (left > 0 && budget.remaining > 0) {
+    let pick = -1;
+    let pickTo = -1;
+    let pickCost = Infinity;
+    let pickCloses = false;
+    const list = items[bin]!;
+    budget.remaining -= list.length;
+    for (const item of list) {
+      if (taken.has(item)) continue;
+      const w = weight[item]!;
+      const to = roomiest(room, eligible, group[item]! * binCount, binCount, w);
+      if (to < 0) continue;
+      const c = costOf(ledger, weight, item, bin, to);
+      const closes = w >= left;
+      if (pick < 0 || preferred(c, w, closes, pickCost, weight[pick]!, pickCloses)) {
+        pick = item;
+        pickTo = to;
+        pickCost = c;
+        pickCloses = closes;
+      }
+    }
+    if (pick < 0) break;
+    taken.add(pick);
+    moves.push({ item: pick, to: pickTo });
+    room[pickTo] = room[pickTo]! - weight[pick]!;
+    cost += Math.max(0, pickCost);
+    left -= weight[pick]!;
+  }
+  return { moves, cost, closed: gap - Math.max(0, left) };
+}
+
+/**
+ * Ejection: one item of `bin` goes to one of the roomiest bins it may go to, which sheds the
+ * overflow directly (never back to `bin`). The cheapest such plan, or undefined.
+ */
+function eject(
+  problem: Problem,
+  ledger: MoveLedger,
+  walk: Placement,
+  items: number[][],
+  bin: number,
+  gap: number,
+  band: Band,
+  budget: WorkBudget,
+): Plan | undefined {
+  const { binCount, capacity, weight, eligible, group } = problem;
+  const roomy = Array.from({ length: binCount }, (_, b) => b)
+    .filter((b) => b !== bin)
+    .sort(
+      (a, b) =>
+        band.maxTarget * capacity[b]! - walk.load[b]! - (band.maxTarget * capacity[a]! - walk.load[a]!) || a - b,
+    )
+    .slice(0, EJECTION_BINS);
+  let best: Plan | undefined;
+  const tried = new Set<string>();
+  for (const item of items[bin]!) {
+    const w = weight[item]!;
+    // One item of each weight is enough: equally heavy items of one group eject alike.
+    const key = `${String(w)}:${String(group[item])}`;
+    if (tried.has(key)) continue;
+    tried.add(key);
+    for (const to of roomy) {
+      if (eligible[group[item]! * binCount + to] === 0 || budget.remaining <= 0) continue;
+      const c = Math.max(0, costOf(ledger, weight, item, bin, to));
+      const overflow = walk.load[to]! + w - band.maxTarget * capacity[to]!;
+      let plan: Plan = { moves: [{ item, to }], cost: c, closed: Math.min(w, gap) };
+      if (overflow > 0) {
+        moveTo(problem, walk, items, item, to);
+        const onward = shed(problem, ledger, walk, items, to, overflow, band, bin, budget);
+        moveTo(problem, walk, items, item, bin);
+        const unshed = overflow - (onward?.closed ?? 0);
+        plan = {
+          moves: [{ item, to }, ...(onward?.moves ?? [])],
+          cost: c + (onward?.cost ?? 0),
+          closed: Math.min(w, gap) - Math.max(0, unshed),
+        };
+      }
+      best = better(best, plan, gap);
+    }
+  }
+  return best;
+}
+
+/**
+ * Fills `gap` on `bin` from bins that stay at or above the band's bottom, never pushing `bin`
+ * above its top: the lightest item that closes what is left, else the heaviest that fits, items
+ * that cost nothing first. Undefined when nothing fits.
+ */
+function fill(
+  problem: Problem,
+  ledger: MoveLedger,
+  walk: Placement,
+  items: number[][],
+  bin: number,
+  gap: number,
+  band: Band,
+  budget: WorkBudget,
+): Plan | undefined {
+  const { binCount, capacity, weight, eligible, group } = problem;
+  const surplus = new Float64Array(binCount);
+  for (let b = 0; b < binCount; b++) surplus[b] = b === bin ? 0 : walk.load[b]! - band.minTarget * capacity[b]!;
+  let room = band.maxTarget * capacity[bin]! - walk.load[bin]!;
+  const taken = new Set<number>();
+  const moves: Move[] = [];
+  let cost = 0;
+  let left = gap;
+  while (left > 0 && budget.remaining > 0) {
+    let pick = -1;
+    let pickCost = Infinity;
+    let pickCloses = false;
+    for (let from = 0; from < binCount; from++) {
+      if (from === bin || !(surplus[from]! > 0)) continue;
+      const list = items[from]!;
+      budget.remaining -= list.length;
+      for (const item of list) {
+        const w = weight[item]!;
+        if (taken.has(item) || w > surplus[from]! || w > room || eligible[group[item]! * binCount + bin] === 0)
+          continue;
+        const c = costOf(ledger, weight, item, from, bin);
+        const closes = w >= left;
+        if (pick < 0 || preferred(c, w, closes, pickCost, weight[pick]!, pickCloses)) {
+          pick = item;
+          pickCost = c;
+          pickCloses = closes;
+        }
+      }
+    }
+    if (pick < 0) break;
+    const from = walk.bin[pick]!;
+    taken.add(pick);
+    moves.push({ item: pick, to: bin });
+    surplus[from] = surplus[from]! - weight[pick]!;
+    room -= weight[pick]!;
+    cost += Math.max(0, pickCost);
+    left -= weight[pick]!;
+  }
+  return { moves, cost, closed: gap - Math.max(0, left) };
+}
+
+/**
+ * True when a candidate (its moved weight `cost`, its weight, whether it closes the gap alone)
+ * beats the current pick: free ones first (heaviest), then the lightest that closes the gap, then
+ * the heaviest.
+ */
+function preferred(
+  cost: number,
+  weight: number,
+  closes: boolean,
+  pickCost: number,
+  pickWeight: number,
+  pickCloses: boolean,
+): boolean {
+  if (cost <= 0) return pickCost > 0 || weight > pickWeight;
+  if (pickCost <= 0) return false;
+  return closes ? !pickCloses || weight < pickWeight : !pickCloses && weight > pickWeight;
+}
+
+/** The eligible bin with the most room that can take weight `w`, or -1. */
+function roomiest(room: Float64Array, eligible: Uint8Array, row: number, binCount: number, w: number): number {
+  let best = -1;
+  for (let b = 0; b < binCount; b++) {
+    if (eligible[row + b] === 0 || room[b]! < w) continue;
+    if (best < 0 || room[b]! > room[best]!) best = b;
+  }
+  return best;
+}
+
+function copyOf(problem: Problem, start: Placement): Placement {
+  const walk = emptyPlacement(problem);
+  start.bin.forEach((b, item) => {
+    place(problem, walk, item, b);
+  });
+  return walk;
+}
+
+function itemsOf(problem: Problem, bin: Int32Array): number[][] {
+  const items: number[][] = Array.from({ length: problem.binCount }, () => []);
+  bin.forEach((b, item) => items[b]!.push(item));
+  return items;
+}
+
+function moveTo(problem: Problem, walk: Placement, items: number[][], item: number, to: number): void {
+  const from = walk.bin[item]!;
+  const w = problem.weight[item]!;
+  const list = items[from]!;
+  list.splice(list.indexOf(item), 1);
+  items[to]!.push(item);
+  walk.bin[item] = to;
+  walk.load[from] = walk.load[from]! - w;
+  walk.load[to] = walk.load[to]! + w;
+  walk.tie[from] = walk.tie[from]! - problem.tieWeight;
+  walk.tie[to] = walk.tie[to]! + problem.tieWeight;
+}

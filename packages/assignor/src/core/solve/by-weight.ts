@@ -1,0 +1,100 @@
+import { extremes, emptyPlacement, place, type Placement } from '../place/placement.js';
+import { copyLedger, countMoves, type MoveLedger, type WorkBudget } from '../place/ledger.js';
+import type { Problem } from '../model/problem.js';
+import { improve, type SearchGoal } from './search.js';
+import { relabel } from '../place/relabel.js';
+import { untangle } from '../improve/untangle.js';
+import { movedWeight, relink } from '../improve/relink.js';
+import { repair } from '../improve/repair.js';
+
+/** Levels of a placement that the tolerance is judged on. */
+interface Extremes {
+  readonly max: number;
+  readonly min: number;
+}
+
+/**
+ * The `by-weight` core's way into the tolerance from a sticky start outside it, by the objective:
+ * the busiest and least busy levels within the tolerance of `target` (the from-scratch
+ * placement's), then the least moved weight. Three candidates, each aimed at half the tolerance so
+ * the next small drift does not move anything again:
+ *
+ * - the local search from the sticky start (moves counted by the ledger);
+ * - the repair ({@link repair}), which closes each bin's gap for the least moved weight it finds,
+ *   and aims at the tolerance's edge when lumpy weights leave no room for half of it;
+ * - the walk towards the from-scratch placement renamed onto the homes ({@link relink}), which
+ *   always gets there, at worst by adopting that placement.
+ *
+ * Of those within the tolerance and the ledger's limit, the one moving the least weight wins.
+ * `searched` says whether that is the local search's (its caller may then trim its moves).
+ * Updates `ledger.used`.
+ */
+export function reachByWeight(
+  problem: Problem,
+  sticky: Placement,
+  best: Int32Array,
+  target: Extremes,
+  tolerance: number,
+  ledger: MoveLedger,
+  budget: WorkBudget,
+  within: (e: Extremes) => boolean,
+): { placement: Placement; searched: boolean } {
+  const halfway: SearchGoal = {
+    maxTarget: target.max * (1 + tolerance / 2),
+    minTarget: target.min * (1 - tolerance / 2),
+    resplit: false,
+    level: false,
+  };
+  const searchLedger = copyLedger(ledger);
+  const searched = placementOf(problem, sticky.bin);
+  improve(problem, searched, halfway, searchLedger, budget);
+  const aimed = repair(problem, sticky, halfway, ledger, budget);
+  const edge = { maxTarget: target.max * (1 + tolerance), minTarget: target.min * (1 - tolerance) };
+  const repaired = within(extremes(problem, aimed)) ? aimed : repair(problem, sticky, edge, ledger, budget);
+  const relinked = towardsBest(problem, sticky, best, halfway, ledger);
+  let chosen: Placement | undefined;
+  let cost = Infinity;
+  for (const candidate of [searched, repaired, relinked]) {
+    if (candidate === undefined || !within(extremes(problem, candidate))) continue;
+    if (countMoves(ledger, candidate.bin) > ledger.limit) continue;
+    const moved = movedWeight(problem, ledger, candidate.bin);
+    if (moved < cost) {
+      chosen = candidate;
+      cost = moved;
+    }
+  }
+  if (chosen === undefined || chosen === searched) {
+    ledger.used = searchLedger.used;
+    return { placement: searched, searched: true };
+  }
+  ledger.used = countMoves(ledger, chosen.bin);
+  return { placement: chosen, searched: false };
+}
+
+/**
+ * The sticky placement walked towards the best one ({@link relink}): the best one renamed onto
+ * the homes first, so that the walk has as little to do as possible, and two-way pairs removed
+ * after it (no load changes). Undefined when the walk needs more moves than the ledger allows.
+ */
+function towardsBest(
+  problem: Problem,
+  sticky: Placement,
+  best: Int32Array,
+  band: SearchGoal,
+  ledger: MoveLedger,
+): Placement | undefined {
+  const renamed = relabel(problem, best, ledger);
+  const walked = relink(problem, sticky, renamed, band, ledger);
+  const untangled = untangle(problem, walked.bin, ledger);
+  if (countMoves(ledger, untangled) > ledger.limit) return undefined;
+  return placementOf(problem, untangled);
+}
+
+/** A placement of every item to the bins given. */
+function placementOf(problem: Problem, bin: Int32Array): Placement {
+  const placement = emptyPlacement(problem);
+  bin.forEach((b, item) => {
+    place(problem, placement, item, b);
+  });
+  return placement;
+}
