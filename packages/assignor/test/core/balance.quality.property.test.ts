@@ -198,17 +198,20 @@ describe('balance stickiness properties', () => {
     );
   });
 
-  it('assigns every partition exactly once to a subscriber, whatever junk the previous assignment holds', () => {
-    fc.assert(
-      fc.property(withPreviousArb, ([{ members, partitions }, previous]) => {
-        const result = balance({ members, partitions, previous });
-        expectValid(result, members, partitions);
-        expect(result.forcedMoveCount).toBeLessThanOrEqual(result.movedCount);
-        expect(result.movedCount).toBeLessThanOrEqual(result.previouslyOwnedCount);
-      }),
-      RUNS,
-    );
-  });
+  it.each(CORES)(
+    '%s core: assigns every partition exactly once to a subscriber, whatever junk the previous holds',
+    (core) => {
+      fc.assert(
+        fc.property(withPreviousArb, ([{ members, partitions }, previous]) => {
+          const result = balanceWithCore({ members, partitions, previous }, {}, core);
+          expectValid(result, members, partitions);
+          expect(result.forcedMoveCount).toBeLessThanOrEqual(result.movedCount);
+          expect(result.movedCount).toBeLessThanOrEqual(result.previouslyOwnedCount);
+        }),
+        RUNS,
+      );
+    },
+  );
 
   it('never moves more partitions away from a still-valid owner than maxMovesPerRebalance', () => {
     fc.assert(

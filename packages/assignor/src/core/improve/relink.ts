@@ -1,6 +1,6 @@
 import { noiseAt } from '../structures/numbers.js';
 import type { Problem } from '../model/problem.js';
-import { emptyPlacement, place, type Placement } from '../place/placement.js';
+import { placementOf, type Placement } from '../place/placement.js';
 import type { MoveLedger } from '../place/ledger.js';
 
 /** The band every bin's level must end in: at most `maxTarget`, at least `minTarget`. */
@@ -30,10 +30,7 @@ export function relink(
   band: Band,
   ledger: MoveLedger,
 ): Placement {
-  const walk = emptyPlacement(problem);
-  start.bin.forEach((b, item) => {
-    place(problem, walk, item, b);
-  });
+  const walk = placementOf(problem, start.bin);
   const { binCount, capacity, weight } = problem;
   // The items each bin still has to send away, and those still to come to it.
   const leaving: number[][] = Array.from({ length: binCount }, () => []);

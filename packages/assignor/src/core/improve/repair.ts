@@ -1,13 +1,12 @@
 import { noiseAt } from '../structures/numbers.js';
 import type { Problem } from '../model/problem.js';
-import { emptyPlacement, place, type Placement } from '../place/placement.js';
+import { placementOf, type Placement } from '../place/placement.js';
 import type { MoveLedger, WorkBudget } from '../place/ledger.js';
 import { costOf, extremeBins, type Band } from './relink.js';
 
 /**
- * Bins a shedding bin's item is tried on before those bins shed in turn (the ejection step): the
- * ones with the most room. Room is what makes an ejection cheap, and the few roomiest bins are
- * where the cheapest ones are; trying every bin would make a step quadratic in the group size.
+ * Bins an ejected item is tried on (the roomiest): a work cap, not a tuning. Room is what makes an
+ * ejection cheap; trying every bin would make a step quadratic in the group size.
  */
 const EJECTION_BINS = 8;
 
@@ -46,7 +45,7 @@ export function repair(
   ledger: MoveLedger,
   budget: WorkBudget,
 ): Placement {
-  const walk = copyOf(problem, start);
+  const walk = placementOf(problem, start.bin);
   const items = itemsOf(problem, walk.bin);
   // Every step closes a gap and opens none above the band, so a few rounds per bin suffice; the
   // cap only guards against float noise making a gap reappear.
@@ -273,14 +272,6 @@ function roomiest(room: Float64Array, eligible: Uint8Array, row: number, binCoun
     if (best < 0 || room[b]! > room[best]!) best = b;
   }
   return best;
-}
-
-function copyOf(problem: Problem, start: Placement): Placement {
-  const walk = emptyPlacement(problem);
-  start.bin.forEach((b, item) => {
-    place(problem, walk, item, b);
-  });
-  return walk;
 }
 
 function itemsOf(problem: Problem, bin: Int32Array): number[][] {

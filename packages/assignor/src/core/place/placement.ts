@@ -30,6 +30,15 @@ export function emptyPlacement(problem: Problem): Placement {
   };
 }
 
+/** A placement of every item to the bins given (a copy: `bin` is not kept). */
+export function placementOf(problem: Problem, bin: Int32Array): Placement {
+  const placement = emptyPlacement(problem);
+  bin.forEach((b, item) => {
+    place(problem, placement, item, b);
+  });
+  return placement;
+}
+
 /** Puts an unplaced item on a bin. */
 export function place(problem: Problem, placement: Placement, item: number, bin: number): void {
   placement.bin[item] = bin;

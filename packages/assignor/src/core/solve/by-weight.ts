@@ -1,4 +1,4 @@
-import { extremes, emptyPlacement, place, type Placement } from '../place/placement.js';
+import { extremes, placementOf, type Placement } from '../place/placement.js';
 import { copyLedger, countMoves, type MoveLedger, type WorkBudget } from '../place/ledger.js';
 import type { Problem } from '../model/problem.js';
 import { improve, type SearchGoal } from './search.js';
@@ -88,13 +88,4 @@ function towardsBest(
   const untangled = untangle(problem, walked.bin, ledger);
   if (countMoves(ledger, untangled) > ledger.limit) return undefined;
   return placementOf(problem, untangled);
-}
-
-/** A placement of every item to the bins given. */
-function placementOf(problem: Problem, bin: Int32Array): Placement {
-  const placement = emptyPlacement(problem);
-  bin.forEach((b, item) => {
-    place(problem, placement, item, b);
-  });
-  return placement;
 }
