@@ -6,31 +6,35 @@ import { processToken } from './protocol/instance-id.js';
 import { bindLogger } from './base/logger.js';
 import { createAssignorMetrics } from './config/metrics.js';
 import { resolveOptions, type LoadAwareAssignerOptions } from './config/options.js';
-import { observeOwnAssignment, type OwnAssignment } from './member/own-assignment.js';
-import { installStaticMembership, type StaticMember } from './member/static-membership.js';
-import { progressThrough, type PartitionProgress, type ReadProgress } from './member/group-progress.js';
+import type { OwnAssignment } from './kafkajs/own-assignment.js';
+import type { StaticMember } from './kafkajs/static-membership.js';
+import type { PartitionProgress, ReadProgress } from './kafkajs/group-progress.js';
 import { withTimeout } from './base/timeout.js';
-import { loadWire, type WireBroker } from './member/kafkajs-wire.js';
 import { WeakGroupLists } from './weak-group-lists.js';
 import type { TopicPartition } from './core/types.js';
-import { createRejoinSwitchboard } from './member/rejoin.js';
+import { createRejoinSwitchboard } from './kafkajs/rejoin.js';
 import { LateTopicMetadata } from './inputs/late-metadata.js';
-import {
-  topicPartitionsThrough,
-  type ReadTopicPartitions,
-  type TopicPartitionsReading,
-} from './member/topic-partitions.js';
+import type { ReadTopicPartitions, TopicPartitionsReading } from './kafkajs/topic-partitions.js';
 import { decodeUserData, encodeUserData } from './protocol/user-data.js';
-import { replicaRacksThrough } from './inputs/broker-racks.js';
 import type { WeightSource } from './inputs/weight-source.js';
 import {
-  describeThrough,
   readSiblingGroups,
   SiblingCache,
   type CrossGroupSettings,
   type DescribeGroup,
   type SiblingReading,
 } from './inputs/sibling-groups.js';
+import {
+  CLUSTER_INTERNALS,
+  MODULE_INTERNALS,
+  createSeamReporter,
+  missingClusterInternals,
+  type KafkaJsFeature,
+} from './kafkajs/internals.js';
+import { missingModuleInternals } from './kafkajs/wire.js';
+
+import { interceptConsumerCluster, type InterceptedConsumer } from './kafkajs/intercept.js';
+import { backgroundJoinThrough } from './kafkajs/background-join.js';
 
 export { ASSIGNER_NAME };
 
@@ -197,7 +201,7 @@ export function LoadAwareAssigner(options: LoadAwareAssignerOptions = {}): LoadA
   const describers = new Map<string, DescribeGroup>();
   const progressReaders = new Map<string, ReadProgress>();
   const topicReaders = new Map<string, ReadTopicPartitions>();
-  const rackReaders = new Map<string, ReturnType<typeof replicaRacksThrough>>();
+  const rackReaders = new Map<string, InterceptedConsumer['replicaRacks']>();
   // The consumers' own-assignment views, to find the one a measured pause belongs to.
   const ownViews = new WeakGroupLists<OwnAssignment>();
   // Per group, each consumer's way to send a JoinGroup on its own behalf.
@@ -231,44 +235,46 @@ export function LoadAwareAssigner(options: LoadAwareAssignerOptions = {}): LoadA
       ? undefined
       : { settings: resolved.crossGroup, describe, cache: siblingCache, groupId };
 
+  // Features the options turn on: without their KafkaJS internals the consumer is not created.
+  const optedIn = new Map<KafkaJsFeature, string>();
+  if (resolved.staticMembership) optedIn.set('staticMembership', 'staticMembership');
+  if (resolved.rack !== undefined) optedIn.set('racks', 'rack');
+  if (resolved.crossGroup !== undefined) optedIn.set('crossGroup', 'crossGroup');
+  const seam = createSeamReporter(() => bindLogger(resolved.logger, { component: 'assignor' }), metrics, optedIn);
+  seam.report(MODULE_INTERNALS, missingModuleInternals());
+
   const factory: PartitionAssigner = ({ cluster, groupId }) => {
-    // Taken before the own-assignment observer wraps the lookup: sibling groups are not its business.
-    const describe =
-      typeof cluster.findGroupCoordinator === 'function'
-        ? describeThrough(cluster.findGroupCoordinator.bind(cluster))
-        : undefined;
-    if (describe !== undefined) describers.set(groupId, describe);
-    if (typeof cluster.findGroupCoordinator === 'function' && typeof cluster.fetchTopicsOffset === 'function') {
-      progressReaders.set(groupId, progressThrough(cluster, groupId));
-    }
-    if (typeof cluster.findGroupCoordinator === 'function')
-      topicReaders.set(groupId, topicPartitionsThrough(cluster, groupId));
-    rackReaders.set(groupId, replicaRacksThrough(cluster, resolved.replicaRacks));
-    const crossGroup = crossGroupOf(groupId, describe);
-    const rejoin = rejoins.install(cluster, groupId);
-    // Installed under the own-assignment observer, which then sees the answers to static requests.
-    let staticMember: StaticMember | undefined;
-    if (resolved.staticMembership) {
-      const member = installStaticMembership(cluster, {
-        instanceId: resolved.instanceId,
-        groupId,
-        leaveOnDisconnect: () => leaving,
-        fenced: (err) => {
-          metrics.fenced(groupId);
-          bindLogger(resolved.logger, { component: 'assignor', groupId }).error(
-            { groupInstanceId: err.groupInstanceId, instanceId: resolved.instanceId, code: err.code },
-            `${err.message}; it will not rejoin. Give every process its own instanceId`,
-          );
-        },
-      });
-      staticMembers.add(groupId, member);
-      staticMember = member;
-    }
-    const own = observeOwnAssignment(cluster);
-    ownViews.add(groupId, own);
-    const metadata = stableMetadata(own);
+    seam.report(CLUSTER_INTERNALS, missingClusterInternals(cluster));
     // Bound once per consumer, so every line of its assignments names the group without repeating it.
     const logger = bindLogger(resolved.logger, { component: 'assignor', groupId });
+    const consumer = interceptConsumerCluster(cluster, {
+      groupId,
+      rejoins,
+      replicaRacks: resolved.replicaRacks,
+      ...(resolved.staticMembership && {
+        staticMembership: {
+          instanceId: resolved.instanceId,
+          groupId,
+          leaveOnDisconnect: () => leaving,
+          fenced: (err) => {
+            metrics.fenced(groupId);
+            logger.error(
+              { groupInstanceId: err.groupInstanceId, instanceId: resolved.instanceId, code: err.code },
+              `${err.message}; it will not rejoin. Give every process its own instanceId`,
+            );
+          },
+        },
+      }),
+    });
+    const { own, rejoin, staticMember, describe } = consumer;
+    if (describe !== undefined) describers.set(groupId, describe);
+    if (consumer.readProgress !== undefined) progressReaders.set(groupId, consumer.readProgress);
+    if (consumer.readTopicPartitions !== undefined) topicReaders.set(groupId, consumer.readTopicPartitions);
+    rackReaders.set(groupId, consumer.replicaRacks);
+    if (staticMember !== undefined) staticMembers.add(groupId, staticMember);
+    ownViews.add(groupId, own);
+    const crossGroup = crossGroupOf(groupId, describe);
+    const metadata = stableMetadata(own);
     const lateMetadata = {
       cache: lateTopics,
       // Like the trigger: a new epoch makes the rejoin a real rebalance whoever leads.
@@ -278,46 +284,20 @@ export function LoadAwareAssigner(options: LoadAwareAssignerOptions = {}): LoadA
       },
     };
     let lastTopics: string[] | undefined;
-    const joinInBackground = (): boolean => {
-      const request = own.lastJoinRequest();
-      const wire = loadWire();
-      if (request === undefined || lastTopics === undefined || request.memberId === '' || wire === undefined) {
-        return false;
-      }
-      const record = identity(epochOf(groupId));
-      const fresh = metadata(lastTopics, record);
-      const groupProtocols = request.groupProtocols.map((p) =>
-        p.name === ASSIGNER_NAME ? { name: p.name, metadata: fresh } : p,
-      );
-      const fields = {
-        ...request,
-        protocolType: request.protocolType ?? 'consumer',
-        groupProtocols,
-        groupInstanceId: staticMember?.groupInstanceId ?? null,
-      };
-      let sent = false;
-      void (async () => {
-        const coordinator = (await cluster.findGroupCoordinator({ groupId })) as unknown as WireBroker;
-        // Its own connection: held at the join barrier on the consumer's, this request would hold
-        // the consumer's heartbeats and commits behind it, and the member would stop at once.
-        const side = wire.sideConnection(coordinator);
-        if (side === undefined) throw new Error('no connection settings to copy');
-        try {
-          const joinRequest = wire.build(coordinator, 'JoinGroup', fields);
-          await side.open();
-          sent = true;
-          await side.send(joinRequest);
-        } finally {
-          await side.close().catch(() => undefined);
-        }
-      })().catch((err: unknown) => {
-        // Once sent, no answer is the normal end: the consumer's own JoinGroup took this one's place
-        // at the barrier. Not sent (no coordinator, no connection), the fire must not be lost.
-        logger.debug({ err, sent }, 'background JoinGroup ended without an answer');
-        if (!sent) rejoins.request(groupId);
-      });
-      return true;
-    };
+    const joinInBackground = backgroundJoinThrough(cluster, {
+      groupId,
+      own,
+      staticMember,
+      protocolName: ASSIGNER_NAME,
+      metadataNow: () => lastTopics && metadata(lastTopics, identity(epochOf(groupId))),
+      rejoinInstead: () => {
+        rejoins.request(groupId);
+      },
+      connectionMissing: () => {
+        seam.report(['Connection'], ['Connection']);
+      },
+      logger,
+    });
     backgroundJoins.add(groupId, joinInBackground);
     return {
       name: ASSIGNER_NAME,

@@ -10,8 +10,8 @@
  */
 export { LoadAwareAssigner, ASSIGNER_NAME, type LoadAwarePartitionAssigner } from './assigner.js';
 // Types that appear in the assigner's own signatures, so callers can name what it returns.
-export type { PartitionProgress } from './member/group-progress.js';
-export type { TopicPartitionsReading, ListedTopic } from './member/topic-partitions.js';
+export type { PartitionProgress } from './kafkajs/group-progress.js';
+export type { TopicPartitionsReading, ListedTopic } from './kafkajs/topic-partitions.js';
 export type { ObservedMember } from './protocol/described-group.js';
 export type { LoadAwareAssignerOptions, CrossGroupOptions } from './config/options.js';
 export type { SiblingReading, SiblingStatus, CrossGroupSettings } from './inputs/sibling-groups.js';
@@ -53,6 +53,7 @@ export {
   MetadataTimeoutError,
   StaticMemberFencedError,
   StaticMembershipUnsupportedError,
+  KafkaJsInternalMissingError,
   isLoadAwareError,
   type ErrorCode,
 } from './errors/errors.js';

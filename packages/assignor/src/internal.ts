@@ -20,30 +20,43 @@ export {
   siblingFingerprint,
   turnOf,
   SiblingCache,
-  describeThrough,
   type DescribeGroup,
 } from './inputs/sibling-groups.js';
+export { describeThrough } from './kafkajs/describe-group.js';
 export {
   topicPartitionsThrough,
   type ListedTopic,
   type ReadTopicPartitions,
   type TopicPartitionsReading,
-} from './member/topic-partitions.js';
+} from './kafkajs/topic-partitions.js';
 export { isLogger, noopLogger, bindLogger } from './base/logger.js';
 export { escapeLogText, findUnsafeLogChar } from './base/log-text.js';
 export { isWeightSource, fetchWeights } from './inputs/weight-source.js';
 export { mergeWeights } from './inputs/merge-weights.js';
 export { partitionRacks, type ReplicaRackMode, type SharedRackLists } from './inputs/partition-racks.js';
-export { brokerRacksOf, replicaRacksThrough } from './inputs/broker-racks.js';
-export { listPartitions } from './inputs/partition-catalog.js';
+export { brokerRacksOf, replicaRacksThrough } from './kafkajs/broker-racks.js';
+export { listPartitions } from './kafkajs/partition-catalog.js';
+export {
+  KAFKAJS_INTERNALS,
+  KAFKAJS_INTERNAL_NAMES,
+  KAFKAJS_FEATURES,
+  MODULE_INTERNALS,
+  CLUSTER_INTERNALS,
+  findModuleInternals,
+  missingClusterInternals,
+  targetTopicsOf,
+  type KafkaJsInternal,
+  type KafkaJsFeature,
+} from './kafkajs/internals.js';
 export {
   loadWire,
+  missingModuleInternals,
   STATIC_MEMBERSHIP_VERSIONS,
   type GroupApi,
   type KafkaWire,
   type WireBroker,
   type SideConnection,
-} from './member/kafkajs-wire.js';
+} from './kafkajs/wire.js';
 export {
   encodeUserData,
   decodeUserData,
@@ -71,6 +84,6 @@ export {
   type UnevennessFactor,
 } from './core/index.js';
 export { latestGroupPause, type GroupPause, type PauseReporter } from './leader/rebalance-report.js';
-export type { PartitionProgress } from './member/group-progress.js';
+export type { PartitionProgress } from './kafkajs/group-progress.js';
 export { balanceWithCore } from './core/balance.js';
 export type { CoreVersion } from './core/solve/solve.js';

@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { Kafka, logLevel, type Admin, type KafkaConfig, type SASLOptions } from 'kafkajs';
-import { withReplicaRacks } from './racks.js';
+import { withReplicaRacks } from './kafkajs/replica-racks.js';
 import { errorCodeOf, errorMessageOf, withTimeout, type TopicPartition } from '@load-aware/assignor/internal';
 import { observeGroup } from '@load-aware/trigger/internal';
 import type { CliOptions } from './args.js';

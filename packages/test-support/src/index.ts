@@ -10,6 +10,7 @@ export { recordingLogger, type LogRecord, type RecordingLogger } from './recordi
 export { FakeClock, EPOCH_MS, flush, manualClock } from './clock.js';
 export {
   fakeCluster,
+  unconnectedClusterShape,
   silentKafkaLogger,
   partitionMetadata,
   metadataAnswer,

@@ -23,9 +23,29 @@ export interface FakeClusterOptions {
 export type FakeCluster = Cluster & { readonly targetTopicCalls: string[][] };
 
 /**
- * A stand-in for KafkaJS's cluster with only the two calls an assigner makes: partition metadata
- * per topic (empty for a topic it does not know, as KafkaJS answers) and loading metadata for
- * more topics.
+ * The rest of a KafkaJS 2.2.4 consumer cluster's shape, as the assigner's KafkaJS seam checks it
+ * when a consumer is created: fields in their real types, and calls that do nothing or, where an
+ * answer would need a broker, reject. A fake built on it is a cluster of the supported KafkaJS
+ * that is never connected; the seam's own test removes these one by one from the real module.
+ */
+export function unconnectedClusterShape(): Record<string, unknown> {
+  const noBroker = () => Promise.reject(new Error('a fake cluster has no broker'));
+  return {
+    targetTopics: new Set<string>(),
+    brokerPool: { metadata: null },
+    connect: () => Promise.resolve(),
+    disconnect: () => Promise.resolve(),
+    refreshMetadataIfNecessary: () => Promise.resolve(),
+    findGroupCoordinator: noBroker,
+    fetchTopicsOffset: noBroker,
+    addMultipleTargetTopics: () => Promise.resolve(),
+  };
+}
+
+/**
+ * A stand-in for KafkaJS's cluster whose two calls an assigner makes to place partitions answer
+ * from `partitionsPerTopic`: partition metadata per topic (empty for a topic it does not know, as
+ * KafkaJS answers) and loading metadata for more topics.
  */
 export function fakeCluster(
   partitionsPerTopic: Readonly<Record<string, number>>,
@@ -39,6 +59,7 @@ export function fakeCluster(
     Object.entries(partitionsPerTopic).map(([topic, count]) => [topic, partitionMetadata(count)]),
   );
   const cluster = {
+    ...unconnectedClusterShape(),
     targetTopicCalls,
     addMultipleTargetTopics: (topics: string[]) => {
       targetTopicCalls.push(topics);
@@ -47,7 +68,6 @@ export function fakeCluster(
     },
     findTopicPartitionMetadata: (topic: string) => (visible.has(topic) ? (metadata.get(topic) ?? []) : []),
   };
-  // Only these calls are ever made by an assigner; the rest of Cluster is irrelevant here.
   return cluster as unknown as FakeCluster;
 }
 

@@ -122,6 +122,7 @@ const ASSIGNOR_LAYERS: Layers = [
   ['inputs'],
   ['config'],
   ['member'],
+  ['kafkajs'], // the KafkaJS seam: every internal of KafkaJS the assignor reaches, and its interceptions
   ['leader'],
   ['.'], // the KafkaJS assigner and the package's entry points
 ];

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { AssignerProtocol, type Cluster, type GroupMember } from 'kafkajs';
 import { encodeUserData, type WeightSource } from '@load-aware/assignor/internal';
-import { partitionMetadata } from '@load-aware/test-support';
+import { partitionMetadata, unconnectedClusterShape } from '@load-aware/test-support';
 
 /**
  * Hostile input for the leader's `assign()`, as KafkaJS hands it over: member metadata buffers,
@@ -324,6 +324,7 @@ export function fuzzCluster(s: Pick<Scenario, 'topics' | 'metadata' | 'targetTop
   const byTopic = new Map(s.topics.map((t, i) => [t, s.metadata[i]!]));
   const shown = new Set(s.topics.filter((t) => byTopic.get(t)!.kind !== 'hidden'));
   const cluster = {
+    ...unconnectedClusterShape(),
     addMultipleTargetTopics(topics: string[]): Promise<void> {
       switch (s.targetTopics) {
         case 'resolve':

@@ -22,6 +22,8 @@ export interface AssignorMetrics {
   pause(groupId: string, cause: string, seconds: number): void;
   /** The leader's view: the group's paused member-seconds in the latest rebalance members reported. */
   groupPause(groupId: string, pausedMemberSeconds: number): void;
+  /** Records whether one KafkaJS internal the assignor reaches was found (see the seam's catalogue). */
+  kafkaJsInternal(internal: string, missing: boolean): void;
 }
 
 /** Metrics that go nowhere, for when no registry is given. */
@@ -34,6 +36,7 @@ const noopMetrics: AssignorMetrics = {
   fenced: () => undefined,
   pause: () => undefined,
   groupPause: () => undefined,
+  kafkaJsInternal: () => undefined,
 };
 
 /**
@@ -199,7 +202,21 @@ export function createAssignorMetrics(registry: Registry | undefined): AssignorM
         registers: [registry],
       }),
   );
+  const internalMissing = reuse(
+    registry,
+    'load_aware_kafkajs_internal_missing',
+    (name) =>
+      new Gauge({
+        name,
+        help: 'KafkaJS internals the assignor reaches: 1 when the installed KafkaJS lacks this one (an ERROR names the features lost), 0 when it was found.',
+        labelNames: ['internal'],
+        registers: [registry],
+      }),
+  );
   return {
+    kafkaJsInternal(internal, missing) {
+      internalMissing.set({ internal }, missing ? 1 : 0);
+    },
     fenced(group) {
       fenced.inc({ group });
     },

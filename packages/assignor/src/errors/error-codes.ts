@@ -22,6 +22,8 @@ export const ERROR_CODES = {
     staticMemberFenced: 'LOAD_AWARE_STATIC_MEMBER_FENCED',
     /** Static membership is on, but the broker or the installed KafkaJS cannot send a group instance id. */
     staticMembershipUnsupported: 'LOAD_AWARE_STATIC_MEMBERSHIP_UNSUPPORTED',
+    /** The installed KafkaJS lacks an internal a feature the options turn on needs (or has it in another shape). */
+    kafkaJsInternalMissing: 'LOAD_AWARE_KAFKAJS_INTERNAL_MISSING',
   },
   /** `@load-aware/weights-offset-rate`. */
   offsetRate: {

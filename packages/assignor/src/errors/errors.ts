@@ -136,3 +136,28 @@ export class StaticMembershipUnsupportedError extends LoadAwareError {
     super(ErrorCodes.staticMembershipUnsupported, `static membership is not possible here: ${reason}`);
   }
 }
+
+/**
+ * The installed KafkaJS lacks an internal (or has it in another shape) that a feature the options
+ * turn on is built on: static membership, racks or cross-group balancing. Thrown when the
+ * consumer is created, so the process refuses to start rather than run without the feature. Not
+ * retriable: another try finds the same KafkaJS.
+ */
+export class KafkaJsInternalMissingError extends LoadAwareError {
+  /** Read by KafkaJS: retrying cannot help. */
+  readonly retriable = false;
+  constructor(
+    /** The internal's name, as in the API reference's list of KafkaJS internals. */
+    readonly internal: string,
+    /** The option that turned on the feature this internal is needed for. */
+    readonly option: string,
+    /** What is lost without it. */
+    lost: string,
+  ) {
+    super(
+      ErrorCodes.kafkaJsInternalMissing,
+      `option ${option} cannot be honoured: the installed KafkaJS has no usable ${internal} (${lost}); ` +
+        'load-aware supports kafkajs ~2.2.4',
+    );
+  }
+}

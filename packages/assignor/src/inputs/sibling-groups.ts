@@ -1,4 +1,4 @@
-import type { Cluster, GroupDescription } from 'kafkajs';
+import type { GroupDescription } from 'kafkajs';
 import type { TopicPartition } from '../core/types.js';
 import { keyOfPartition } from '../core/structures/partition-key.js';
 import { weightTable } from '../core/model/weights.js';
@@ -65,22 +65,6 @@ export class SiblingCache {
     if (kept === undefined || nowMs - kept.atMs > maxAgeMs) return undefined;
     return { ageMs: Math.max(0, nowMs - kept.atMs), members: kept.members };
   }
-}
-
-/**
- * DescribeGroups through the consumer's own connections (its TLS and SASL apply). `findCoordinator`
- * must be the cluster's own lookup, taken before the own-assignment observer wraps it: that wrapper
- * watches the consumer's own group, and an error answered for another group is not its business.
- */
-export function describeThrough(findCoordinator: Cluster['findGroupCoordinator']): DescribeGroup {
-  return async (groupId) => {
-    const broker = await findCoordinator({ groupId });
-    // KafkaJS rejects when the answer carries an error code (e.g. GROUP_AUTHORIZATION_FAILED).
-    const answer = (await broker.describeGroups({ groupIds: [groupId] })) as { groups?: GroupDescription[] };
-    const group = answer.groups?.find((g) => g.groupId === groupId);
-    if (group === undefined) throw new Error(`no entry for group ${groupId} in the DescribeGroups answer`);
-    return group;
-  };
 }
 
 /**

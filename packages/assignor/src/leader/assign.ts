@@ -1,8 +1,8 @@
 import { AssignerProtocol, type Cluster, type GroupMember, type GroupMemberAssignment } from 'kafkajs';
 import type { BalanceMember, TopicPartition } from '../core/types.js';
 import { decodeMember } from '../protocol/members.js';
-import type { OwnAssignment } from '../member/own-assignment.js';
-import { listPartitions, type LateMetadataHandling } from '../inputs/partition-catalog.js';
+import type { OwnAssignment } from '../kafkajs/own-assignment.js';
+import { listPartitions, type LateMetadataHandling } from '../kafkajs/partition-catalog.js';
 import { fetchWeights } from '../inputs/weight-source.js';
 import { escapeLogText } from '../base/log-text.js';
 import { encodeAssignmentNote, type RebalanceCause } from '../protocol/rebalance-cause.js';

@@ -4,6 +4,7 @@ import {
   ErrorCodes,
   InvalidBalanceInputError,
   isLoadAwareError,
+  KafkaJsInternalMissingError,
   LoadAwareAssigner,
   LoadAwareError,
   MetadataTimeoutError,
@@ -45,6 +46,7 @@ describe('isLoadAwareError', () => {
     ['MetadataTimeoutError', new MetadataTimeoutError(2, 50)],
     ['StaticMemberFencedError', new StaticMemberFencedError('orders', 'pod-1.0')],
     ['StaticMembershipUnsupportedError', new StaticMembershipUnsupportedError('JoinGroup v4')],
+    ['KafkaJsInternalMissingError', new KafkaJsInternalMissingError('requests', 'staticMembership', 'lost')],
   ];
 
   it.each(errors)('recognizes a %s by its brand and code', (name, err) => {

@@ -1,19 +1,15 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { Cluster } from 'kafkajs';
-import { LoadAwareAssigner, StaticMembershipUnsupportedError } from '@load-aware/assignor';
+import { KafkaJsInternalMissingError, LoadAwareAssigner } from '@load-aware/assignor';
 import { errorThrownBy, fakeCluster } from '@load-aware/test-support';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
 
-/** The calls static membership wraps, as a KafkaJS cluster has them (none is called here). */
+/** A cluster of the supported KafkaJS that is never connected (none of its calls is made here). */
 function clusterWithCoordinator(): Cluster {
-  return Object.assign(fakeCluster({ t: 4 }), {
-    findGroupCoordinator: () => Promise.reject(new Error('not used')),
-    connect: () => Promise.resolve(),
-    disconnect: () => Promise.resolve(),
-  });
+  return fakeCluster({ t: 4 });
 }
 
 describe('static membership bookkeeping', () => {
@@ -30,9 +26,11 @@ describe('static membership bookkeeping', () => {
 
   it('refuses a cluster that has no group coordinator to wrap, when the consumer is created', () => {
     const assigner = LoadAwareAssigner({ instanceId: 'lifetime-pod-2', staticMembership: true });
-    errorThrownBy(
-      () => assigner({ cluster: fakeCluster({ t: 1 }), groupId: 'g', logger: undefined as never }),
-      StaticMembershipUnsupportedError,
+    const cluster = Object.assign(fakeCluster({ t: 1 }), { findGroupCoordinator: undefined });
+    const err = errorThrownBy(
+      () => assigner({ cluster, groupId: 'g', logger: undefined as never }),
+      KafkaJsInternalMissingError,
     );
+    expect(err).toMatchObject({ internal: 'cluster.findGroupCoordinator', option: 'staticMembership' });
   });
 });

@@ -1,5 +1,5 @@
 import { errorMessageOf, withTimeout, type Logger, type TopicPartition } from '@load-aware/assignor/internal';
-import { combine, type Failed, type Found } from './cluster-reader.js';
+import { combine, type Failed, type Found } from './kafkajs-cluster-reader.js';
 import { groupByTopic, type EndOffsetResult, type OwnedEndOffsetsReader } from './end-offsets-reader.js';
 import { OffsetRateErrorCodes, PartitionReadError } from '../base/errors.js';
 import { InflightWork } from '../base/inflight-work.js';

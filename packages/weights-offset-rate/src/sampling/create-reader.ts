@@ -1,6 +1,6 @@
 import type { Logger } from '@load-aware/assignor';
 import { createAdminReader } from '../readers/admin-reader.js';
-import { createClusterReader } from '../readers/cluster-reader.js';
+import { createClusterReader } from '../readers/kafkajs-cluster-reader.js';
 import type { EndOffsetsReader, OwnedEndOffsetsReader } from '../readers/end-offsets-reader.js';
 import { createInternalCluster } from '../readers/kafkajs-internals.js';
 import { createPlatformaticAdminReader } from '../readers/platformatic-admin-reader.js';

@@ -1,13 +1,7 @@
 import type { Cluster } from 'kafkajs';
 import { StaticMemberFencedError, StaticMembershipUnsupportedError } from '../errors/errors.js';
-import { claimPlace, groupInstanceIdOf, type ConsumerPlace } from './group-instance-id.js';
-import {
-  loadWire,
-  STATIC_MEMBERSHIP_VERSIONS,
-  type GroupApi,
-  type KafkaWire,
-  type WireBroker,
-} from './kafkajs-wire.js';
+import { claimPlace, groupInstanceIdOf, type ConsumerPlace } from '../member/group-instance-id.js';
+import { loadWire, STATIC_MEMBERSHIP_VERSIONS, type GroupApi, type KafkaWire, type WireBroker } from './wire.js';
 
 /**
  * Static membership (KIP-345) for one KafkaJS consumer, through the coordinator view

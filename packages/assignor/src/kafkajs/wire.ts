@@ -1,5 +1,6 @@
 /**
- * The KafkaJS 2.2.4 internals static membership needs, typed and looked up once.
+ * KafkaJS's group requests, sent with a group instance id: the module internals of the seam
+ * (see `internals.ts`) put to use, typed.
  *
  * Why internals: KafkaJS's JoinGroup v5, SyncGroup v3, Heartbeat v3 and LeaveGroup v3 encoders
  * take a `groupInstanceId`, but the `Broker` methods the consumer calls never pass one. So the
@@ -7,10 +8,10 @@
  * version the broker connection negotiated, and sends them through the broker's own send path
  * (so retries, request timeouts, instrumentation and the closed-connection handling stay
  * KafkaJS's). Everything here is checked at runtime: another KafkaJS version makes
- * {@link loadWire} answer undefined, and the assigner refuses static membership with a clear error
- * instead of silently joining as a dynamic member.
+ * {@link loadWire} answer undefined and {@link missingModuleInternals} name what moved, and the
+ * assigner refuses static membership with that name instead of joining as a dynamic member.
  */
-import { createRequire } from 'node:module';
+import { findModuleInternals, type KafkaJsInternal, type ModuleInternals } from './internals.js';
 
 /** A request as KafkaJS's connection sends it: built by a request definition. */
 export type ProtocolRequest = object;
@@ -65,61 +66,69 @@ export interface SideConnection {
   close(): Promise<void>;
 }
 
-let cached: KafkaWire | null | undefined;
-
-/** The KafkaJS internals, or undefined when this KafkaJS does not have them where 2.2.4 does. */
-export function loadWire(): KafkaWire | undefined {
-  if (cached === undefined) cached = findWire() ?? null;
-  return cached ?? undefined;
+/**
+ * The KafkaJS internals static membership and the background fire send through, or undefined
+ * when this KafkaJS lacks the request definitions or the broker's private send (the assigner has
+ * already said which, at construction). Looked up on every call: Node caches the modules, and a
+ * lookup is a few property reads.
+ */
+export function loadWire(internals: ModuleInternals = findModuleInternals()): KafkaWire | undefined {
+  const { sendSymbol, Connection } = internals;
+  const definitions = groupDefinitions(internals);
+  if (definitions === undefined || sendSymbol === undefined) return undefined;
+  const entry = (api: GroupApi) => definitions.get(api)!;
+  return {
+    versionFor(broker, api) {
+      const { key, definition } = entry(api);
+      const max = broker.versions?.[key]?.maxVersion;
+      if (typeof max !== 'number') return undefined;
+      return Math.min(max, Math.max(...definition.versions.map(Number)));
+    },
+    build(broker, api, fields) {
+      const { key, definition } = entry(api);
+      return broker.lookupRequest(key, definition)(fields);
+    },
+    sideConnection(broker) {
+      return Connection === undefined
+        ? undefined
+        : openSide(Connection as new (options: object) => RawConnection, broker);
+    },
+    send(broker, request) {
+      const send = (broker as unknown as Record<symbol, unknown>)[sendSymbol];
+      if (typeof send !== 'function') return Promise.reject(new Error('KafkaJS broker has no send method'));
+      return (send as (r: ProtocolRequest) => Promise<unknown>).call(broker, request);
+    },
+  };
 }
 
-function findWire(): KafkaWire | undefined {
-  try {
-    // Resolved from kafkajs's own entry point, so it is the copy the consumer runs.
-    const req = createRequire(require.resolve('kafkajs'));
-    const { requests } = req('./src/protocol/requests') as { requests?: Record<string, unknown> };
-    const apiKeys = req('./src/protocol/requests/apiKeys') as Record<string, unknown>;
-    const brokerClass = req('./src/broker') as { prototype?: object };
-    const Connection = req('./src/network/connection') as new (options: object) => RawConnection;
-    const definitions = new Map<GroupApi, { key: number; definition: RequestDefinition }>();
-    for (const api of Object.keys(STATIC_MEMBERSHIP_VERSIONS) as GroupApi[]) {
-      const key = apiKeys[api];
-      const definition = requests?.[api] as RequestDefinition | undefined;
-      if (typeof key !== 'number' || typeof definition?.protocol !== 'function') return undefined;
-      if (!definition.versions.map(Number).includes(STATIC_MEMBERSHIP_VERSIONS[api])) return undefined;
-      definitions.set(api, { key, definition });
-    }
-    // The broker's private send (`[PRIVATE.SEND_REQUEST]`), found by its symbol's description.
-    const proto = brokerClass.prototype;
-    const sendSymbol =
-      proto === undefined
-        ? undefined
-        : Object.getOwnPropertySymbols(proto).find((s) => s.description === 'private:Broker:sendRequest');
-    if (sendSymbol === undefined) return undefined;
-    const entry = (api: GroupApi) => definitions.get(api)!;
-    return {
-      versionFor(broker, api) {
-        const { key, definition } = entry(api);
-        const max = broker.versions?.[key]?.maxVersion;
-        if (typeof max !== 'number') return undefined;
-        return Math.min(max, Math.max(...definition.versions.map(Number)));
-      },
-      build(broker, api, fields) {
-        const { key, definition } = entry(api);
-        return broker.lookupRequest(key, definition)(fields);
-      },
-      sideConnection(broker) {
-        return openSide(Connection, broker);
-      },
-      send(broker, request) {
-        const send = (broker as unknown as Record<symbol, unknown>)[sendSymbol];
-        if (typeof send !== 'function') return Promise.reject(new Error('KafkaJS broker has no send method'));
-        return (send as (r: ProtocolRequest) => Promise<unknown>).call(broker, request);
-      },
-    };
-  } catch {
-    return undefined;
+/**
+ * The module internals this KafkaJS lacks, `requests` included when the four group requests are
+ * there but cannot carry a group instance id.
+ */
+export function missingModuleInternals(internals: ModuleInternals = findModuleInternals()): KafkaJsInternal[] {
+  const missing: KafkaJsInternal[] = [];
+  if (groupDefinitions(internals) === undefined) missing.push('requests');
+  if (internals.sendSymbol === undefined) missing.push('Broker#sendRequest');
+  if (internals.Connection === undefined) missing.push('Connection');
+  return missing;
+}
+
+/** The four group request definitions with their API keys, if each has its KIP-345 version. */
+function groupDefinitions(
+  internals: ModuleInternals,
+): Map<GroupApi, { key: number; definition: RequestDefinition }> | undefined {
+  const { requests } = internals;
+  if (requests === undefined) return undefined;
+  const definitions = new Map<GroupApi, { key: number; definition: RequestDefinition }>();
+  for (const api of Object.keys(STATIC_MEMBERSHIP_VERSIONS) as GroupApi[]) {
+    const key = requests.apiKeys[api];
+    const definition = requests.definitions[api] as RequestDefinition | undefined;
+    if (typeof key !== 'number' || typeof definition?.protocol !== 'function') return undefined;
+    if (!Array.isArray(definition.versions)) return undefined;
+    if (!definition.versions.map(Number).includes(STATIC_MEMBERSHIP_VERSIONS[api])) return undefined;
+    definitions.set(api, { key, definition });
   }
+  return definitions;
 }
 
 /** The part of a KafkaJS `Connection` a side connection copies and uses. */

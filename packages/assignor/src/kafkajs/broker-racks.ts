@@ -1,18 +1,18 @@
 import type { Cluster } from 'kafkajs';
 import type { TopicPartition } from '../core/types.js';
-import { partitionRacks, type ReplicaRackMode, type SharedRackLists } from './partition-racks.js';
+import { metadataBrokersOf } from './internals.js';
+import { partitionRacks, type ReplicaRackMode, type SharedRackLists } from '../inputs/partition-racks.js';
 
 /**
- * Each broker's rack, by node id, from the cluster's last metadata answer. KafkaJS keeps it in
- * `cluster.brokerPool.metadata.brokers` (internal, but stable across 2.x); anything else reads
- * as no racks, so placement simply ignores racks rather than failing.
+ * Each broker's rack, by node id, from the cluster's last metadata answer (the seam's
+ * `cluster.brokerPool.metadata`). Before the first answer there are no racks; a KafkaJS without
+ * that field was already reported when the consumer was created (and refused with `rack` set).
  */
 export function brokerRacksOf(cluster: Cluster): ReadonlyMap<number, string> {
   const racks = new Map<number, string>();
-  const pool = (cluster as unknown as { brokerPool?: { metadata?: { brokers?: unknown } } }).brokerPool;
-  const brokers = pool?.metadata?.brokers;
-  if (!Array.isArray(brokers)) return racks;
-  for (const b of brokers as unknown[]) {
+  const brokers = metadataBrokersOf(cluster);
+  if (brokers === undefined) return racks;
+  for (const b of brokers) {
     const { nodeId, rack } = (b ?? {}) as { nodeId?: unknown; rack?: unknown };
     if (typeof nodeId === 'number' && typeof rack === 'string' && rack !== '') racks.set(nodeId, rack);
   }

@@ -1,11 +1,12 @@
 import type { Cluster } from 'kafkajs';
 import type { WeightedPartition } from '../core/types.js';
 import { MetadataTimeoutError } from '../errors/errors.js';
-import type { LateTopicMetadata } from './late-metadata.js';
+import type { LateTopicMetadata } from '../inputs/late-metadata.js';
 import type { Logger } from '../base/logger.js';
 import { withTimeout } from '../base/timeout.js';
 import { brokerRacksOf } from './broker-racks.js';
-import { partitionRacks, type ReplicaRackMode, type SharedRackLists } from './partition-racks.js';
+import { targetTopicsOf } from './internals.js';
+import { partitionRacks, type ReplicaRackMode, type SharedRackLists } from '../inputs/partition-racks.js';
 
 /** What the leader does about metadata that answers after the budget. */
 export interface LateMetadataHandling {
@@ -130,10 +131,4 @@ function learnLate(
     'metadata for topics only other members subscribe to arrived after the budget; rebalancing so their partitions are assigned',
   );
   late.arrived(learnt);
-}
-
-/** KafkaJS's `cluster.targetTopics` (internal, a Set in 2.2.x), or undefined elsewhere. */
-function targetTopicsOf(cluster: Cluster): Set<string> | undefined {
-  const targets = (cluster as unknown as { targetTopics?: unknown }).targetTopics;
-  return targets instanceof Set ? (targets as Set<string>) : undefined;
 }
