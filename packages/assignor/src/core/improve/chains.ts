@@ -27,10 +27,10 @@ export interface Chain {
  * another rising to at least it).
  *
  * `dead` (optional) marks bins known to lead nowhere below a ceiling at least this one: they are
- * not entered, and on failure every bin this search reached is added to them. With equal weights
- * that is exact (a bin no chain leaves from at one ceiling has none at a lower one), so a sweep
- * over many givers costs one pass over the graph instead of one per giver; with weights it may
- * miss a chain, never take a bad one.
+ * not entered, and on failure the bins this search went on from are added to them (see
+ * {@link markDead}). With equal weights that is exact (a bin no chain leaves from at one ceiling
+ * has none at a lower one), so a sweep over many givers costs one pass over the graph instead of
+ * one per giver; with weights it may miss a chain, never take a bad one.
  */
 export function findChain(ctx: SearchContext, source: number, dead?: Uint8Array): Chain | undefined {
   const { problem, placement, ledger, budget } = ctx;
@@ -84,8 +84,21 @@ export function findChain(ctx: SearchContext, source: number, dead?: Uint8Array)
       }
     }
   }
-  dead?.set(seen);
+  if (dead !== undefined) markDead(ctx, source, ceiling, seen, dead);
   return undefined;
+}
+
+/**
+ * After a failed search, marks `dead` the bins it searched from: the source and every bin it
+ * reached below the ceiling, which (with equal weights) could pass on anything, as a source
+ * could. A bin reached at or above the ceiling (as busy as the source) could pass nothing on, so
+ * nothing was searched from it: it is no way through for a later giver, yet may be the start of
+ * a chain of its own, and must stay a giver for the rest of the sweep.
+ */
+function markDead(ctx: SearchContext, source: number, ceiling: number, seen: Uint8Array, dead: Uint8Array): void {
+  for (let b = 0; b < seen.length; b++) {
+    if (seen[b] === 1 && (b === source || levelOf(ctx, b) < ceiling)) dead[b] = 1;
+  }
 }
 
 /**
