@@ -78,13 +78,15 @@ async function main(): Promise<void> {
     logger.info({ memberId: payload.memberId, isLeader: payload.isLeader }, 'joined the group');
   });
 
+  // The consumer and its assigner, as the trigger sees them: judged and acted on through one target.
+  const target = assigner.triggerTarget(consumer);
   const [start, end] = parseHours(process.env['BUSINESS_HOURS'] ?? '9-17');
   // any(drift, all(period, business hours)). The threshold child takes the assigner's settings, so
   // its "optimal" is the assignment a rebalance produces.
   const trigger = createCompositeTrigger({
     mode: 'any',
     triggers: [
-      createThresholdTriggerFor(assigner, { threshold: 1.2 }),
+      createThresholdTriggerFor(target, { threshold: 1.2 }),
       createCompositeTrigger({
         mode: 'all',
         triggers: [
@@ -95,7 +97,7 @@ async function main(): Promise<void> {
     ],
   });
   const controller = createTriggerController(
-    { consumer, assigner },
+    { target },
     { trigger, checkIntervalMs: Number(process.env['CHECK_INTERVAL_MS'] ?? 30_000), logger },
   );
 

@@ -46,7 +46,7 @@ async function main(): Promise<void> {
     // advise=true would only log and count what the trigger would do.
     triggers.push(
       createTriggerController(
-        { consumer, assigner },
+        { target: assigner.triggerTarget(consumer) },
         { checkIntervalMs: 30_000, logger, registry, advise: process.env['ADVISE'] === 'true' },
       ),
     );

@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Kafka, logLevel, type Consumer } from 'kafkajs';
 import { Registry } from 'prom-client';
-import { LoadAwareAssigner, measureRebalancePauses, type LoadAwarePartitionAssigner } from '@load-aware/assignor';
+import { LoadAwareAssigner, type LoadAwarePartitionAssigner } from '@load-aware/assignor';
+import { assignerInternals, measureRebalancePauses } from '@load-aware/assignor/internal';
 import { recordingLogger, type RecordingLogger } from '@load-aware/test-support';
 import { kafkaBrokersFromEnv, uniqueName } from './support';
 import { waitForStableGroup } from './support/group';
@@ -76,7 +77,7 @@ describe('rebalance pauses on a real broker', () => {
         heartbeatInterval: 500,
         maxWaitTimeInMs: 200,
       });
-      measureRebalancePauses(consumer, assigner);
+      measureRebalancePauses(consumer, assignerInternals(assigner));
       await consumer.connect();
       await consumer.subscribe({ topic, fromBeginning: false });
       await consumer.run({ eachMessage: () => sleep(1) });
@@ -103,8 +104,8 @@ describe('rebalance pauses on a real broker', () => {
       const d = await start('pod-d');
       await waitFor('join');
       await sleep(2000);
-      a.assigner.bumpEpoch(groupId);
-      a.assigner.requestRejoin(groupId);
+      assignerInternals(a.assigner).bumpEpoch(groupId);
+      assignerInternals(a.assigner).requestRejoin(groupId);
       await waitFor('fire');
       await sleep(2000);
       await d.consumer.disconnect();
@@ -112,8 +113,8 @@ describe('rebalance pauses on a real broker', () => {
       await waitFor('leave');
       await sleep(2000);
       // One more rebalance: its leader reads the leave's pauses from the members' userData.
-      b.assigner.bumpEpoch(groupId);
-      b.assigner.requestRejoin(groupId);
+      assignerInternals(b.assigner).bumpEpoch(groupId);
+      assignerInternals(b.assigner).requestRejoin(groupId);
       const leaderLines = (): string[] =>
         [a, b, c].flatMap((m) =>
           m.logger.messages('info').filter((l) => l.startsWith('rebalance cause: fire; the last one')),

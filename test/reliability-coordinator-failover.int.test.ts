@@ -93,7 +93,12 @@ describe('a three-node cluster losing the group coordinator', () => {
             },
             created: (consumer) => {
               consumers.push(consumer);
-              triggers.push(createTriggerController({ consumer, assigner }, { checkIntervalMs: 1000, advise: true }));
+              triggers.push(
+                createTriggerController(
+                  { target: assigner.triggerTarget(consumer) },
+                  { checkIntervalMs: 1000, advise: true },
+                ),
+              );
             },
           });
         }

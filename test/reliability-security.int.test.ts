@@ -138,7 +138,7 @@ describeWithServers([VICTORIA_METRICS], 'secrets and the user’s TLS/SASL setti
       partitionAssigners: [assigner, PartitionAssigners.roundRobin],
       created: (consumer) => {
         const trigger = createTriggerController(
-          { consumer, assigner },
+          { target: assigner.triggerTarget(consumer) },
           { checkIntervalMs: 500, advise: true, logger, registry },
         );
         stops.push(() => consumer.disconnect());

@@ -138,7 +138,10 @@ async function main(): Promise<void> {
     const trigger =
       loadAware === undefined
         ? undefined
-        : createTriggerController({ consumer, assigner: loadAware }, triggerOptions(preset, logger, registry));
+        : createTriggerController(
+            { target: loadAware.triggerTarget(consumer) },
+            triggerOptions(preset, logger, registry),
+          );
     // Listed before connecting, so a stop during start-up still disconnects it.
     members.push({ consumer, trigger });
     await consumer.connect();

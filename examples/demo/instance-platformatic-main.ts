@@ -13,7 +13,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Consumer, GroupPartitionsAssigner, MessagesStream } from '@platformatic/kafka';
 import { Registry } from 'prom-client';
-import { createLoadAwareAssigner } from '@load-aware/platformatic';
+import { LoadAwareAssigner } from '@load-aware/platformatic';
 import { createOffsetRateWeightSource, type OffsetRateWeightSource } from '@load-aware/weights-offset-rate';
 import { createTriggerController, type TriggerController } from '@load-aware/trigger';
 import {
@@ -57,7 +57,7 @@ async function main(): Promise<void> {
       ? new Admin({ clientId: `${instanceId}-admin`, bootstrapBrokers: spec.brokers })
       : undefined;
   let weights: OffsetRateWeightSource | undefined;
-  let assigner: ReturnType<typeof createLoadAwareAssigner> | undefined;
+  let assigner: ReturnType<typeof LoadAwareAssigner> | undefined;
   if (admin !== undefined) {
     weights = createOffsetRateWeightSource({
       kafka: admin,
@@ -68,7 +68,7 @@ async function main(): Promise<void> {
     }).start();
     await warmUp(weights, spec);
     // Capacity = members, as in the KafkaJS instance: members process one message at a time.
-    assigner = createLoadAwareAssigner({ instanceId, capacity: spec.members, weights, logger, registry });
+    assigner = LoadAwareAssigner({ instanceId, capacity: spec.members, weights, logger, registry });
   }
   const stats = new InstanceStats(spec);
   const members: Member[] = [];

@@ -114,7 +114,7 @@ export async function startSizedGroup(options: SizedGroupOptions): Promise<Sized
             consumers.push(consumer);
             triggers.push(
               createTriggerController(
-                { consumer, assigner },
+                { target: assigner.triggerTarget(consumer) },
                 { checkIntervalMs: CHECK_INTERVAL_MS, advise: true, sizing: options.sizing, registry, logger },
               ),
             );

@@ -6,6 +6,7 @@
  * here and one name in protocol.ts.
  */
 import type { LoadAwarePartitionAssigner } from '@load-aware/assignor';
+import { assignerInternals } from '@load-aware/assignor/internal';
 import type { FireMode } from './protocol.js';
 
 /** What a fire did: the new epoch and how many consumers were asked to rejoin. */
@@ -19,15 +20,17 @@ type Fire = (assigner: LoadAwarePartitionAssigner, groupId: string) => Promise<F
 
 const FIRES: Readonly<Record<FireMode, Fire>> = {
   immediate: (assigner, groupId) => {
-    const epoch = assigner.bumpEpoch(groupId);
-    const asked = assigner.requestRejoin(groupId);
+    const internals = assignerInternals(assigner);
+    const epoch = internals.bumpEpoch(groupId);
+    const asked = internals.requestRejoin(groupId);
     return Promise.resolve({ epoch, asked });
   },
   // What the trigger does now: the JoinGroup goes out on a side connection and the member keeps
   // processing until its own heartbeat learns of the rebalance, like every other member.
   background: (assigner, groupId) => {
-    const epoch = assigner.bumpEpoch(groupId);
-    const asked = assigner.startRebalance(groupId);
+    const internals = assignerInternals(assigner);
+    const epoch = internals.bumpEpoch(groupId);
+    const asked = internals.startRebalance(groupId);
     return Promise.resolve({ epoch, asked });
   },
 };

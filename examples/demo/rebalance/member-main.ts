@@ -69,7 +69,7 @@ async function main(): Promise<void> {
   let trigger: TriggerController | undefined;
   if (loadAware !== undefined && spec.trigger) {
     trigger = createTriggerController(
-      { consumer, assigner: loadAware },
+      { target: loadAware.triggerTarget(consumer) },
       { checkIntervalMs: spec.triggerCheckIntervalMs, registry },
     );
   }

@@ -12,7 +12,7 @@
  */
 import type { Consumer, MessagesStream } from '@platformatic/kafka';
 import { Registry } from 'prom-client';
-import { createLoadAwareAssigner } from '@load-aware/platformatic';
+import { LoadAwareAssigner } from '@load-aware/platformatic';
 import { createTriggerController, type TriggerController } from '@load-aware/trigger';
 import { emit, now, serveMember, work } from './member-process.js';
 import type { MemberSpec } from './protocol.js';
@@ -24,7 +24,7 @@ async function main(): Promise<void> {
   const { Admin, Consumer: ConsumerClass } = await import('@platformatic/kafka');
   const registry = new Registry();
   const mode = spec.assigner === 'platformatic-cooperative' ? 'cooperative' : 'eager';
-  const assigner = createLoadAwareAssigner({ instanceId, registry, mode });
+  const assigner = LoadAwareAssigner({ instanceId, registry, mode });
   const consumer: Consumer = assigner.attach(
     new ConsumerClass({
       groupId: spec.groupId,

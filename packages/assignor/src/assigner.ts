@@ -1,4 +1,7 @@
-import { AssignerProtocol, type PartitionAssigner } from 'kafkajs';
+import { AssignerProtocol, type Consumer, type PartitionAssigner } from 'kafkajs';
+import { ConfigError } from './errors/errors.js';
+import type { TriggerTarget } from './trigger-target.js';
+import { kafkajsTriggerTarget } from './consumer-target.js';
 import { assignGroup } from './leader/assign.js';
 import { ASSIGNER_NAME } from './protocol/protocol-name.js';
 import { createAssignmentMemory } from './leader/assignment-memory.js';
@@ -44,12 +47,50 @@ const BACKGROUND_JOIN = Symbol('load-aware.backgroundJoin');
 /** How many member ids the "warn once" memory holds before it starts over. */
 const WARNED_MEMBERS_LIMIT = 10_000;
 
-/** A KafkaJS `PartitionAssigner` with a handle on this process's load-aware identity. */
+/**
+ * A KafkaJS `PartitionAssigner` that places by weight, with the few verbs a user needs: its
+ * identity, one way to request a rebalance, and the target the trigger controller watches.
+ */
 export interface LoadAwarePartitionAssigner extends PartitionAssigner {
   /** The instance id every consumer using this assigner advertises. */
   readonly instanceId: string;
   /** The rebalance epoch currently advertised in userData by this process's members of `groupId`. */
   epochOf(groupId: string): number;
+  /**
+   * Rebalances `groupId` now: advances the epoch this process's members advertise (changed
+   * metadata makes the broker rebalance the whole group, whichever member leads) and sends a
+   * JoinGroup with it on behalf of one joined consumer, which keeps processing until its next
+   * heartbeat learns of the rebalance. Returns how many consumers were involved; 0 when none of
+   * this process is in the group, and then the epoch is left as it was.
+   */
+  requestRebalance(groupId: string): number;
+  /**
+   * One consumer of this assigner as `@load-aware/trigger`'s controller takes it:
+   * `createTriggerController({ target: assigner.triggerTarget(consumer) }, options)`. The group is
+   * read through the consumer's own connection (`consumer.describeGroup()`), membership follows its
+   * instrumentation events, and a fire starts the rebalance as {@link requestRebalance} does.
+   */
+  triggerTarget(consumer: Consumer): TriggerTarget;
+  /**
+   * The group instance ids this process's consumers of `groupId` join with, in the order the
+   * consumers were created (empty without static membership).
+   */
+  groupInstanceIds(groupId: string): string[];
+  /**
+   * With static membership: from now on, `disconnect()` of this process's consumers sends
+   * LeaveGroup, so their groups rebalance at once instead of waiting `sessionTimeout` for them.
+   * Call it before `disconnect()` when the process goes away for good (a scale-down); a deploy
+   * that restarts the process should not. `leave = false` restores the default.
+   */
+  leaveOnDisconnect(leave?: boolean): void;
+}
+
+/**
+ * What an assigner holds beyond its public verbs: the settings the trigger judges with and the
+ * readers and rebalance steps its target is built from. Reached with {@link assignerInternals}
+ * (sibling packages, tests, benchmarks); not part of the public API.
+ */
+export interface LoadAwareAssignerInternals extends LoadAwarePartitionAssigner {
   /**
    * Advances the epoch of one group. The next JoinGroup of a consumer of `groupId` using this
    * assigner carries changed metadata, which makes the broker rebalance that group (used by the
@@ -94,18 +135,7 @@ export interface LoadAwarePartitionAssigner extends PartitionAssigner {
   readSiblings(groupId: string, timeoutMs: number): Promise<SiblingReading[]> | undefined;
   /** True when this assigner's consumers join as static members (the `staticMembership` option). */
   readonly staticMembership: boolean;
-  /**
-   * The group instance ids this process's consumers of `groupId` join with, in the order the
-   * consumers were created (empty without static membership).
-   */
-  groupInstanceIds(groupId: string): string[];
-  /**
-   * With static membership: from now on, `disconnect()` of this process's consumers sends
-   * LeaveGroup, so their groups rebalance at once instead of waiting `sessionTimeout` for them.
-   * Call it before `disconnect()` when the process goes away for good (a scale-down); a deploy
-   * that restarts the process should not. `leave = false` restores the default.
-   */
-  leaveOnDisconnect(leave?: boolean): void;
+
   /**
    * Reads the committed and end offsets of `partitions` for `groupId` through the connections of
    * this process's consumer of that group (used by the trigger to see static members that are
@@ -145,6 +175,16 @@ export interface LoadAwarePartitionAssigner extends PartitionAssigner {
     topics: ReadonlyArray<string>,
     timeoutMs: number,
   ): Promise<TopicPartitionsReading> | undefined;
+}
+
+/** Where an assigner keeps its {@link LoadAwareAssignerInternals}. */
+const INTERNALS = Symbol('load-aware.assignerInternals');
+
+/** The workings of an assigner made by {@link LoadAwareAssigner}; throws for anything else. */
+export function assignerInternals(assigner: LoadAwarePartitionAssigner): LoadAwareAssignerInternals {
+  const internals = (assigner as unknown as Record<symbol, unknown>)[INTERNALS];
+  if (internals === undefined) throw new ConfigError('expected an assigner made by LoadAwareAssigner(...)');
+  return internals as LoadAwareAssignerInternals;
 }
 
 /**
@@ -318,7 +358,7 @@ export function LoadAwareAssigner(options: LoadAwareAssignerOptions = {}): LoadA
     };
   };
 
-  return Object.defineProperties(factory, {
+  const internals = Object.defineProperties(factory, {
     instanceId: { value: resolved.instanceId, enumerable: true },
     rack: { value: resolved.rack, enumerable: true },
     replicaRacksOf: {
@@ -369,7 +409,20 @@ export function LoadAwareAssigner(options: LoadAwareAssignerOptions = {}): LoadA
         return cross && readSiblingGroups(cross.describe, groupId, cross.settings, cross.cache, timeoutMs);
       },
     },
-  }) as LoadAwarePartitionAssigner;
+    requestRebalance: {
+      value: (groupId: string): number => {
+        const before = epochOf(groupId);
+        bumpEpoch(groupId);
+        const involved = startRebalance(groupId);
+        // Nobody to carry the new epoch: a later join must not rebalance for a request long gone.
+        if (involved === 0) epochs.set(groupId, before);
+        return involved;
+      },
+    },
+    triggerTarget: { value: (consumer: Consumer): TriggerTarget => kafkajsTriggerTarget(consumer, internals) },
+    [INTERNALS]: { get: () => internals },
+  }) as LoadAwareAssignerInternals;
+  return internals;
 }
 
 /**

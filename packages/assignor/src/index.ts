@@ -9,9 +9,9 @@
  * unstable.
  */
 export { LoadAwareAssigner, ASSIGNER_NAME, type LoadAwarePartitionAssigner } from './assigner.js';
+export type { MembershipEvent, TriggerAssigner, TriggerTarget } from './trigger-target.js';
 // Types that appear in the assigner's own signatures, so callers can name what it returns.
-export type { PartitionProgress } from './kafkajs/group-progress.js';
-export type { TopicPartitionsReading, ListedTopic } from './kafkajs/topic-partitions.js';
+export type { PartitionProgress, TopicPartitionsReading, ListedTopic } from './protocol/group-reads.js';
 export type { ObservedMember } from './protocol/described-group.js';
 export type { LoadAwareAssignerOptions, CrossGroupOptions } from './config/options.js';
 export type { SiblingReading, SiblingStatus, CrossGroupSettings } from './inputs/sibling-groups.js';
@@ -19,7 +19,6 @@ export { createUniformWeightSource, type WeightSource, type PartitionWeight } fr
 export { type Logger, type LogFn } from './base/logger.js';
 export { kafkaJsLogCreator } from './member/kafkajs-log.js';
 export { processInstanceId } from './protocol/instance-id.js';
-export { measureRebalancePauses, type PauseSink } from './member/pause-meter.js';
 export { REBALANCE_CAUSES, type RebalanceCause } from './protocol/rebalance-cause.js';
 export {
   balance,
@@ -54,6 +53,7 @@ export {
   StaticMemberFencedError,
   StaticMembershipUnsupportedError,
   KafkaJsInternalMissingError,
+  GroupNotDescribedError,
   isLoadAwareError,
   type ErrorCode,
 } from './errors/errors.js';

@@ -56,11 +56,14 @@ export {
 export { partitionRacks, type ReplicaRackMode, type SharedRackLists } from './inputs/partition-racks.js';
 export { samePartitions, type OwnedPartitions } from './protocol/owned-partitions.js';
 export type { ObservedGroup, ObservedMember } from './protocol/observed-group.js';
+export type { MembershipEvent, TriggerAssigner, TriggerTarget } from './trigger-target.js';
+export type { PartitionProgress, TopicPartitionsReading, ListedTopic } from './protocol/group-reads.js';
 export {
   LoadAwareError,
   ConfigError,
   WeightsTimeoutError,
   WeightsFailedError,
+  GroupNotDescribedError,
   isLoadAwareError,
 } from './errors/errors.js';
 export { ERROR_CODES, type LoadAwareErrorCode } from './errors/error-codes.js';

@@ -1,3 +1,4 @@
+import { assignerInternals } from '@load-aware/assignor/internal';
 import { AssignerProtocol, logLevel, type PartitionAssigner } from 'kafkajs';
 import { Registry } from 'prom-client';
 import {
@@ -79,7 +80,7 @@ describe('LoadAwareAssigner with KafkaJS', () => {
     const assigner = factory({ cluster: fakeCluster({}), groupId: 'g', logger: undefined as never });
     const first = assigner.protocol({ topics: ['t'] }).metadata;
     expect(assigner.protocol({ topics: ['t'] }).metadata.equals(first)).toBe(true);
-    expect(factory.bumpEpoch('g')).toBe(1);
+    expect(assignerInternals(factory).bumpEpoch('g')).toBe(1);
     const bumped = AssignerProtocol.MemberMetadata.decode(assigner.protocol({ topics: ['t'] }).metadata)!;
     expect(decodeUserData(bumped.userData)).toMatchObject({ ok: true, value: { epoch: 1 } });
   });
@@ -89,7 +90,7 @@ describe('LoadAwareAssigner with KafkaJS', () => {
     const orders = factory({ cluster: fakeCluster({}), groupId: 'orders', logger: undefined as never });
     const payments = factory({ cluster: fakeCluster({}), groupId: 'payments', logger: undefined as never });
     const paymentsBefore = payments.protocol({ topics: ['t'] }).metadata;
-    factory.bumpEpoch('orders');
+    assignerInternals(factory).bumpEpoch('orders');
     expect(factory.epochOf('orders')).toBe(1);
     expect(factory.epochOf('payments')).toBe(0);
     expect(payments.protocol({ topics: ['t'] }).metadata.equals(paymentsBefore)).toBe(true);

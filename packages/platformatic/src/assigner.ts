@@ -8,7 +8,6 @@ import {
   encodeUserData,
   processToken,
   type TopicPartition,
-  type WeightSource,
 } from '@load-aware/assignor/portable';
 import { assignSync, type SyncAssignContext, type TopicsMetadata } from './assign.js';
 import type { Transfer } from './cooperative.js';
@@ -19,12 +18,8 @@ import { protocolsFor, type ProtocolEntry } from './protocol.js';
 import type { MemberSubscription } from './subscriptions.js';
 import { createWeightSnapshot } from './weight-snapshot.js';
 import { guardConsume, type ConsumingConsumer } from './consume-guard.js';
-import {
-  createTriggerTarget,
-  type GroupDescriber,
-  type PlatformaticTriggerTarget,
-  type TriggerConsumer,
-} from './trigger-target.js';
+import type { TriggerTarget } from '@load-aware/assignor/portable';
+import { createTriggerTarget, type GroupDescriber, type TriggerConsumer } from './trigger-target.js';
 
 /** How many member ids and keys the "warn once" memory holds before it starts over. */
 const WARNED_LIMIT = 10_000;
@@ -42,8 +37,6 @@ export interface PlatformaticLoadAwareAssigner {
   readonly instanceId: string;
   /** `'eager'` or `'cooperative'`, as configured. */
   readonly mode: 'eager' | 'cooperative';
-  /** The weight source assignments read (through the snapshot). */
-  readonly weights: WeightSource;
   /**
    * The group options of one consumer: its protocols, the `protocolsMetadata` step that refreshes
    * the weights and writes the load-aware record, and the synchronous `partitionAssigner`. Call it
@@ -79,7 +72,7 @@ export interface PlatformaticLoadAwareAssigner {
    * has no DescribeGroups of its own); a fire advances the epoch and rejoins through
    * {@link requestRebalance}'s path. Throws a `ConfigError` when `consumer` was not attached.
    */
-  triggerTarget(consumer: AttachableConsumer & TriggerConsumer, admin: GroupDescriber): PlatformaticTriggerTarget;
+  triggerTarget(consumer: AttachableConsumer & TriggerConsumer, admin: GroupDescriber): TriggerTarget;
   /** Stops the background weight refresh. Idempotent; call it when the consumers are closed. */
   close(): void;
 }
@@ -94,9 +87,9 @@ export interface PlatformaticLoadAwareAssigner {
  * @example
  * ```ts
  * import { Consumer } from '@platformatic/kafka';
- * import { createLoadAwareAssigner } from '@load-aware/platformatic';
+ * import { LoadAwareAssigner } from '@load-aware/platformatic';
  *
- * const assigner = createLoadAwareAssigner({ weights: mySource });
+ * const assigner = LoadAwareAssigner({ weights: mySource });
  * const consumer = assigner.attach(
  *   new Consumer({ groupId: 'orders', clientId: 'orders-1', bootstrapBrokers: ['localhost:9092'], autocommit: false, ...assigner.groupOptions() }),
  * );
@@ -108,7 +101,7 @@ export interface PlatformaticLoadAwareAssigner {
  * // on shutdown: await consumer.close(); assigner.close();
  * ```
  */
-export function createLoadAwareAssigner(options: PlatformaticAssignerOptions = {}): PlatformaticLoadAwareAssigner {
+export function LoadAwareAssigner(options: PlatformaticAssignerOptions = {}): PlatformaticLoadAwareAssigner {
   const resolved = resolvePlatformaticOptions(options);
   const placement = resolved.placement;
   const metrics = createAssignorMetrics(placement.registry);
@@ -221,7 +214,6 @@ export function createLoadAwareAssigner(options: PlatformaticAssignerOptions = {
   return {
     instanceId: placement.instanceId,
     mode: resolved.mode,
-    weights: placement.weights,
     groupOptions() {
       const membership = createMembership();
       const protocolsMetadata: GroupProtocolsMetadataCallback = (_protocols, topics, metadata) =>

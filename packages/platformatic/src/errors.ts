@@ -6,15 +6,8 @@
  */
 import { ERROR_CODES, LoadAwareError } from '@load-aware/assignor/portable';
 
-/** DescribeGroups (through platformatic's `Admin`) answered without the consumer's group. */
-export class GroupNotDescribedError extends LoadAwareError {
-  constructor(readonly groupId: string) {
-    super(
-      ERROR_CODES.trigger.groupNotDescribed,
-      `DescribeGroups did not describe the consumer's group: no entry for ${JSON.stringify(groupId)}`,
-    );
-  }
-}
+/** DescribeGroups answered without the consumer's group: one class for both adapters, the assignor's. */
+export { GroupNotDescribedError } from '@load-aware/assignor/portable';
 
 /**
  * An attached consumer's `consume()` asked for a mode other than `committed`. A stream in mode

@@ -4,19 +4,13 @@
  * record, options, metrics and logs of `@load-aware/assignor`, so platformatic and KafkaJS
  * members form one load-aware group, plus an incremental (cooperative) mode.
  */
-export { createLoadAwareAssigner, type PlatformaticLoadAwareAssigner, type LoadAwareGroupOptions } from './assigner.js';
+export { LoadAwareAssigner, type PlatformaticLoadAwareAssigner, type LoadAwareGroupOptions } from './assigner.js';
 export type { PlatformaticAssignerOptions } from './options.js';
 export type { AttachableConsumer } from './membership.js';
 export type { ProtocolEntry } from './protocol.js';
 export { COOPERATIVE_PROTOCOL } from './protocol.js';
-export type {
-  PlatformaticTriggerTarget,
-  GroupDescriber,
-  TriggerConsumer,
-  TargetMembershipEvent,
-  GroupJoinPayload,
-  HeartbeatPayload,
-} from './trigger-target.js';
+export type { TriggerTarget, TriggerAssigner, MembershipEvent } from '@load-aware/assignor/portable';
+export type { GroupDescriber, TriggerConsumer, GroupJoinPayload, HeartbeatPayload } from './trigger-target.js';
 export { GroupNotDescribedError, UnsafeConsumeModeError } from './errors.js';
 export {
   withSafeConsumeMode,

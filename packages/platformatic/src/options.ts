@@ -26,7 +26,7 @@ const schema = assignerOptionsSchema
   });
 
 /**
- * Options of {@link createLoadAwareAssigner}: those of the KafkaJS `LoadAwareAssigner` that mean
+ * Options of {@link LoadAwareAssigner}: those of the KafkaJS `LoadAwareAssigner` that mean
  * the same here (documented there, and validated by the same rules), plus the keys below.
  * `weightsTimeoutMs` bounds each weight refresh (at a join and in the background); a refresh that
  * takes longer leaves the previous snapshot in place.
@@ -76,10 +76,6 @@ export interface ResolvedPlatformaticAssignerOptions {
 
 /** Validates options once, at construction; throws a `ConfigError` naming every bad key. */
 export function resolvePlatformaticOptions(options: unknown): ResolvedPlatformaticAssignerOptions {
-  const { mode, weightsRefreshMs, maxWeightsAgeMs, ...shared } = validateOptions(
-    schema,
-    options,
-    'createLoadAwareAssigner',
-  );
+  const { mode, weightsRefreshMs, maxWeightsAgeMs, ...shared } = validateOptions(schema, options, 'LoadAwareAssigner');
   return Object.freeze({ placement: resolveParsedOptions(shared), mode, weightsRefreshMs, maxWeightsAgeMs });
 }

@@ -12,7 +12,8 @@ import {
   type ObservedGroup,
   type ObservedMember,
   type TopicPartition,
-  type WeightSource,
+  type TriggerAssigner,
+  type TriggerTarget,
 } from '@load-aware/assignor/portable';
 import { GroupNotDescribedError } from './errors.js';
 import { userDataOf } from './subscriptions.js';
@@ -53,44 +54,19 @@ export interface HeartbeatPayload {
   readonly memberId: string | null;
 }
 
-/** A change in the consumer's membership; the same union as the trigger's `MembershipEvent`. */
-export type TargetMembershipEvent =
-  | { readonly kind: 'join'; readonly groupId: string; readonly memberId: string; readonly isLeader: boolean }
-  | { readonly kind: 'heartbeat'; readonly groupId: string; readonly memberId: string }
-  | { readonly kind: 'leave'; readonly reason: string };
-
-/**
- * A platformatic consumer of a load-aware group, in the shape `createTriggerController({ target })`
- * of `@load-aware/trigger` takes. Built by `assigner.triggerTarget(consumer, admin)`.
- */
-export interface PlatformaticTriggerTarget {
-  readonly assigner: {
-    readonly weights: WeightSource;
-    readonly defaultWeight: number;
-    readonly moveTolerance: number;
-    readonly maxMovesPerRebalance: number | undefined;
-    /** Advances the epoch this process's members of `groupId` advertise. */
-    bumpEpoch(groupId: string): number;
-    /** Sends JoinGroup for one joined consumer of `groupId` through platformatic's `joinGroup()`. */
-    startRebalance(groupId: string): number;
-    /** Absent on purpose: static members' progress is not read, so fires are not held for them. */
-    readonly staticMembership: false;
-  };
-  /** Reads the group through the `Admin`, its members decoded as the leader decodes them. */
-  describeGroup(): Promise<ObservedGroup>;
-  /** Follows the consumer's membership; the returned function stops following. */
-  onMembership(listener: (event: TargetMembershipEvent) => void): () => void;
-}
-
 /** What {@link createTriggerTarget} is built from: the assigner's side, already bound. */
 export interface TriggerTargetDeps {
   readonly consumer: TriggerConsumer;
   readonly describer: GroupDescriber;
-  readonly assigner: PlatformaticTriggerTarget['assigner'];
+  readonly assigner: TriggerAssigner;
 }
 
-/** Builds the target; see {@link PlatformaticTriggerTarget}. */
-export function createTriggerTarget(deps: TriggerTargetDeps): PlatformaticTriggerTarget {
+/**
+ * Builds the trigger target of one platformatic consumer: the one `TriggerTarget` shape both
+ * adapters build. Static members' progress is not read (platformatic has no static membership
+ * here), so fires are not held for them.
+ */
+export function createTriggerTarget(deps: TriggerTargetDeps): TriggerTarget {
   const { consumer, describer } = deps;
   return {
     assigner: deps.assigner,

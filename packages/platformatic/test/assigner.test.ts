@@ -1,6 +1,6 @@
 import { Registry } from 'prom-client';
 import { ASSIGNER_NAME, ConfigError, decodeAssignmentNote, decodeUserData } from '@load-aware/assignor/portable';
-import { COOPERATIVE_PROTOCOL, createLoadAwareAssigner, type LoadAwareGroupOptions } from '@load-aware/platformatic';
+import { COOPERATIVE_PROTOCOL, LoadAwareAssigner, type LoadAwareGroupOptions } from '@load-aware/platformatic';
 import { errorThrownBy, recordingLogger } from '@load-aware/test-support';
 import { FakeConsumer, kOptions, labelsOf, staticWeights, subscription, topicsMetadata } from './fakes';
 
@@ -14,17 +14,17 @@ async function joinRecord(options: LoadAwareGroupOptions) {
   return decoded.value;
 }
 
-describe('createLoadAwareAssigner', () => {
+describe('LoadAwareAssigner', () => {
   it('offers LoadAwareAssigner (version 0, as KafkaJS members do) in eager mode, cooperative-sticky v3 first in cooperative mode', () => {
-    expect(createLoadAwareAssigner().groupOptions().protocols).toEqual([{ name: ASSIGNER_NAME, version: 0 }]);
-    expect(createLoadAwareAssigner({ mode: 'cooperative' }).groupOptions().protocols).toEqual([
+    expect(LoadAwareAssigner().groupOptions().protocols).toEqual([{ name: ASSIGNER_NAME, version: 0 }]);
+    expect(LoadAwareAssigner({ mode: 'cooperative' }).groupOptions().protocols).toEqual([
       { name: COOPERATIVE_PROTOCOL, version: 3 },
       { name: ASSIGNER_NAME, version: 0 },
     ]);
   });
 
   it("reports the consumer's instance, epoch and owned partitions in the record, byte-identical while nothing changed", async () => {
-    const assigner = createLoadAwareAssigner({ instanceId: 'pod-a', capacity: 2, weights: staticWeights({}) });
+    const assigner = LoadAwareAssigner({ instanceId: 'pod-a', capacity: 2, weights: staticWeights({}) });
     const options = assigner.groupOptions();
     const consumer = assigner.attach(new FakeConsumer('orders-group', options));
     expect((await joinRecord(options)).owned).toBeUndefined();
@@ -47,7 +47,7 @@ describe('createLoadAwareAssigner', () => {
 
   it('refreshes the weights at the join, so the leader reads them in its synchronous assignment', async () => {
     const logger = recordingLogger();
-    const assigner = createLoadAwareAssigner({
+    const assigner = LoadAwareAssigner({
       instanceId: 'pod-a',
       logger,
       weights: staticWeights({ 'orders:0': 9, 'orders:1': 1, 'orders:2': 1, 'orders:3': 1 }),
@@ -76,7 +76,7 @@ describe('createLoadAwareAssigner', () => {
   });
 
   it('leaves an assignment userData the user configured alone', () => {
-    const assigner = createLoadAwareAssigner({ weights: staticWeights({}) });
+    const assigner = LoadAwareAssigner({ weights: staticWeights({}) });
     const options = assigner.groupOptions();
     const mine = Buffer.from('mine');
     const consumer = assigner.attach(new FakeConsumer('g', { ...options, assignmentUserData: mine } as never));
@@ -94,7 +94,7 @@ describe('createLoadAwareAssigner', () => {
   });
 
   it('refuses to attach a consumer created without its groupOptions(), or a second consumer to the same options', () => {
-    const assigner = createLoadAwareAssigner();
+    const assigner = LoadAwareAssigner();
     expect(errorThrownBy(() => assigner.attach(new FakeConsumer('g', {})), ConfigError).code).toBe('LOAD_AWARE_CONFIG');
     const options = assigner.groupOptions();
     assigner.attach(new FakeConsumer('g', options));
@@ -104,7 +104,7 @@ describe('createLoadAwareAssigner', () => {
   });
 
   it('forces a rebalance through one joined consumer of the group, with a new epoch in its next record', async () => {
-    const assigner = createLoadAwareAssigner({ weights: staticWeights({}) });
+    const assigner = LoadAwareAssigner({ weights: staticWeights({}) });
     const a = assigner.groupOptions();
     const b = assigner.groupOptions();
     const first = assigner.attach(new FakeConsumer('orders-group', a));
@@ -122,7 +122,7 @@ describe('createLoadAwareAssigner', () => {
 
   it('warns once when a consumer joins with its options but was never attached', async () => {
     const logger = recordingLogger();
-    const assigner = createLoadAwareAssigner({ logger });
+    const assigner = LoadAwareAssigner({ logger });
     const options = assigner.groupOptions();
     await joinRecord(options);
     await joinRecord(options);
@@ -131,8 +131,8 @@ describe('createLoadAwareAssigner', () => {
 
   it("shares one registry with the KafkaJS assigner's metric names, a second assigner reusing them", () => {
     const registry = new Registry();
-    createLoadAwareAssigner({ registry });
-    createLoadAwareAssigner({ registry });
+    LoadAwareAssigner({ registry });
+    LoadAwareAssigner({ registry });
     const names = registry.getMetricsAsArray().map((m) => m.name);
     expect(names).toEqual(
       expect.arrayContaining([

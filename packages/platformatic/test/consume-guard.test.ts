@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { createLoadAwareAssigner, isLoadAwareError, withSafeConsumeMode } from '@load-aware/platformatic';
+import { LoadAwareAssigner, isLoadAwareError, withSafeConsumeMode } from '@load-aware/platformatic';
 import { filterDeliveries, type GuardedConsumeOptions } from '@load-aware/platformatic/internal';
 import { recordingLogger } from '@load-aware/test-support';
 import { FakeConsumer, kOptions } from './fakes';
@@ -58,7 +58,7 @@ describe('withSafeConsumeMode', () => {
 describe('guardConsume (through attach)', () => {
   const attached = (autocommit?: boolean) => {
     const logger = recordingLogger();
-    const assigner = createLoadAwareAssigner({ logger });
+    const assigner = LoadAwareAssigner({ logger });
     const options = assigner.groupOptions();
     const consumer = new ConsumingFake('orders-group', options);
     if (autocommit !== undefined) Object.assign(consumer[kOptions], { autocommit });

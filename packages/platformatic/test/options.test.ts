@@ -1,9 +1,9 @@
 import { ConfigError } from '@load-aware/assignor/portable';
-import { createLoadAwareAssigner } from '@load-aware/platformatic';
+import { LoadAwareAssigner } from '@load-aware/platformatic';
 import { DEFAULT_MAX_WEIGHTS_AGE_MS, resolvePlatformaticOptions } from '@load-aware/platformatic/internal';
 import { errorThrownBy } from '@load-aware/test-support';
 
-describe('options of createLoadAwareAssigner', () => {
+describe('options of LoadAwareAssigner', () => {
   it('fills in the same defaults as the KafkaJS assigner, and eager mode', () => {
     const o = resolvePlatformaticOptions({});
     expect(o.mode).toBe('eager');
@@ -17,10 +17,10 @@ describe('options of createLoadAwareAssigner', () => {
   });
 
   it("refuses a bad shared key with the KafkaJS assigner's rule, as a ConfigError naming it", () => {
-    const err = errorThrownBy(() => createLoadAwareAssigner({ capacity: 0 }), ConfigError);
+    const err = errorThrownBy(() => LoadAwareAssigner({ capacity: 0 }), ConfigError);
     expect(err.code).toBe('LOAD_AWARE_CONFIG');
     expect(err.message).toContain('capacity');
-    expect(err.message).toContain('createLoadAwareAssigner');
+    expect(err.message).toContain('LoadAwareAssigner');
   });
 
   it('refuses the KafkaJS-only keys: cross-group and the static membership switches', () => {

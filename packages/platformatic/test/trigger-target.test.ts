@@ -1,6 +1,6 @@
 import type { Group } from '@platformatic/kafka';
 import { ConfigError, decodeUserData, encodeUserData, isLoadAwareError } from '@load-aware/assignor/portable';
-import { createLoadAwareAssigner, type LoadAwareGroupOptions } from '@load-aware/platformatic';
+import { LoadAwareAssigner, type LoadAwareGroupOptions } from '@load-aware/platformatic';
 import { errorThrownBy } from '@load-aware/test-support';
 import { FakeConsumer, staticWeights, topicsMetadata } from './fakes';
 
@@ -46,8 +46,8 @@ const stable = (members: ReturnType<typeof member>[]): Group => ({
   authorizedOperations: 0,
 });
 
-function attached(options: Parameters<typeof createLoadAwareAssigner>[0] = {}) {
-  const assigner = createLoadAwareAssigner({ instanceId: 'pod-a', weights: staticWeights({}), ...options });
+function attached(options: Parameters<typeof LoadAwareAssigner>[0] = {}) {
+  const assigner = LoadAwareAssigner({ instanceId: 'pod-a', weights: staticWeights({}), ...options });
   const groupOptions = assigner.groupOptions();
   const consumer = assigner.attach(new FakeConsumer('orders-group', groupOptions));
   return { assigner, groupOptions, consumer };

@@ -13,7 +13,6 @@ export { createTriggerController, type TriggerController, type CheckResult } fro
 export type {
   TriggerControllerOptions,
   TriggerControllerDeps,
-  KafkaJsControllerDeps,
   JudgingSettings,
   ThresholdTriggerOptions,
   MemberLevelOptions,

@@ -114,7 +114,7 @@ describe('createTriggerController with a cross-group assigner', () => {
     ]);
     const consumer = fakeConsumer(() => Promise.resolve(group));
     const controller = createTriggerController(
-      { consumer, assigner },
+      { target: assigner.triggerTarget(consumer) },
       { checkIntervalMs: 3_600_000, trigger: { cooldownMs: 60_000 }, logger, registry },
     );
     controllers.push(controller);

@@ -200,7 +200,7 @@ describe('the controller with the member level', () => {
     const assigner = LoadAwareAssigner({ instanceId: 'pod-x', weights: tenEach });
     const consumer = fakeConsumer(() => Promise.resolve(description('g', hot)));
     const controller = createTriggerController(
-      { consumer, assigner },
+      { target: assigner.triggerTarget(consumer) },
       { checkIntervalMs: 3_600_000, advise: true, logger, registry },
     );
     controllers.push(controller);

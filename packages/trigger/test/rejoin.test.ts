@@ -1,3 +1,4 @@
+import { assignerInternals } from '@load-aware/assignor/internal';
 import { KafkaJSError, KafkaJSProtocolError, type Cluster } from 'kafkajs';
 import { LoadAwareAssigner } from '@load-aware/assignor';
 
@@ -50,7 +51,7 @@ describe('LoadAwareAssigner.requestRejoin', () => {
     const assigner = LoadAwareAssigner({ instanceId: 'pod-a' });
     const consumer = joinedConsumer(assigner);
     await consumer.connectAndJoin();
-    expect(assigner.requestRejoin('g')).toBe(1);
+    expect(assignerInternals(assigner).requestRejoin('g')).toBe(1);
 
     const err = await rejection(consumer.cluster.refreshMetadataIfNecessary());
     // What KafkaJS's runner checks (isRebalancing) before it re-sends JoinGroup.
@@ -68,7 +69,7 @@ describe('LoadAwareAssigner.requestRejoin', () => {
     const notJoined = joinedConsumer(assigner, 'g');
     await inGroup.connectAndJoin();
     await otherGroup.connectAndJoin();
-    expect(assigner.requestRejoin('g')).toBe(1);
+    expect(assignerInternals(assigner).requestRejoin('g')).toBe(1);
     await expect(otherGroup.cluster.refreshMetadataIfNecessary()).resolves.toBeUndefined();
     await expect(notJoined.cluster.refreshMetadataIfNecessary()).resolves.toBeUndefined();
     expect(await rejection(inGroup.cluster.refreshMetadataIfNecessary())).toBeDefined();
@@ -78,7 +79,7 @@ describe('LoadAwareAssigner.requestRejoin', () => {
     const assigner = LoadAwareAssigner({ instanceId: 'pod-a' });
     const consumer = joinedConsumer(assigner);
     await consumer.connectAndJoin();
-    assigner.requestRejoin('g');
+    assignerInternals(assigner).requestRejoin('g');
     // stop() + run(): the runner connects the cluster, then refreshes before joining.
     await consumer.cluster.connect();
     await expect(consumer.cluster.refreshMetadataIfNecessary()).resolves.toBeUndefined();
@@ -88,12 +89,12 @@ describe('LoadAwareAssigner.requestRejoin', () => {
     const assigner = LoadAwareAssigner({ instanceId: 'pod-a' });
     const consumer = joinedConsumer(assigner);
     await consumer.connectAndJoin();
-    assigner.requestRejoin('g');
+    assignerInternals(assigner).requestRejoin('g');
     await consumer.cluster.disconnect();
     await consumer.connectAndJoin();
     await expect(consumer.cluster.refreshMetadataIfNecessary()).resolves.toBeUndefined();
 
-    assigner.requestRejoin('g');
+    assignerInternals(assigner).requestRejoin('g');
     // Another member's rebalance made this one rejoin first: its JoinGroup carried the new epoch.
     await consumer.connectAndJoin();
     await expect(consumer.cluster.refreshMetadataIfNecessary()).resolves.toBeUndefined();
@@ -102,14 +103,14 @@ describe('LoadAwareAssigner.requestRejoin', () => {
   it('exposes the weight source and default weight the assignments use', () => {
     const weights = { getWeights: () => Promise.resolve([]) };
     const assigner = LoadAwareAssigner({ weights, defaultWeight: 3 });
-    expect(assigner.weights).toBe(weights);
-    expect(assigner.defaultWeight).toBe(3);
+    expect(assignerInternals(assigner).weights).toBe(weights);
+    expect(assignerInternals(assigner).defaultWeight).toBe(3);
   });
 
   it('leaves clusters without the hooked methods alone', () => {
     const assigner = LoadAwareAssigner({ instanceId: 'pod-a' });
     const instance = assigner({ cluster: {} as Cluster, groupId: 'g', logger: undefined as never });
     instance.protocol({ topics: ['t'] });
-    expect(assigner.requestRejoin('g')).toBe(0);
+    expect(assignerInternals(assigner).requestRejoin('g')).toBe(0);
   });
 });

@@ -97,24 +97,28 @@ describe('trigger config errors (every option)', () => {
   });
 
   it.each(triggerCases)('createTriggerController rejects trigger.%s = %p naming trigger.<key>', (key, value) => {
-    const err = configErrorOf(() => createTriggerController({ consumer, assigner }, { trigger: { [key]: value } }));
+    const err = configErrorOf(() =>
+      createTriggerController({ target: assigner.triggerTarget(consumer) }, { trigger: { [key]: value } }),
+    );
     expect(err.code).toBe('LOAD_AWARE_CONFIG');
     expect(err.message).toContain(`trigger.${key}`);
   });
 
   it.each(controllerCases)('createTriggerController rejects %s = %p naming the key', (key, value) => {
-    const err = configErrorOf(() => createTriggerController({ consumer, assigner }, { [key]: value }));
+    const err = configErrorOf(() =>
+      createTriggerController({ target: assigner.triggerTarget(consumer) }, { [key]: value }),
+    );
     expect(err.code).toBe('LOAD_AWARE_CONFIG');
     expect(err.message).toContain(key);
   });
 
   it.each([
-    ['consumer', { consumer: {}, assigner }],
-    ['consumer', { consumer: { describeGroup() {}, on() {} }, assigner }],
-    ['consumer', { assigner }],
-    ['assigner', { consumer, assigner: () => undefined }],
-    ['assigner', { consumer, assigner: { bumpEpoch() {}, requestRejoin() {}, weights: {} } }],
-    ['assigner', { consumer }],
+    ['target', {}],
+    ['target', { target: {} }],
+    ['target', { target: { describeGroup() {}, onMembership() {} } }],
+    ['target', { target: { describeGroup() {}, onMembership() {}, assigner: { bumpEpoch() {}, weights: {} } } }],
+    // The form of releases before one target for both adapters: named, so the migration is obvious.
+    ['TriggerTarget', { consumer, assigner }],
   ])('createTriggerController rejects a bad dependency %s naming it', (key, deps) => {
     const err = configErrorOf(() => createTriggerController(deps as never));
     expect(err.code).toBe('LOAD_AWARE_CONFIG');
@@ -127,7 +131,10 @@ describe('trigger config errors (every option)', () => {
     );
     expect(
       configErrorOf(() =>
-        createTriggerController({ consumer, assigner }, { checkIntervalMs: 1000, checkTimeoutMs: 2000 }),
+        createTriggerController(
+          { target: assigner.triggerTarget(consumer) },
+          { checkIntervalMs: 1000, checkTimeoutMs: 2000 },
+        ),
       ).message,
     ).toContain('checkTimeoutMs');
   });
@@ -143,7 +150,7 @@ describe('trigger config errors (every option)', () => {
     const groupConsumer = fakeConsumer(() => Promise.resolve(description('g', members)));
     const weights = { getWeights: () => Promise.resolve([{ topic: 't', partition: 1, weight: 2 }]) };
     const controller = createTriggerController(
-      { consumer: groupConsumer, assigner },
+      { target: assigner.triggerTarget(groupConsumer) },
       { weights, trigger: { defaultWeight: undefined } as never, checkIntervalMs: 86_400_000 },
     );
     controllers.push(controller);

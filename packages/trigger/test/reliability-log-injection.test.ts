@@ -43,7 +43,7 @@ describe('trigger log lines with hostile ids', () => {
       ),
     );
     const controller = createTriggerController(
-      { consumer, assigner },
+      { target: assigner.triggerTarget(consumer) },
       { checkIntervalMs: 3_600_000, logger, registry: new Registry() },
     );
     controllers.push(controller);

@@ -138,6 +138,24 @@ export class StaticMembershipUnsupportedError extends LoadAwareError {
 }
 
 /**
+ * DescribeGroups answered without the consumer's group (or with an error code for it), whichever
+ * client asked: the trigger's check then fails with this code. One class for both adapters.
+ */
+export class GroupNotDescribedError extends LoadAwareError {
+  constructor(
+    /** The group asked for, when the asking client knows it. */
+    readonly groupId: string | undefined,
+    /** What the answer held instead. */
+    readonly detail = 'no entry for it',
+  ) {
+    super(
+      ERROR_CODES.trigger.groupNotDescribed,
+      `DescribeGroups did not describe the consumer's group${groupId === undefined ? '' : ` ${JSON.stringify(groupId)}`}: ${detail}`,
+    );
+  }
+}
+
+/**
  * The installed KafkaJS lacks an internal (or has it in another shape) that a feature the options
  * turn on is built on: static membership, racks or cross-group balancing. Thrown when the
  * consumer is created, so the process refuses to start rather than run without the feature. Not

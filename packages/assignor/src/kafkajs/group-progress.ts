@@ -1,13 +1,8 @@
 import type { Cluster } from 'kafkajs';
 import type { TopicPartition } from '../core/types.js';
+import type { PartitionProgress } from '../protocol/group-reads.js';
 
-/** How far a group has read one partition. */
-export interface PartitionProgress extends TopicPartition {
-  /** The group's committed offset; -1 when it has none. */
-  readonly committed: number;
-  /** The partition's end offset (the next offset to be written). */
-  readonly end: number;
-}
+export type { PartitionProgress };
 
 /** Reads the committed and end offsets of some of a group's partitions. */
 export type ReadProgress = (partitions: ReadonlyArray<TopicPartition>) => Promise<PartitionProgress[]>;

@@ -1,5 +1,8 @@
 import type { Broker, BrokerMetadata, Cluster } from 'kafkajs';
 import { errorMessageOf } from '../errors/error-fields.js';
+import type { ListedTopic, TopicPartitionsReading } from '../protocol/group-reads.js';
+
+export type { ListedTopic, TopicPartitionsReading };
 
 /**
  * Fresh partition lists of a group's subscribed topics, read for the trigger. KafkaJS keeps a
@@ -7,21 +10,6 @@ import { errorMessageOf } from '../errors/error-fields.js';
  * invisible to it that long; a Metadata request of its own, through the consumer's connections,
  * sees them as soon as the broker lists them.
  */
-
-/** One topic as the broker lists it now. */
-export interface ListedTopic {
-  readonly topic: string;
-  /** Its partition numbers, ascending. */
-  readonly partitions: ReadonlyArray<number>;
-}
-
-/** What one read of topic metadata found. */
-export interface TopicPartitionsReading {
-  /** Topics the broker listed, with their partitions. */
-  readonly listed: ReadonlyArray<ListedTopic>;
-  /** Topics it did not list, with why: unknown, not authorised, a partition without a leader yet. */
-  readonly unlisted: ReadonlyArray<{ readonly topic: string; readonly reason: string }>;
-}
 
 /** Reads the partition lists of `topics`; rejects when no broker could be asked at all. */
 export type ReadTopicPartitions = (topics: ReadonlyArray<string>) => Promise<TopicPartitionsReading>;

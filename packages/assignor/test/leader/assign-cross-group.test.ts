@@ -1,3 +1,4 @@
+import { assignerInternals } from '@load-aware/assignor/internal';
 import { AssignerProtocol, type GroupDescription } from 'kafkajs';
 import { Registry } from 'prom-client';
 import { LoadAwareAssigner, type WeightSource } from '@load-aware/assignor/internal';
@@ -152,15 +153,19 @@ describe('LoadAwareAssigner with crossGroup', () => {
 
   it('exposes the settings and reads siblings for the trigger through the same consumer', async () => {
     const assigner = LoadAwareAssigner({ weights, crossGroup: { groups: ['payments', 'orders'], turnMs: 30_000 } });
-    expect(assigner.crossGroup).toEqual({ groups: ['orders', 'payments'], maxStaleMs: 120_000, turnMs: 30_000 });
-    expect(assigner.readSiblings('orders', 1000)).toBeUndefined();
+    expect(assignerInternals(assigner).crossGroup).toEqual({
+      groups: ['orders', 'payments'],
+      maxStaleMs: 120_000,
+      turnMs: 30_000,
+    });
+    expect(assignerInternals(assigner).readSiblings('orders', 1000)).toBeUndefined();
     assigner({
       cluster: clusterAnswering(() => Promise.resolve(paymentsDescription())),
       groupId: 'orders',
       logger: undefined as never,
     });
-    const readings = await assigner.readSiblings('orders', 1000);
+    const readings = await assignerInternals(assigner).readSiblings('orders', 1000);
     expect(readings?.map((r) => [r.groupId, r.status, r.members.length])).toEqual([['payments', 'stable', 3]]);
-    expect(LoadAwareAssigner({ weights }).readSiblings('orders', 1000)).toBeUndefined();
+    expect(assignerInternals(LoadAwareAssigner({ weights })).readSiblings('orders', 1000)).toBeUndefined();
   });
 });

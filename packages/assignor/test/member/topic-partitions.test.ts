@@ -1,3 +1,4 @@
+import { assignerInternals } from '@load-aware/assignor/internal';
 import type { BrokerMetadata, Cluster } from 'kafkajs';
 import { LoadAwareAssigner, createUniformWeightSource } from '@load-aware/assignor';
 import { topicPartitionsThrough } from '@load-aware/assignor/internal';
@@ -78,11 +79,11 @@ describe('LoadAwareAssigner().readTopicPartitions', () => {
   it('reads through the consumer of that group, and is undefined for a group it does not serve', async () => {
     const assigner = LoadAwareAssigner({ instanceId: 'pod-a', weights: createUniformWeightSource() });
     assigner({ cluster: clusterOf(new FakeBroker({ orders: 2 })), groupId: 'g', logger: undefined as never });
-    await expect(assigner.readTopicPartitions('g', ['orders'], 1000)).resolves.toEqual({
+    await expect(assignerInternals(assigner).readTopicPartitions('g', ['orders'], 1000)).resolves.toEqual({
       listed: [{ topic: 'orders', partitions: [0, 1] }],
       unlisted: [],
     });
-    expect(assigner.readTopicPartitions('other', ['orders'], 1000)).toBeUndefined();
+    expect(assignerInternals(assigner).readTopicPartitions('other', ['orders'], 1000)).toBeUndefined();
   });
 
   it('rejects when the broker does not answer within the budget', async () => {
@@ -90,7 +91,7 @@ describe('LoadAwareAssigner().readTopicPartitions', () => {
     const silent = { metadata: () => new Promise<never>(() => undefined) };
     const cluster = { findGroupCoordinator: () => Promise.resolve(silent) } as unknown as Cluster;
     assigner({ cluster, groupId: 'g', logger: undefined as never });
-    const err = await rejectionOf(assigner.readTopicPartitions('g', ['orders'], 20)!, Error);
+    const err = await rejectionOf(assignerInternals(assigner).readTopicPartitions('g', ['orders'], 20)!, Error);
     expect(err.message).toBe('topic metadata not read within 20 ms');
   });
 });

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import type { Registry } from 'prom-client';
-import type { Consumer } from 'kafkajs';
 import {
   DEFAULT_MOVE_TOLERANCE,
   DEFAULT_PARTITION_WEIGHT,
@@ -10,13 +9,11 @@ import {
   isWeightSource,
   noopLogger,
   validateOptions,
-  type LoadAwarePartitionAssigner,
   type Logger,
   type WeightSource,
 } from '@load-aware/assignor/internal';
 import { looksLikeTrigger, triggerObjectSchema, type Trigger } from '../contract/trigger.js';
 import type { Evaluation, TriggerDecision } from '../contract/types.js';
-import { kafkajsTarget } from './kafkajs-target.js';
 import { targetSchema, type TriggerAssigner, type TriggerTarget } from '../contract/target.js';
 
 /** The longest interval any trigger option accepts. */
@@ -284,48 +281,31 @@ export interface ResolvedTriggerControllerOptions {
 }
 
 /**
- * What the controller works with: a KafkaJS consumer and the `LoadAwareAssigner` it uses, or a
- * {@link TriggerTarget} an adapter for another client built (`@load-aware/platformatic`'s
- * `assigner.triggerTarget(consumer, admin)`).
+ * What the controller works with: one consumer and its assigner as a {@link TriggerTarget}, which
+ * both adapters build (`assigner.triggerTarget(consumer)` for KafkaJS,
+ * `assigner.triggerTarget(consumer, admin)` for @platformatic/kafka).
  */
-export type TriggerControllerDeps = KafkaJsControllerDeps | { target: TriggerTarget };
-
-/** The KafkaJS form of {@link TriggerControllerDeps}. */
-export interface KafkaJsControllerDeps {
-  /** A KafkaJS consumer whose `partitionAssigners` include `assigner`. */
-  consumer: Consumer;
-  /** The `LoadAwareAssigner(...)` given to that consumer. */
-  assigner: LoadAwarePartitionAssigner;
+export interface TriggerControllerDeps {
+  /** The consumer and assigner to watch and act through. */
+  target: TriggerTarget;
 }
 
-/** The `LoadAwareAssigner(...)` a consumer uses: what the controller and the threshold trigger's defaults read. */
-export const assignerSchema = z.custom<LoadAwarePartitionAssigner>(
-  (a) =>
-    typeof a === 'function' &&
-    hasMethods(a, ['bumpEpoch', 'requestRejoin']) &&
-    isWeightSource((a as { weights?: unknown }).weights),
-  { message: 'expected the LoadAwareAssigner(...) the consumer uses' },
-);
-
-/** What `createThresholdTriggerFor` reads: the balance() settings of an assigner (or a target's). */
-export const judgingSettingsSchema = z.custom<JudgingSettings>(
-  (a) =>
-    (typeof a === 'function' || (typeof a === 'object' && a !== null)) &&
-    typeof (a as { defaultWeight?: unknown }).defaultWeight === 'number' &&
-    typeof (a as { moveTolerance?: unknown }).moveTolerance === 'number',
-  { message: "expected the consumer's assigner (LoadAwareAssigner(...) or a trigger target's assigner)" },
+/** What `createThresholdTriggerFor` reads: the balance() settings of a target's assigner. */
+export const judgingSettingsSchema = z.custom<{ readonly assigner: JudgingSettings }>(
+  (t) => {
+    const a = typeof t === 'object' && t !== null ? (t as { assigner?: unknown }).assigner : undefined;
+    return (
+      typeof a === 'object' &&
+      a !== null &&
+      typeof (a as { defaultWeight?: unknown }).defaultWeight === 'number' &&
+      typeof (a as { moveTolerance?: unknown }).moveTolerance === 'number'
+    );
+  },
+  { message: "expected the consumer's trigger target (assigner.triggerTarget(...))" },
 );
 
 /** The balance() settings an assigner places with, which its trigger must judge with. */
 export type JudgingSettings = Pick<TriggerAssigner, 'defaultWeight' | 'moveTolerance' | 'maxMovesPerRebalance'>;
-
-const kafkajsDepsSchema = z.object({
-  consumer: z.custom<Consumer>(
-    (c) => typeof c === 'object' && c !== null && hasMethods(c, ['describeGroup', 'on']) && 'events' in c,
-    { message: 'expected a KafkaJS consumer (kafka.consumer(...))' },
-  ),
-  assigner: assignerSchema,
-});
 
 const targetDepsSchema = z.object({ target: targetSchema });
 
@@ -351,20 +331,12 @@ function isTriggerObject(value: ThresholdTriggerOptions | Trigger | undefined): 
   return looksLikeTrigger(value);
 }
 
-function hasMethods(value: object, names: string[]): boolean {
-  const v = value as Record<string, unknown>;
-  return names.every((n) => typeof v[n] === 'function');
-}
-
 /** Validates the controller's collaborators and options once, at construction. */
 export function resolveControllerOptions(
   deps: unknown,
   options: unknown,
 ): { target: TriggerTarget; options: ResolvedTriggerControllerOptions } {
-  const target =
-    typeof deps === 'object' && deps !== null && 'target' in deps
-      ? validateOptions(targetDepsSchema, deps, 'createTriggerController dependencies').target
-      : kafkajsTargetOf(validateOptions(kafkajsDepsSchema, deps, 'createTriggerController dependencies'));
+  const { target } = validateOptions(targetDepsSchema, deps, 'createTriggerController dependencies');
   const o = validateOptions(controllerSchema, options, 'createTriggerController');
   // From the raw input: the parsed copy already carries the schema's defaults, which would hide
   // the assigner's.
@@ -385,8 +357,4 @@ export function resolveControllerOptions(
       registry: o.registry,
     }),
   };
-}
-
-function kafkajsTargetOf(deps: KafkaJsControllerDeps): TriggerTarget {
-  return kafkajsTarget(deps.consumer, deps.assigner);
 }

@@ -21,12 +21,8 @@ export class CheckTimeoutError extends LoadAwareError {
   }
 }
 
-/** DescribeGroups answered without the consumer's group (or with an error code for it). */
-export class GroupNotDescribedError extends LoadAwareError {
-  constructor(readonly detail: string) {
-    super(TriggerErrorCodes.groupNotDescribed, `DescribeGroups did not describe the consumer's group: ${detail}`);
-  }
-}
+/** DescribeGroups answered without the consumer's group: one class for both adapters, the assignor's. */
+export { GroupNotDescribedError } from '@load-aware/assignor';
 
 /** A trigger's `evaluate()` returned no decision, or one whose outcome is not in `TRIGGER_OUTCOMES`. */
 export class InvalidDecisionError extends LoadAwareError {

@@ -1,99 +1,11 @@
 /**
- * What the controller watches and acts through, whatever the Kafka client: one consumer's view of
- * its group (described, and its own joins and leaves) and the assigner that consumer places with.
- * The KafkaJS consumer and `LoadAwareAssigner` are turned into one here (`kafkajsTarget`); another
- * client's adapter (`@load-aware/platformatic`'s `assigner.triggerTarget(consumer, admin)`) builds
- * its own, so this package depends on no second client.
+ * What the controller watches and acts through: the assignor's {@link TriggerTarget}, which both
+ * adapters build (`assigner.triggerTarget(...)`), so this package depends on no client.
  */
 import { z } from 'zod';
-import {
-  isWeightSource,
-  type CrossGroupSettings,
-  type ObservedGroup,
-  type PartitionProgress,
-  type SiblingReading,
-  type TopicPartition,
-  type TopicPartitionsReading,
-  type WeightSource,
-} from '@load-aware/assignor/internal';
+import { isWeightSource, type TriggerTarget } from '@load-aware/assignor/internal';
 
-/** A change in the watched consumer's membership, as the controller follows it. */
-export type MembershipEvent =
-  /** The consumer completed a join (one per rebalance it took part in). */
-  | { readonly kind: 'join'; readonly groupId: string; readonly memberId: string; readonly isLeader: boolean }
-  /** The consumer heartbeated as a member: how a controller attached after the join learns its id. */
-  | { readonly kind: 'heartbeat'; readonly groupId: string; readonly memberId: string }
-  /** The consumer is no longer a member (stopped, crashed, left, closed); `reason` is for the log. */
-  | { readonly kind: 'leave'; readonly reason: string };
-
-/**
- * The assigner side of a {@link TriggerTarget}: the settings the trigger judges with (the very
- * ones the assigner places with) and the rebalance it starts. The optional readers turn on the
- * controller's extra checks; a target without one skips that check.
- */
-export interface TriggerAssigner {
-  /** The weight source assignments use, so that the trigger judges with the same weights. */
-  readonly weights: WeightSource;
-  /** The weight of partitions without a usable weight. */
-  readonly defaultWeight: number;
-  /** The stickiness tolerance `balance()` places with. */
-  readonly moveTolerance: number;
-  /** The churn bound `balance()` places with (undefined: unbounded). */
-  readonly maxMovesPerRebalance: number | undefined;
-  /** Advances the epoch this process's members of `groupId` advertise; returns the new epoch. */
-  bumpEpoch(groupId: string): number;
-  /**
-   * After {@link bumpEpoch}: makes one joined consumer of `groupId` send JoinGroup with the new
-   * metadata, so the broker rebalances the whole group whichever member leads. Returns how many
-   * consumers were asked (0 when none of this process is in the group).
-   */
-  startRebalance(groupId: string): number;
-  /** The cross-group settings; undefined (or absent) when cross-group is off. */
-  readonly crossGroup?: CrossGroupSettings | undefined;
-  /** Reads the other groups of the cross-group set as the leader does; see `LoadAwarePartitionAssigner`. */
-  readSiblings?(groupId: string, timeoutMs: number): Promise<SiblingReading[]> | undefined;
-  /** True when the consumers join as static members: fires are held while one is away (needs `readProgress`). */
-  readonly staticMembership?: boolean;
-  /** Committed and end offsets of `partitions` for `groupId`; what tells an away static member. */
-  readProgress?(
-    groupId: string,
-    partitions: ReadonlyArray<TopicPartition>,
-    timeoutMs: number,
-  ): Promise<PartitionProgress[]> | undefined;
-  /** Fresh partition lists of `topics`; what tells subscribed partitions no member holds. */
-  readTopicPartitions?(
-    groupId: string,
-    topics: ReadonlyArray<string>,
-    timeoutMs: number,
-  ): Promise<TopicPartitionsReading> | undefined;
-  /**
-   * The racks holding a replica of each of `partitions`, as the leader places with them (absent:
-   * the plan ignores racks, as a leader without racks does).
-   */
-  replicaRacksOf?(
-    groupId: string,
-    partitions: ReadonlyArray<TopicPartition>,
-  ): Array<ReadonlyArray<string> | undefined> | undefined;
-}
-
-/**
- * One consumer of a load-aware group as the trigger controller sees it, whatever its client. Pass
- * one as `createTriggerController({ target })`; a KafkaJS consumer is passed as
- * `{ consumer, assigner }` instead and turned into one.
- */
-export interface TriggerTarget {
-  readonly assigner: TriggerAssigner;
-  /** Describes the consumer's group (DescribeGroups), decoded as the leader decodes members. */
-  describeGroup(): Promise<ObservedGroup>;
-  /** Follows the consumer's membership; returns a function that stops following it. */
-  onMembership(listener: (event: MembershipEvent) => void): () => void;
-  /**
-   * Optional: starts measuring what each rebalance costs this consumer (reported to the assigner,
-   * exported as `load_aware_rebalance_pause_seconds` and sent to the group); returns a function
-   * that stops measuring.
-   */
-  measurePauses?(): () => void;
-}
+export type { MembershipEvent, TriggerAssigner, TriggerTarget } from '@load-aware/assignor/internal';
 
 function hasMethods(value: unknown, names: ReadonlyArray<string>): boolean {
   if (typeof value !== 'object' && typeof value !== 'function') return false;

@@ -27,7 +27,7 @@ import type { Observation, TriggerDecision, TriggerOutcome } from './types.js';
  *         ? { outcome: 'fired', reason: 'a member holds no partition' }
  *         : { outcome: 'balanced', reason: 'every member holds a partition' },
  * };
- * createTriggerController({ consumer, assigner }, { trigger: idleMember });
+ * createTriggerController({ target: assigner.triggerTarget(consumer) }, { trigger: idleMember });
  * ```
  */
 export interface Trigger<D extends TriggerDecision = TriggerDecision> {

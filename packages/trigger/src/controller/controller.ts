@@ -77,7 +77,7 @@ export interface TriggerController<D extends TriggerDecision = Evaluation> {
  * ```ts
  * const assigner = LoadAwareAssigner({ weights, registry, logger });
  * const consumer = kafka.consumer({ groupId: 'orders', partitionAssigners: [assigner, PartitionAssigners.roundRobin] });
- * const trigger = createTriggerController({ consumer, assigner }, { registry, logger });
+ * const trigger = createTriggerController({ target: assigner.triggerTarget(consumer) }, { registry, logger });
  * await consumer.connect();
  * await consumer.subscribe({ topic: 'orders' });
  * await consumer.run({ eachMessage });

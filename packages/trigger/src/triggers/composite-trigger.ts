@@ -49,7 +49,7 @@ export interface CompositeTrigger extends Trigger<CompositeDecision> {
  *   mode: 'any',
  *   triggers: [createThresholdTrigger({ threshold: 1.2 }), createPeriodicTrigger({ intervalMs: 6 * 3600_000 })],
  * });
- * createTriggerController({ consumer, assigner }, { trigger });
+ * createTriggerController({ target: assigner.triggerTarget(consumer) }, { trigger });
  * ```
  */
 export function createCompositeTrigger(options: CompositeTriggerOptions): CompositeTrigger {

@@ -46,7 +46,7 @@ interface FireMemory {
  * ```ts
  * // Re-place the group every 6 hours, whatever the load looks like.
  * const trigger = createPeriodicTrigger({ intervalMs: 6 * 3600_000 });
- * createTriggerController({ consumer, assigner }, { trigger });
+ * createTriggerController({ target: assigner.triggerTarget(consumer) }, { trigger });
  * ```
  */
 export function createPeriodicTrigger(options: PeriodicTriggerOptions): PeriodicTrigger {

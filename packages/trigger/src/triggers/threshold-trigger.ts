@@ -353,25 +353,26 @@ export function createThresholdTrigger(options: ThresholdTriggerOptions = {}): T
 }
 
 /**
- * {@link createThresholdTrigger} with the assigner's `defaultWeight`, `moveTolerance` and
+ * {@link createThresholdTrigger} with the target's assigner's `defaultWeight`, `moveTolerance` and
  * `maxMovesPerRebalance` wherever `options` does not set them — the rule the controller applies to
  * `trigger: { threshold, ... }`. Use it for a threshold trigger you put inside a composite or your
  * own trigger: judged with other settings than the assignor places with, its "optimal" would not be
  * the assignment a rebalance produces.
  *
- * @throws `ConfigError` when `assigner` is not a `LoadAwareAssigner(...)` (or a trigger target's
- * assigner, for another client) or an option is bad.
+ * @throws `ConfigError` when `target` is not a trigger target (`assigner.triggerTarget(...)`) or
+ * an option is bad.
  *
  * @example
  * ```ts
  * const assigner = LoadAwareAssigner({ weights, defaultWeight: 5 });
- * const threshold = createThresholdTriggerFor(assigner, { threshold: 1.2 }); // judges with defaultWeight 5
+ * const target = assigner.triggerTarget(consumer);
+ * const threshold = createThresholdTriggerFor(target, { threshold: 1.2 }); // judges with defaultWeight 5
  * ```
  */
 export function createThresholdTriggerFor(
-  assigner: JudgingSettings,
+  target: { readonly assigner: JudgingSettings },
   options: ThresholdTriggerOptions = {},
 ): ThresholdTrigger {
-  const checked = validateOptions(judgingSettingsSchema, assigner, 'createThresholdTriggerFor assigner');
-  return createThresholdTrigger(withAssignerSettings(checked, options));
+  const checked = validateOptions(judgingSettingsSchema, target, 'createThresholdTriggerFor target');
+  return createThresholdTrigger(withAssignerSettings(checked.assigner, options));
 }

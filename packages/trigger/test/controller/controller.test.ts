@@ -57,7 +57,7 @@ describe('createTriggerController', () => {
     assigner({ cluster, groupId: 'g', logger: undefined as never }).protocol({ topics: ['t'] });
     const consumer: FakeConsumer = fakeConsumer(() => Promise.resolve(describe()));
     const controller = createTriggerController(
-      { consumer, assigner },
+      { target: assigner.triggerTarget(consumer) },
       { checkIntervalMs: 3_600_000, trigger: { cooldownMs: 60_000 }, logger, registry, ...options },
     );
     controllers.push(controller);
@@ -282,19 +282,26 @@ describe('createTriggerController', () => {
       }
       return undefined;
     };
-    expect(codeOf(() => createTriggerController({ consumer: {} as never, assigner }))).toBe('LOAD_AWARE_CONFIG');
-    expect(codeOf(() => createTriggerController({ consumer, assigner: (() => undefined) as never }))).toBe(
-      'LOAD_AWARE_CONFIG',
-    );
+    expect(codeOf(() => createTriggerController({ target: {} as never }))).toBe('LOAD_AWARE_CONFIG');
+    expect(codeOf(() => createTriggerController({ consumer, assigner } as never))).toBe('LOAD_AWARE_CONFIG');
     expect(
-      codeOf(() => createTriggerController({ consumer, assigner }, { checkIntervalMs: 1000, checkTimeoutMs: 2000 })),
+      codeOf(() =>
+        createTriggerController(
+          { target: assigner.triggerTarget(consumer) },
+          { checkIntervalMs: 1000, checkTimeoutMs: 2000 },
+        ),
+      ),
     ).toBe('LOAD_AWARE_CONFIG');
-    expect(codeOf(() => createTriggerController({ consumer, assigner }, { trigger: { threshold: 0 } }))).toBe(
-      'LOAD_AWARE_CONFIG',
-    );
-    expect(codeOf(() => createTriggerController({ consumer, assigner }, { checkIntervall: 5 } as never))).toBe(
-      'LOAD_AWARE_CONFIG',
-    );
+    expect(
+      codeOf(() =>
+        createTriggerController({ target: assigner.triggerTarget(consumer) }, { trigger: { threshold: 0 } }),
+      ),
+    ).toBe('LOAD_AWARE_CONFIG');
+    expect(
+      codeOf(() =>
+        createTriggerController({ target: assigner.triggerTarget(consumer) }, { checkIntervall: 5 } as never),
+      ),
+    ).toBe('LOAD_AWARE_CONFIG');
   });
 
   it('writes every line with component "trigger" and, once known, the group id', async () => {

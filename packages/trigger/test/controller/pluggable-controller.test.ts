@@ -40,7 +40,7 @@ describe('createTriggerController with a pluggable trigger', () => {
     const assigner = LoadAwareAssigner({ instanceId: 'pod-x', weights: tenEach, defaultWeight: 10 });
     const consumer = fakeConsumer(() => Promise.resolve(description('g', skewed)));
     const controller = createTriggerController<D>(
-      { consumer, assigner },
+      { target: assigner.triggerTarget(consumer) },
       { checkIntervalMs: 3_600_000, advise: true, logger, registry, ...options },
     );
     controllers.push(controller);
@@ -90,7 +90,13 @@ describe('createTriggerController with a pluggable trigger', () => {
     const trigger = createCompositeTrigger({
       mode: 'any',
       triggers: [
-        createThresholdTriggerFor(assigner, { minViolatedChecks: 2, monotonicNow: clock.now }),
+        createThresholdTriggerFor(
+          assigner.triggerTarget(fakeConsumer(() => Promise.resolve(description('g', skewed)))),
+          {
+            minViolatedChecks: 2,
+            monotonicNow: clock.now,
+          },
+        ),
         createPeriodicTrigger({ intervalMs: 60_000, monotonicNow: clock.now }),
       ],
     });
@@ -120,7 +126,8 @@ describe('createTriggerController with a pluggable trigger', () => {
   it('threshold children built with createThresholdTriggerFor judge with the assigner’s default weight', () => {
     // p3 has no weight: at the assigner's default (10) 3+1 partitions is skewed; at the schema's 1 it is not.
     const assigner = LoadAwareAssigner({ instanceId: 'x', defaultWeight: 10 });
-    const trigger = createThresholdTriggerFor(assigner, { minViolatedChecks: 1 });
+    const target = assigner.triggerTarget(fakeConsumer(() => Promise.resolve(description('g', skewed))));
+    const trigger = createThresholdTriggerFor(target, { minViolatedChecks: 1 });
     const e = trigger.evaluate({
       state: 'Stable',
       members: [
@@ -135,9 +142,7 @@ describe('createTriggerController with a pluggable trigger', () => {
       partitions: [0, 1, 2].map((partition) => ({ topic: 't', partition, weight: 10 })),
     });
     expect(e).toMatchObject({ currentMaxLoad: 30, optimalMaxLoad: 20, outcome: 'fired' });
-    expect(errorThrownBy(() => createThresholdTriggerFor({} as never), ConfigError).message).toContain(
-      'LoadAwareAssigner',
-    );
+    expect(errorThrownBy(() => createThresholdTriggerFor({} as never), ConfigError).message).toContain('triggerTarget');
   });
 
   it.each([
@@ -148,7 +153,10 @@ describe('createTriggerController with a pluggable trigger', () => {
   ])('rejects a trigger that is %s with a ConfigError saying what it expected', (_, trigger, expected) => {
     const consumer = fakeConsumer(() => Promise.resolve(description('g', skewed)));
     const assigner = LoadAwareAssigner({ instanceId: 'x' });
-    const err = errorThrownBy(() => createTriggerController({ consumer, assigner }, { trigger } as never), ConfigError);
+    const err = errorThrownBy(
+      () => createTriggerController({ target: assigner.triggerTarget(consumer) }, { trigger } as never),
+      ConfigError,
+    );
     expect(err.code).toBe('LOAD_AWARE_CONFIG');
     expect(err.message).toContain(expected);
   });

@@ -55,7 +55,7 @@ describe('createTriggerController and subscribed partitions no member holds', ()
     });
     const consumer = fakeConsumer(() => Promise.resolve(description('g', state.members)));
     const controller = createTriggerController(
-      { consumer, assigner },
+      { target: assigner.triggerTarget(consumer) },
       { checkIntervalMs: 3_600_000, unheldRetryMs: 60_000, logger, registry, ...options },
     );
     controllers.push(controller);
