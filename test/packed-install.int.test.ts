@@ -53,6 +53,7 @@ describe('packed tarballs', () => {
         '@load-aware/weights-prometheus',
         '@load-aware/trigger',
         '@load-aware/busy-time',
+        '@load-aware/weights-otel',
       ]),
     );
 

@@ -57,6 +57,13 @@ export const ERROR_CODES = {
     /** The body is not a Prometheus instant-vector answer (not JSON, wrong shape, wrong result type). */
     malformedResponse: 'LOAD_AWARE_PROMETHEUS_MALFORMED_RESPONSE',
   },
+  /** `@load-aware/weights-otel`. */
+  otel: {
+    /** The source's MetricReader is in no MeterProvider's `readers`, so it has nothing to collect. */
+    readerNotRegistered: 'LOAD_AWARE_OTEL_READER_NOT_REGISTERED',
+    /** Collecting from the MeterProvider failed or did not finish in time (or the provider shut down). */
+    collectFailed: 'LOAD_AWARE_OTEL_COLLECT_FAILED',
+  },
   /** `@load-aware/trigger`. */
   trigger: {
     /** One check (describe the group, weigh, evaluate) did not finish within `checkTimeoutMs`. */

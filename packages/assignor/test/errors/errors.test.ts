@@ -32,7 +32,14 @@ describe('error codes', () => {
     const all: LoadAwareErrorCode[] = Object.values(ERROR_CODES).flatMap((group) => Object.values(group));
     expect(new Set(all).size).toBe(all.length);
     expect(all.every((code) => /^LOAD_AWARE_[A-Z_]+$/.test(code))).toBe(true);
-    expect(Object.keys(ERROR_CODES)).toEqual(['assignor', 'offsetRate', 'prometheus', 'trigger', 'platformatic']);
+    expect(Object.keys(ERROR_CODES)).toEqual([
+      'assignor',
+      'offsetRate',
+      'prometheus',
+      'otel',
+      'trigger',
+      'platformatic',
+    ]);
     expect(ErrorCodes).toBe(ERROR_CODES.assignor);
   });
 });
