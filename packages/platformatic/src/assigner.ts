@@ -231,7 +231,9 @@ export function LoadAwareAssigner(options: PlatformaticAssignerOptions = {}): Pl
       if (found === undefined || membership === undefined) {
         throw new ConfigError(
           "attach(consumer): the consumer was not created with this assigner's groupOptions() " +
-            '(spread assigner.groupOptions() into new Consumer({ ... }))',
+            '(spread assigner.groupOptions() into new Consumer({ ... })), or this @platformatic/kafka keeps ' +
+            'its options elsewhere than 2.12.x does (a symbol-keyed object holding protocolsMetadata); ' +
+            'load-aware supports @platformatic/kafka ~2.12.1',
         );
       }
       const current = membership.consumer();
