@@ -87,3 +87,16 @@ export { latestGroupPause, type GroupPause, type PauseReporter } from './leader/
 export type { PartitionProgress } from './kafkajs/group-progress.js';
 export { balanceWithCore } from './core/balance.js';
 export type { CoreVersion } from './core/solve/solve.js';
+export {
+  groupLag,
+  lagOf,
+  LAG_UNMEASURED_REASONS,
+  type GroupLag,
+  type GroupLagInput,
+  type MemberLag,
+  type PartitionLag,
+  type PartitionLagReading,
+  type LagMember,
+  type LagUnmeasured,
+  type DrainTime,
+} from './sizing/group-lag.js';
