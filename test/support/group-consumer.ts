@@ -15,6 +15,11 @@ export interface GroupConsumerOptions {
   /** Default: every message is ignored. */
   readonly eachMessage?: EachMessageHandler;
   /**
+   * Commit what was processed at least this often (ms), instead of once per fetched batch: a slow
+   * handler's committed offsets then follow its progress.
+   */
+  readonly autoCommitInterval?: number;
+  /**
    * Called with the consumer before it connects: record it for clean-up (so a `finally` can
    * disconnect it even when joining fails), attach event listeners or a trigger controller.
    */
@@ -37,7 +42,10 @@ export async function startGroupConsumer(kafka: Kafka, options: GroupConsumerOpt
   options.created(consumer);
   await consumer.connect();
   await subscribeOnceKnown(consumer, options.topic, options.fromBeginning ?? true);
-  await consumer.run({ eachMessage: options.eachMessage ?? (() => Promise.resolve()) });
+  await consumer.run({
+    eachMessage: options.eachMessage ?? (() => Promise.resolve()),
+    ...(options.autoCommitInterval === undefined ? {} : { autoCommitInterval: options.autoCommitInterval }),
+  });
   return consumer;
 }
 

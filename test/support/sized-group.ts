@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Consumer, Kafka } from 'kafkajs';
+import type { Consumer, EachMessageHandler, Kafka } from 'kafkajs';
 import { Registry } from 'prom-client';
 import { LoadAwareAssigner, type WeightSource } from '@load-aware/assignor';
 import { createTriggerController, type TriggerController } from '@load-aware/trigger';
@@ -59,6 +59,10 @@ export interface SizedGroupOptions {
   readonly membersPerPod: ReadonlyArray<number>;
   /** Serve each pod's registry over HTTP on a free loopback port, for a real Prometheus to scrape. */
   readonly serveMetrics: boolean;
+  /** Every consumer's handler; default: messages are ignored. */
+  readonly eachMessage?: EachMessageHandler;
+  /** Every consumer's commit interval (ms); default: KafkaJS's, once per batch. */
+  readonly autoCommitInterval?: number;
 }
 
 /** A started {@link startSizedGroup} group. */
@@ -110,6 +114,8 @@ export async function startSizedGroup(options: SizedGroupOptions): Promise<Sized
           groupId: options.groupId,
           topic: options.topic,
           partitionAssigners: [assigner],
+          ...(options.eachMessage === undefined ? {} : { eachMessage: options.eachMessage }),
+          ...(options.autoCommitInterval === undefined ? {} : { autoCommitInterval: options.autoCommitInterval }),
           created: (consumer) => {
             consumers.push(consumer);
             triggers.push(

@@ -89,3 +89,16 @@ export { balanceWithCore } from './core/balance.js';
 export { assignerInternals, type LoadAwareAssignerInternals } from './assigner.js';
 export { measureRebalancePauses, type PauseSink } from './member/pause-meter.js';
 export type { CoreVersion } from './core/solve/solve.js';
+export {
+  groupLag,
+  lagOf,
+  LAG_UNMEASURED_REASONS,
+  type GroupLag,
+  type GroupLagInput,
+  type MemberLag,
+  type PartitionLag,
+  type PartitionLagReading,
+  type LagMember,
+  type LagUnmeasured,
+  type DrainTime,
+} from './sizing/group-lag.js';

@@ -90,7 +90,7 @@ export const SASL_PASSWORD_ENV = 'LOAD_AWARE_SASL_PASSWORD';
 /** The usage text shown by `--help`. */
 export const USAGE = `Usage: load-aware <inspect|plan> --brokers host:port[,host:port] --group G [options]
 
-  inspect   how the group's current assignment spreads the load (per instance and member)
+  inspect   how the group's assignment spreads the load, and its lag (per instance and member)
   plan      what the load-aware assignor would move, from the current owners (changes nothing)
 
 Options:
@@ -112,6 +112,7 @@ Options:
                             number (default 1) or 'members' (its member count)
   --member-capacity C       what one member processes at 100% busy, in the weights' units
                             (events/s for offset-rate): adds how many members the group needs
+                            and when it has drained its lag
   --target-utilization U    with --member-capacity: the share of it a member may use (default 0.7)
   --members N               with --member-capacity: the busiest member's utilization at N members
   --timeout S               connection and request timeout in seconds (default 10)

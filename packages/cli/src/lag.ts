@@ -1,5 +1,5 @@
 /** Consumer lag per partition from the group's committed offsets and the topics' end offsets. Pure. */
-import { partitionKey } from '@load-aware/assignor/internal';
+import { lagOf, partitionKey } from '@load-aware/assignor/internal';
 
 /** A committed offset as `admin.fetchOffsets` reports it ("-1" when nothing is committed). */
 export interface CommittedOffsets {
@@ -28,10 +28,10 @@ export function partitionLags(
   for (const t of committed) {
     for (const p of t.partitions) {
       const key = partitionKey(t.topic, p.partition);
-      const offset = Number(p.offset);
       const end = high.get(key);
-      if (end === undefined || !Number.isFinite(offset) || offset < 0) continue;
-      lags.set(key, Math.max(0, end - offset));
+      // The assignor's own rule (the trigger's lag gauges use it too): none without a commit.
+      const lag = end === undefined ? undefined : lagOf(Number(p.offset), end);
+      if (lag !== undefined) lags.set(key, lag);
     }
   }
   return lags;

@@ -52,7 +52,7 @@ export function renderText(command: Command, report: GroupReport, options: Rende
   if (command === 'inspect') {
     lines.push(
       ...table(
-        ['INSTANCE', 'CAP', 'MEMBERS', 'PARTS', 'LOAD', 'SHARE', 'LOAD÷IDEAL', 'LAG', ''],
+        ['INSTANCE', 'CAP', 'MEMBERS', 'PARTS', 'LOAD', 'SHARE', 'LOAD÷IDEAL', 'LAG', 'BEHIND', ''],
         report.instances.map((i) => [
           withRack(i.instanceId, i.rack),
           num(i.capacity),
@@ -62,14 +62,30 @@ export function renderText(command: Command, report: GroupReport, options: Rende
           pct(i.share),
           ratio(i.ratio),
           lag(i.lag),
+          duration(i.lagSeconds),
           bar(i.ratio),
         ]),
       ),
     );
     lines.push('');
+    // The time to drain needs a capacity: the column is there only with --member-capacity.
+    const drains = report.sizing !== undefined;
     lines.push(
       ...table(
-        ['MEMBER', 'CLIENT', 'HOST', 'INSTANCE', 'PARTS', 'LOAD', 'SHARE', 'LAG', 'LAST PAUSE', 'PARTITIONS'],
+        [
+          'MEMBER',
+          'CLIENT',
+          'HOST',
+          'INSTANCE',
+          'PARTS',
+          'LOAD',
+          'SHARE',
+          'LAG',
+          'BEHIND',
+          ...(drains ? ['DRAIN'] : []),
+          'LAST PAUSE',
+          'PARTITIONS',
+        ],
         report.members.map((m) => [
           m.memberId,
           m.clientId,
@@ -79,6 +95,8 @@ export function renderText(command: Command, report: GroupReport, options: Rende
           num(m.load),
           pct(m.share),
           lag(m.lag),
+          duration(m.lagSeconds),
+          ...(drains ? [drainText(m.drainSeconds)] : []),
           m.lastPause === undefined
             ? '-'
             : `${m.lastPause.seconds.toFixed(2)}s ${m.lastPause.cause} g${String(m.lastPause.generation)}`,
@@ -92,8 +110,11 @@ export function renderText(command: Command, report: GroupReport, options: Rende
         (report.memberRatio.instanceId === undefined
           ? ''
           : `   member busiest ÷ planned: ${paint(ratioColor(report.memberRatio.ratio), ratio(report.memberRatio.ratio))} (${report.memberRatio.instanceId})`) +
-        (report.totalLag === undefined ? '' : `   total lag ${lag(report.totalLag)}`),
+        (report.totalLag === undefined ? '' : `   total lag ${lag(report.totalLag)}`) +
+        (report.lagSeconds === undefined ? '' : `, ${duration(report.lagSeconds)} behind`),
     );
+    const apart = lagLeftOut(report.lagUnmeasured);
+    if (apart !== undefined) lines.push(apart);
     if (report.crossRack !== undefined) {
       lines.push(
         `cross-rack load: ${pct(report.crossRack.now)} now, ${pct(report.crossRack.proposed)} proposed ` +
@@ -163,6 +184,7 @@ function sizingLines(sizing: NonNullable<GroupReport['sizing']>): string[] {
       `at ${String(sizing.whatIf.members)} member(s): busiest member at ${pct(sizing.whatIf.busiestUtilization)}`,
     );
   }
+  lines.push(drainLine(sizing));
   if (sizing.futile) {
     const heavy = sizing.futilePartitions
       .slice(0, 5)
@@ -174,6 +196,31 @@ function sizingLines(sizing: NonNullable<GroupReport['sizing']>): string[] {
     );
   }
   return lines;
+}
+
+/** When the group has drained at this load, and whom it waits for. */
+function drainLine(sizing: NonNullable<GroupReport['sizing']>): string {
+  const { slowest, drainSeconds } = sizing;
+  if (slowest === undefined) return 'nothing to drain: no member has lag';
+  const who = `member ${slowest.memberId} (${slowest.instanceId})`;
+  if (drainSeconds === 'never') {
+    return (
+      `never drains at this load: ${who} receives ${num(slowest.arrivalRate)}, at or above the member ` +
+      `capacity of ${num(sizing.memberCapacity)}`
+    );
+  }
+  return `drains in ${duration(drainSeconds)} at 100% of the member capacity: slowest ${who}, lag ${lag(slowest.lag)}`;
+}
+
+/** The partitions left out of the lag or its seconds, as a note; undefined when none is. */
+function lagLeftOut(unmeasured: GroupReport['lagUnmeasured']): string | undefined {
+  const parts = [
+    unmeasured.no_commit > 0 ? `${String(unmeasured.no_commit)} held partition(s) without a committed offset` : '',
+    unmeasured.no_rate > 0
+      ? `${String(unmeasured.no_rate)} with messages waiting and no arrival rate (in LAG, not in BEHIND)`
+      : '',
+  ].filter((p) => p !== '');
+  return parts.length === 0 ? undefined : `lag leaves out: ${parts.join('; ')}`;
 }
 
 /** An instance id with its rack, when it has one: `pod-a @eu-west-1a`. */
@@ -229,4 +276,19 @@ function ratio(r: number): string {
 
 function lag(l: number | undefined): string {
   return l === undefined ? '-' : String(l);
+}
+
+/** Seconds as people read them: `4.2s`, `42s`, `12m05s`, `3h04m`; `-` when unknown. */
+function duration(seconds: number | undefined): string {
+  if (seconds === undefined) return '-';
+  if (seconds < 10) return `${seconds.toFixed(1)}s`;
+  const whole = Math.round(seconds);
+  if (whole < 60) return `${String(whole)}s`;
+  const two = (n: number) => String(n).padStart(2, '0');
+  if (whole < 3600) return `${String(Math.floor(whole / 60))}m${two(whole % 60)}s`;
+  return `${String(Math.floor(whole / 3600))}h${two(Math.floor((whole % 3600) / 60))}m`;
+}
+
+function drainText(d: number | 'never' | undefined): string {
+  return d === 'never' ? 'never' : duration(d);
 }

@@ -13,7 +13,11 @@ import {
   DEFAULT_TARGET_UTILIZATION,
   placementAt,
   sizeGroup,
+  groupLag,
   type BalanceResult,
+  type DrainTime,
+  type GroupLag,
+  type LagUnmeasured,
   type PartitionWeight,
   type WeightedPartition,
   type TopicPartition,
@@ -86,6 +90,15 @@ export interface SizingReport {
   readonly futilePartitions: ReadonlyArray<{ readonly partition: string; readonly weight: number }>;
   /** With `--members N`: the busiest member's utilization at N members, one an instance. */
   readonly whatIf: { readonly members: number; readonly busiestUtilization: number } | undefined;
+  /**
+   * The slowest member's lag ÷ (`memberCapacity` − its arrival rate), in seconds: when the group
+   * has drained at this load; `never` when a member with lag receives at or above its capacity.
+   */
+  readonly drainSeconds: DrainTime;
+  /** The member the drain waits for; undefined when no member has lag. */
+  readonly slowest:
+    | { readonly memberId: string; readonly instanceId: string; readonly arrivalRate: number; readonly lag: number }
+    | undefined;
 }
 
 /** Where an instance id came from. */
@@ -108,6 +121,8 @@ export interface InstanceReport {
   readonly ratio: number;
   /** Sum over its partitions with a committed offset; undefined when none has one. */
   readonly lag: number | undefined;
+  /** The largest lag in seconds of its members (lag ÷ arrival rate); undefined when none is known. */
+  readonly lagSeconds: number | undefined;
   readonly proposed: { readonly partitions: number; readonly load: number; readonly ratio: number };
 }
 
@@ -123,6 +138,10 @@ export interface MemberReport {
   readonly load: number;
   readonly share: number;
   readonly lag: number | undefined;
+  /** Time behind at the current arrival rate: its partitions' largest lag ÷ rate; undefined when none is known. */
+  readonly lagSeconds: number | undefined;
+  /** Its lag ÷ (`--member-capacity` − its arrival rate); `never` at or above it; undefined without a capacity. */
+  readonly drainSeconds: DrainTime | undefined;
   /** What the member's last rebalance cost it, as it reported in its userData; undefined before one. */
   readonly lastPause: { readonly generation: number; readonly seconds: number; readonly cause: string } | undefined;
 }
@@ -144,6 +163,8 @@ export interface PartitionReport {
   /** Current owner; undefined when no member holds it. */
   readonly memberId: string | undefined;
   readonly lag: number | undefined;
+  /** Lag ÷ its weight as a rate; 0 without lag; undefined without a commit, a rate or an owner. */
+  readonly lagSeconds: number | undefined;
 }
 
 /** What `inspect` and `plan` print. */
@@ -176,6 +197,13 @@ export interface GroupReport {
   /** Members without load-aware userData, grouped into instances by client host. */
   readonly membersWithoutUserData: number;
   readonly totalLag: number | undefined;
+  /** The largest lag in seconds of any held partition (time behind at the current arrival rate). */
+  readonly lagSeconds: number | undefined;
+  /**
+   * Held partitions left out of the lag (`no_commit`: the group committed nothing there) or of
+   * its seconds (`no_rate`: messages wait and the weight, read as a rate, is 0 or unmeasured).
+   */
+  readonly lagUnmeasured: Readonly<Record<LagUnmeasured, number>>;
   readonly instances: ReadonlyArray<InstanceReport>;
   readonly members: ReadonlyArray<MemberReport>;
   /** Every partition weighed, in topic and partition order. */
@@ -258,6 +286,15 @@ export function buildReport(snapshot: GroupSnapshot, options: PlanOptions = {}):
   const shareOf = (load: number) => (total > 0 ? load / total : 0);
   const lagOf = (held: ReadonlyArray<TopicPartition>) =>
     sumDefined(held.map((p) => snapshot.lags.get(keyOfPartition(p))));
+  // Seconds and drain from the source's own rates: its weights before any scaling, unmeasured
+  // ones as nothing. Every held partition was read: one missing from the lags has no commit.
+  const lag = groupLag({
+    members,
+    lags: members.flatMap((m) => m.assigned.map((p) => ({ ...p, lag: snapshot.lags.get(keyOfPartition(p)) }))),
+    rates: weights.partitions,
+    memberCapacity: options.memberCapacity,
+  });
+  const lagOfMember = new Map(lag.members.map((m) => [m.memberId, m]));
 
   const memberReports: MemberReport[] = members
     .map((m) => {
@@ -273,6 +310,8 @@ export function buildReport(snapshot: GroupSnapshot, options: PlanOptions = {}):
         load,
         share: shareOf(load),
         lag: lagOf(m.assigned),
+        lagSeconds: lagOfMember.get(m.memberId)?.lagSeconds,
+        drainSeconds: lagOfMember.get(m.memberId)?.drainSeconds,
         lastPause:
           m.lastPause === undefined
             ? undefined
@@ -300,6 +339,7 @@ export function buildReport(snapshot: GroupSnapshot, options: PlanOptions = {}):
       share: shareOf(load),
       ratio: ratioOf(load / cap),
       lag: lagOf(held),
+      lagSeconds: maxDefined(own.map((m) => lagOfMember.get(m.memberId)?.lagSeconds)),
       proposed: {
         partitions: after?.partitionCount ?? 0,
         load: after?.load ?? 0,
@@ -323,9 +363,11 @@ export function buildReport(snapshot: GroupSnapshot, options: PlanOptions = {}):
     memberRatio: { ratio: member.ratio, instanceId: member.instanceId },
     membersWithoutUserData: members.length - loadAware.size,
     totalLag: sumDefined([...snapshot.lags.values()]),
+    lagSeconds: lag.lagSeconds,
+    lagUnmeasured: lag.unmeasured,
     instances,
     members: memberReports,
-    partitions: partitionsOf(members, weights.partitions, weightOf, snapshot.lags),
+    partitions: partitionsOf(members, weights.partitions, weightOf, snapshot.lags, lag),
     moves: movesOf(members, plan.assignments, weightOf),
     missingTopics: [...missing].sort(),
     crossRack: crossRackOf(members, weights.partitions, plan, weightOf),
@@ -336,6 +378,7 @@ export function buildReport(snapshot: GroupSnapshot, options: PlanOptions = {}):
       plan.weightScale,
       memberReports,
       instances,
+      lag,
     ),
   };
 }
@@ -351,6 +394,7 @@ function sizingOf(
   weightScale: number,
   members: ReadonlyArray<MemberReport>,
   instances: ReadonlyArray<InstanceReport>,
+  lag: GroupLag,
 ): SizingReport | undefined {
   const memberCapacity = options.memberCapacity;
   if (memberCapacity === undefined) return undefined;
@@ -376,6 +420,17 @@ function sizingOf(
     futile: size.futile,
     futilePartitions: size.futilePartitions.map((p) => ({ partition: partitionLabel(p), weight: p.weight })),
     whatIf,
+    // Measured with this capacity, so never undefined here.
+    drainSeconds: lag.drainSeconds ?? 0,
+    slowest:
+      lag.slowest === undefined
+        ? undefined
+        : {
+            memberId: lag.slowest.memberId,
+            instanceId: lag.slowest.instanceId,
+            arrivalRate: lag.slowest.arrivalRate,
+            lag: lag.slowest.lag,
+          },
   };
 }
 
@@ -444,9 +499,11 @@ function partitionsOf(
   partitions: ReadonlyArray<WeightedPartition>,
   weightOf: (p: TopicPartition) => number,
   lags: ReadonlyMap<string, number>,
+  lag: GroupLag,
 ): PartitionReport[] {
   const owner = new Map<string, string>();
   for (const m of members) for (const p of m.assigned) owner.set(keyOfPartition(p), m.memberId);
+  const seconds = new Map(lag.members.flatMap((m) => m.partitions.map((p) => [keyOfPartition(p), p.lagSeconds])));
   return partitions
     .map((p) => ({
       partition: partitionLabel(p),
@@ -454,6 +511,7 @@ function partitionsOf(
       weighed: isUsableWeight(p.weight),
       memberId: owner.get(keyOfPartition(p)),
       lag: lags.get(keyOfPartition(p)),
+      lagSeconds: seconds.get(keyOfPartition(p)),
     }))
     .sort((a, b) => compareLabels(a.partition, b.partition));
 }
@@ -507,6 +565,11 @@ function compareLabels(a: string, b: string): number {
 
 function sum(values: ReadonlyArray<number>): number {
   return values.reduce((s, v) => s + v, 0);
+}
+
+function maxDefined(values: ReadonlyArray<number | undefined>): number | undefined {
+  const known = values.filter((v): v is number => v !== undefined);
+  return known.length === 0 ? undefined : Math.max(...known);
 }
 
 function sumDefined(values: ReadonlyArray<number | undefined>): number | undefined {

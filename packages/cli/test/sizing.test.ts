@@ -31,6 +31,9 @@ describe('sizing in the report (--member-capacity)', () => {
       futile: true,
       futilePartitions: [{ partition: 't:0', weight: 90 }],
       whatIf: { members: 3, busiestUtilization: 0.9 },
+      // No lag in this snapshot: nothing to drain.
+      drainSeconds: 0,
+      slowest: undefined,
     });
     const text = renderText('plan', report, { color: false, weightsLabel: 'test' });
     expect(text).toContain('needs 2 member(s) (one an instance), or 2 instance(s) of 1 member(s)');

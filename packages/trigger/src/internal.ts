@@ -37,3 +37,12 @@ export {
   type ResolvedThresholdTriggerOptions,
   type ResolvedTriggerControllerOptions,
 } from './config/options.js';
+export {
+  createLagCheck,
+  lagChangedMaterially,
+  readGroupProgress,
+  LAG_LOG_FLOOR_SECONDS,
+  type LagLine,
+  type LagSink,
+  type ProgressRead,
+} from './controller/lag-check.js';

@@ -192,6 +192,7 @@ const controllerSchema = z
         targetUtilization: z.number().gt(0).max(1).default(DEFAULT_TARGET_UTILIZATION),
       })
       .optional(),
+    lag: z.boolean().optional(),
     weights: z
       .custom<WeightSource>(isWeightSource, {
         message: 'expected a WeightSource: an object with getWeights(partitions)',
@@ -249,6 +250,15 @@ export interface TriggerControllerOptions<D extends TriggerDecision = Evaluation
    * Default: off.
    */
   sizing?: { memberCapacity: number; targetUtilization?: number };
+  /**
+   * Lag: at each check the coordinator reads the committed and end offsets of the held partitions
+   * and publishes the group's lag in messages, in seconds behind at the current arrival rate (the
+   * weights as events/s), and with `sizing` the time its slowest member needs to drain at
+   * `sizing.memberCapacity` (`load_aware_group_lag_messages`, `load_aware_group_lag_seconds`,
+   * `load_aware_group_drain_seconds`, ...). Needs a target that reads progress (KafkaJS consumers
+   * do); without one, one WARN. Default: on with `sizing`, off without.
+   */
+  lag?: boolean;
   /** Where weights come from. Default: the assigner's own source, so both judge alike. */
   weights?: WeightSource;
   /** Any pino-compatible logger. Default: silent. */
@@ -275,6 +285,8 @@ export interface ResolvedTriggerControllerOptions {
   readonly awayProbeMs: number;
   readonly unheldRetryMs: number;
   readonly sizing: SizingSettings | undefined;
+  /** Measure the group's lag at each check. */
+  readonly lag: boolean;
   readonly weights: WeightSource;
   readonly logger: Logger;
   readonly registry: Registry | undefined;
@@ -352,6 +364,7 @@ export function resolveControllerOptions(
       awayProbeMs: o.awayProbeMs,
       unheldRetryMs: o.unheldRetryMs,
       sizing: o.sizing,
+      lag: o.lag ?? o.sizing !== undefined,
       weights: o.weights ?? target.assigner.weights,
       logger: o.logger ?? noopLogger,
       registry: o.registry,

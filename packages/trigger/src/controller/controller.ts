@@ -28,6 +28,7 @@ import {
 import { createThresholdTrigger } from '../triggers/threshold-trigger.js';
 import { createUnheldCheck } from './unheld-check.js';
 import { createSizingCheck } from './sizing-check.js';
+import { createLagCheck, readGroupProgress, type ProgressRead } from './lag-check.js';
 import type { TriggerAssigner } from '../contract/target.js';
 import { isTrigger, type Trigger } from '../contract/trigger.js';
 import { TRIGGER_OUTCOMES, type Evaluation, type SiblingLoad, type TriggerDecision } from '../contract/types.js';
@@ -119,6 +120,7 @@ export function createTriggerController<D extends TriggerDecision = Evaluation>(
       : [...new Set([...(trigger.outcomes ?? TRIGGER_OUTCOMES), ...extraOutcomes])];
   const metrics = createTriggerMetrics(o.registry, outcomes);
   const sizing = o.sizing === undefined ? undefined : createSizingCheck(o.sizing, metrics);
+  const lag = o.lag ? createLagCheck({ memberCapacity: o.sizing?.memberCapacity }, metrics) : undefined;
   /** This controller's identity in the process-wide coordinator gauge. */
   const owner = {};
 
@@ -205,6 +207,7 @@ export function createTriggerController<D extends TriggerDecision = Evaluation>(
 
     let partitions: WeightedPartition[] = [];
     let siblings: SiblingLoad | undefined;
+    let progress: Promise<ProgressRead> | undefined;
     if (group.state === 'Stable') {
       const budgetMs = (): number => Math.max(1, o.checkTimeoutMs - (performance.now() - started));
       // Partitions nobody consumes come first, and are not judged as load: a forced rebalance
@@ -223,6 +226,11 @@ export function createTriggerController<D extends TriggerDecision = Evaluation>(
           : undefined;
       if (!live()) return skipped;
       const held = heldPartitions(group.members);
+      // Alongside the weights, with half the budget left: a slow read must not time out the
+      // check, whose decision does not depend on it. It never rejects.
+      if (lag !== undefined) {
+        progress = readGroupProgress(assigner, group.groupId, held, Math.max(1, Math.floor(budgetMs() / 2)));
+      }
       const extra = readings === undefined ? [] : siblingPartitions(readings);
       try {
         const weights = await fetchWeights(o.weights, extra.length === 0 ? held : [...held, ...extra], budgetMs());
@@ -235,6 +243,11 @@ export function createTriggerController<D extends TriggerDecision = Evaluation>(
     }
     if (!live()) return skipped;
     if (sizing !== undefined && group.state === 'Stable') sizing(group, partitions, loggerOf(group.groupId));
+    if (lag !== undefined && progress !== undefined) {
+      const read = await progress;
+      if (!live()) return skipped;
+      lag(group, partitions, read, loggerOf(group.groupId));
+    }
     const observation = { state: group.state, members: group.members, partitions, siblings };
     const turned = awaitTurn(checkedDecision(trigger.evaluate(observation)) as D, group.groupId);
     const decision = await holdWhileAway(turned, group, started);

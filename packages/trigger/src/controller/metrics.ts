@@ -1,5 +1,10 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import { getOrCreateMetric, type GroupSize } from '@load-aware/assignor/internal';
+import {
+  getOrCreateMetric,
+  LAG_UNMEASURED_REASONS,
+  type GroupLag,
+  type GroupSize,
+} from '@load-aware/assignor/internal';
 import { TRIGGER_LEVELS, TRIGGER_OUTCOMES, type Evaluation, type TriggerOutcome } from '../contract/types.js';
 
 /**
@@ -12,7 +17,10 @@ export type CheckOutcome = TriggerOutcome | 'error' | 'unheld_partitions';
 /** The outcomes only the controller gives, whatever its trigger: each gets a zero series too. */
 const CONTROLLER_OUTCOMES: ReadonlyArray<CheckOutcome> = ['error', 'unheld_partitions'];
 
-/** What the controller records. Label `group` only (plus the bounded `outcome`). */
+/**
+ * What the controller records. Label `group` only (plus the bounded `outcome`, `level` and
+ * `reason`): never member or instance ids, which change with every restart or deploy.
+ */
 export interface TriggerMetrics {
   /**
    * Counts one evaluation by the coordinator and publishes what it saw; the gauges come from the
@@ -29,6 +37,8 @@ export interface TriggerMetrics {
   unheld(group: string, partitions: number): void;
   /** Publishes the group's size at the last check (the `sizing` option). */
   sizing(group: string, size: GroupSize): void;
+  /** Publishes the group's lag at the last check (the `lag` option); undefined removes it: not measured. */
+  lag(group: string, lag: GroupLag | undefined): void;
 }
 
 const noopMetrics: TriggerMetrics = {
@@ -38,6 +48,7 @@ const noopMetrics: TriggerMetrics = {
   samplerError: () => undefined,
   unheld: () => undefined,
   sizing: () => undefined,
+  lag: () => undefined,
 };
 
 /**
@@ -113,6 +124,22 @@ const GAUGES = [
     'load_aware_scale_out_futile',
     "1 when a partition alone exceeds one member's target load, so more members cannot help; else 0.",
   ],
+  [
+    'load_aware_group_lag_messages',
+    'Messages from the committed to the end offset, summed over held partitions with a committed offset.',
+  ],
+  [
+    'load_aware_group_lag_seconds',
+    'Largest lag ÷ arrival rate of a held partition: time behind at the current rate (absent when unknown).',
+  ],
+  [
+    'load_aware_group_drain_seconds',
+    "The slowest member's lag ÷ (member capacity − its arrival rate); absent while a member never drains.",
+  ],
+  [
+    'load_aware_group_drain_never',
+    'With a member capacity: 1 while a member with lag receives at or above its capacity (never drains); else 0.',
+  ],
 ] as const;
 
 /**
@@ -135,6 +162,17 @@ export function createTriggerMetrics(
   const coordinatorGauge = gauge(
     'load_aware_trigger_coordinator',
     '1 while a member of this process is the group coordinator.',
+  );
+  const unmeasured = getOrCreateMetric(
+    registry,
+    'load_aware_group_lag_unmeasured_partitions',
+    (name) =>
+      new Gauge({
+        name,
+        help: 'Held partitions left out of the lag (no_commit, not_read) or of its seconds (no_rate), by reason.',
+        labelNames: ['group', 'reason'],
+        registers: [registry],
+      }),
   );
   const counter = (name: string, help: string, labelNames: string[]): Counter =>
     getOrCreateMetric(registry, name, (n) => new Counter({ name: n, help, labelNames, registers: [registry] }));
@@ -229,6 +267,7 @@ export function createTriggerMetrics(
         groupClaims.delete(group);
         // The coordinator is elsewhere now: stale figures here would double-count on dashboards.
         for (const gaugeOfGroup of Object.values(g)) gaugeOfGroup.remove({ group });
+        for (const reason of LAG_UNMEASURED_REASONS) unmeasured.remove({ group, reason });
       }
     },
     rebalance(group, wasAdvised) {
@@ -244,6 +283,22 @@ export function createTriggerMetrics(
       g.load_aware_desired_members.set({ group }, size.desiredMembers);
       g.load_aware_desired_instances.set({ group }, size.desiredInstances);
       g.load_aware_scale_out_futile.set({ group }, size.futile ? 1 : 0);
+    },
+    lag(group, lag) {
+      // A gauge stands for a number: an unknown figure is an absent series, never NaN or +Inf.
+      const put = (gauge: Gauge, value: number | undefined) => {
+        if (value === undefined) gauge.remove({ group });
+        else gauge.set({ group }, value);
+      };
+      put(g.load_aware_group_lag_messages, lag?.lag);
+      put(g.load_aware_group_lag_seconds, lag?.lagSeconds);
+      const drain = lag?.drainSeconds;
+      put(g.load_aware_group_drain_seconds, typeof drain === 'number' ? drain : undefined);
+      put(g.load_aware_group_drain_never, drain === undefined ? undefined : drain === 'never' ? 1 : 0);
+      for (const reason of LAG_UNMEASURED_REASONS) {
+        if (lag === undefined) unmeasured.remove({ group, reason });
+        else unmeasured.set({ group, reason }, lag.unmeasured[reason]);
+      }
     },
   };
 }

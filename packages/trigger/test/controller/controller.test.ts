@@ -93,7 +93,8 @@ describe('createTriggerController', () => {
     expect(sizeLines).toEqual([
       'group size: 4 members (or 4 instances of 1) keep every member within 70% of its capacity; the group has 2',
     ]);
-    expect(logger.messages('warn')).toEqual([]);
+    // Sizing turns the lag on; this fake cluster cannot read offsets: one WARN, over both checks.
+    expect(logger.messages('warn')).toEqual([expect.stringMatching(/^group lag is not measured: /)]);
   });
 
   it('says scale-out is futile exactly when a partition alone exceeds a member target load', async () => {
@@ -104,7 +105,7 @@ describe('createTriggerController', () => {
     expect(await metricValue(futile.registry, 'load_aware_scale_out_futile', { group: 'g' })).toBe(1);
     // Stops where each partition of 10 is a member's whole load.
     expect(await metricValue(futile.registry, 'load_aware_desired_members', { group: 'g' })).toBe(4);
-    expect(futile.logger.messages('warn')).toEqual([
+    expect(futile.logger.messages('warn').filter((m) => !m.startsWith('group lag'))).toEqual([
       expect.stringMatching(/^scale-out is futile: t:0, t:1, t:2, t:3 alone exceed\(s\) one member's target load/),
     ]);
     // At exactly the target load it is not futile.
