@@ -8,8 +8,7 @@
  * and offset rates). Each phase is judged by *busy time*: the busiest instance's handler seconds
  * over a window ÷ the fair share (total ÷ instances).
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Kafka, logLevel, PartitionAssigners, type Admin, type Consumer, type PartitionAssigner } from 'kafkajs';
 import { Registry } from 'prom-client';
@@ -24,6 +23,7 @@ import { waitForStableGroup } from './group';
 import { startGroupConsumer } from './group-consumer';
 import { produceAtRates, type RateProducer } from './offset-rate-producer';
 import { startPrometheus, type PrometheusServer } from './prometheus-server';
+import { serveMetrics } from './metrics-endpoint';
 import { waitForEveryWeight } from './wait';
 
 export const BUSY_TIME_PARTITIONS = 12;
@@ -244,18 +244,8 @@ export function formatBusyTimeComparison(result: BusyTimeComparison): string {
 
 async function startInstance(id: string): Promise<Instance> {
   const registry = new Registry();
-  const server = createServer((req, res) => {
-    if (req.url !== '/metrics') {
-      res.writeHead(404).end();
-      return;
-    }
-    registry.metrics().then(
-      (text) => res.writeHead(200, { 'Content-Type': registry.contentType }).end(text),
-      () => res.writeHead(500).end(),
-    );
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { id, registry, server, target: `127.0.0.1:${String((server.address() as AddressInfo).port)}` };
+  const { server, target } = await serveMetrics(registry);
+  return { id, registry, server, target };
 }
 
 /** A counter's values for `topic`, by partition. */

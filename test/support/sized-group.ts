@@ -1,11 +1,11 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import type { Consumer, EachMessageHandler, Kafka } from 'kafkajs';
 import { Registry } from 'prom-client';
 import { LoadAwareAssigner, type WeightSource } from '@load-aware/assignor';
 import { createTriggerController, type TriggerController } from '@load-aware/trigger';
 import { recordingLogger, type RecordingLogger } from '@load-aware/test-support';
 import { startGroupConsumer } from './group-consumer';
+import { serveMetrics } from './metrics-endpoint';
 import { waitUntil } from './wait';
 
 /**
@@ -99,15 +99,9 @@ export async function startSizedGroup(options: SizedGroupOptions): Promise<Sized
       const registry = new Registry();
       const logger = recordingLogger();
       const triggers: TriggerController[] = [];
-      const server = options.serveMetrics ? await serveRegistry(registry) : undefined;
-      if (server !== undefined) servers.push(server);
-      pods.push({
-        instanceId,
-        registry,
-        logger,
-        triggers,
-        target: server === undefined ? undefined : targetOf(server),
-      });
+      const endpoint = options.serveMetrics ? await serveMetrics(registry) : undefined;
+      if (endpoint !== undefined) servers.push(endpoint.server);
+      pods.push({ instanceId, registry, logger, triggers, target: endpoint?.target });
       const assigner = LoadAwareAssigner({ instanceId, weights: options.weights });
       for (let m = 0; m < members; m++) {
         await startGroupConsumer(options.kafka, {
@@ -155,25 +149,6 @@ export async function gaugeValue(registry: Registry, name: string, group: string
   const metric = registry.getSingleMetric(name);
   if (metric === undefined) return undefined;
   return (await metric.get()).values.find((v) => v.labels['group'] === group)?.value;
-}
-
-async function serveRegistry(registry: Registry): Promise<Server> {
-  const server = createServer((req, res) => {
-    if (req.url !== '/metrics') {
-      res.writeHead(404).end();
-      return;
-    }
-    registry.metrics().then(
-      (text) => res.writeHead(200, { 'Content-Type': registry.contentType }).end(text),
-      () => res.writeHead(500).end(),
-    );
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return server;
-}
-
-function targetOf(server: Server): string {
-  return `127.0.0.1:${String((server.address() as AddressInfo).port)}`;
 }
 
 async function closeServer(server: Server): Promise<void> {
