@@ -15,6 +15,9 @@ import { createWorkload, type Shape, type Workload, type WorkloadOptions } from 
 /** A busiest member at or above its capacity cannot hold any latency bound. */
 export const OVERLOADED_AT = 1;
 
+/** Targets `sizeGroup` is also asked at, besides its default, to show where the measured size sits. */
+export const SIZING_TARGETS: readonly number[] = [0.8, 0.9];
+
 /** How long each kind of phase measures, and how far a search may go. */
 export interface ExperimentTiming {
   measureSeconds: number;
@@ -41,6 +44,8 @@ export interface ShapeResult {
   /** `sizeGroup` for the exact rates at its default target utilization. */
   desiredMembers: number;
   targetUtilization: number;
+  /** `sizeGroup` for the exact rates at other targets, by target: where the measured size sits. */
+  desiredAt: Record<string, number>;
 }
 
 /** Runs the experiment on `shape` (see the file comment). */
@@ -62,10 +67,15 @@ export async function runShape(
       ),
     ]),
   ) as Record<SlaAssigner, Record<string, number>>;
-  const { desiredMembers } = sizeGroup({
-    partitions: workload.before.map((weight, partition) => ({ topic: 'sla', partition, weight })),
-    memberCapacity: workload.memberRate,
-  });
+  const weighted = workload.before.map((weight, partition) => ({ topic: 'sla', partition, weight }));
+  const { desiredMembers } = sizeGroup({ partitions: weighted, memberCapacity: workload.memberRate });
+  const desiredAt = Object.fromEntries(
+    SIZING_TARGETS.map((target) => [
+      String(target),
+      sizeGroup({ partitions: weighted, memberCapacity: workload.memberRate, targetUtilization: target })
+        .desiredMembers,
+    ]),
+  );
   ctx.log(
     `\n== ${shape}: ${String(partitions)} partitions, ${workload.total.toFixed(0)} msg/s, ` +
       `${(workload.total / workload.memberRate).toFixed(2)} members' worth; sizeGroup at ` +
@@ -141,6 +151,7 @@ export async function runShape(
     shift,
     desiredMembers,
     targetUtilization: DEFAULT_TARGET_UTILIZATION,
+    desiredAt,
   };
 }
 
@@ -154,6 +165,6 @@ export function oneLine(r: PhaseResult, slaMs: number): string {
     `${r.afterShift === undefined ? '' : ` (${(r.window.withinSla * 100).toFixed(1)}% before)`}; busiest ` +
     `${r.busiestAtStart.toFixed(2)} → ${r.busiestAtEnd.toFixed(2)}; ${String(r.joinsAfterForming)} joins, ` +
     `${String(r.triggerFiresAt.length)} fires; ${String(w.produced)} produced, ${String(w.unprocessed)} unprocessed; ` +
-    `${r.seconds.toFixed(0)} s`
+    `loop delay ≤ ${r.loopDelayMaxP99Ms.toFixed(0)} ms, load ${r.loadAverage.toFixed(1)}; ${r.seconds.toFixed(0)} s`
   );
 }

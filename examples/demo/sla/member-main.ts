@@ -10,7 +10,7 @@
  *
  * argv[2] is a JSON SlaProcessSpec.
  */
-import { performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Kafka, logLevel, PartitionAssigners, type Consumer, type PartitionAssigner } from 'kafkajs';
@@ -24,7 +24,7 @@ import { LatencyRecorder } from './latency.js';
 import { Pacer } from './pacer.js';
 import type { SlaCommand, SlaEvent, SlaProcessSpec } from './protocol.js';
 
-/** Longest wait for the first measured rates before the consumers join. */
+/** Longest wait past a full rate window for every partition's first rate before the consumers join. */
 const WARM_UP_LIMIT_MS = 5000;
 
 /** How often the first process reports what sizing answers for its measured rates. */
@@ -70,18 +70,29 @@ async function main(): Promise<void> {
       logger,
       registry,
     }).start();
-    // Every partition from the start, so the first assignment is already weighed (the producer
-    // runs before the members start); bounded, then the members join anyway.
+    // Every partition from the start (the producer runs before the members start), for a whole
+    // rate window before joining: the first assignment then weighs rates over as long a window
+    // as a group that has run for a while. A rate over the first second or two is off by however
+    // late the sampler's timers ran, up to 15% on a loaded machine. Bounded either way.
     weights.track(all);
-    const warmUntil = Date.now() + WARM_UP_LIMIT_MS;
-    while ((await weights.getWeights(all)).length < all.length && Date.now() < warmUntil) await sleep(200);
+    const windowUntil = Date.now() + spec.preset.rateIntervalMs + spec.preset.sampleIntervalMs;
+    const warmUntil = windowUntil + WARM_UP_LIMIT_MS;
+    while (Date.now() < warmUntil) {
+      if (Date.now() >= windowUntil && (await weights.getWeights(all)).length === all.length) break;
+      await sleep(200);
+    }
   }
   const recorder = new LatencyRecorder(spec.slaMs);
   // Until the parent names the start, every message is passed over.
   let startAt = Number.POSITIVE_INFINITY;
-  const statsTimer = setInterval(() => {
-    emit({ event: 'stats', tallies: recorder.drain(), at: Date.now() });
-  }, spec.statsIntervalMs);
+  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  loopDelay.enable();
+  const stats = (): void => {
+    // The histogram is in nanoseconds; it reads 0 until it has a sample.
+    emit({ event: 'stats', tallies: recorder.drain(), loopDelayP99Ms: loopDelay.percentile(99) / 1e6, at: Date.now() });
+    loopDelay.reset();
+  };
+  const statsTimer = setInterval(stats, spec.statsIntervalMs);
   const source = weights;
   const sizingTimer =
     source === undefined || spec.members[0] !== 0
@@ -171,7 +182,7 @@ async function main(): Promise<void> {
     await Promise.allSettled(members.flatMap((m) => (m.trigger === undefined ? [] : [m.trigger.stop()])));
     await Promise.allSettled(members.map((m) => m.consumer.disconnect()));
     // What was processed while disconnecting, or the parent would count it as unprocessed.
-    emit({ event: 'stats', tallies: recorder.drain(), at: Date.now() });
+    stats();
     await weights?.stop();
     process.exit(0);
   };

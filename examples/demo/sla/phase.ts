@@ -7,6 +7,7 @@
  * With a shift, the hotspot moves midway and two windows are read: before and after the move.
  * Always stops what it started and deletes its topic.
  */
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AssignerProtocol, Partitioners, type Admin, type Kafka } from 'kafkajs';
@@ -72,6 +73,13 @@ export interface PhaseResult {
   /** load-aware: the last `sizeGroup` answer for the rates the members measured. */
   measuredDesiredMembers: number | undefined;
   warnings: string[];
+  /**
+   * The member processes' event-loop delay over the measured window(s): the largest of their
+   * per-second p99s, ms. Tens of ms mean the machine was starving the members.
+   */
+  loopDelayMaxP99Ms: number;
+  /** The machine's 1-minute load average when the phase ended. */
+  loadAverage: number;
   /** Wall time of the phase, s. */
   seconds: number;
 }
@@ -107,6 +115,7 @@ export async function runSlaPhase(plan: PhasePlan, ctx: PhaseContext): Promise<P
   let joins = 0;
   let formedAt = Number.POSITIVE_INFINITY;
   let measuredDesiredMembers: number | undefined;
+  const loopDelays: Array<{ at: number; p99Ms: number }> = [];
   const children: ChildProgram[] = [];
   // A producer per phase: KafkaJS keeps refreshing metadata of every topic a producer wrote to.
   const producer = ctx.kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
@@ -137,8 +146,10 @@ export async function runSlaPhase(plan: PhasePlan, ctx: PhaseContext): Promise<P
 
     const onEvent = (raw: unknown): void => {
       const event = raw as SlaEvent;
-      if (event.event === 'stats') mergeTallies(tallies, event.tallies);
-      else if (event.event === 'joined') {
+      if (event.event === 'stats') {
+        mergeTallies(tallies, event.tallies);
+        loopDelays.push({ at: event.at, p99Ms: event.loopDelayP99Ms });
+      } else if (event.event === 'joined') {
         if (event.at > formedAt) joins++;
       } else if (event.event === 'trigger') fires.push(event.at);
       else if (event.event === 'sizing') measuredDesiredMembers = event.desiredMembers;
@@ -229,6 +240,12 @@ export async function runSlaPhase(plan: PhasePlan, ctx: PhaseContext): Promise<P
       joinsAfterForming: joins,
       triggerFiresAt: fires.filter((at) => at >= formedAt).map((at) => (at - origin) / 1000),
       measuredDesiredMembers,
+      // Lines from the window's first second to the stop, each covering the second before it.
+      loopDelayMaxP99Ms: Math.max(
+        0,
+        ...loopDelays.filter((d) => d.at > fromSecond * 1000 && d.at <= stopAtMs).map((d) => d.p99Ms),
+      ),
+      loadAverage: loadavg()[0] ?? Number.NaN,
       warnings,
       seconds: (Date.now() - began) / 1000,
     };

@@ -56,6 +56,12 @@ export type SlaEvent =
       /** Latencies of what the process processed since its previous line, by produce second. */
       event: 'stats';
       tallies: Tallies;
+      /**
+       * The p99 of the process's event-loop delay since its previous line, ms: how late its
+       * timers ran. Past the pacer's catch-up (pacer.ts) the machine, not the assignment, is
+       * holding the members back.
+       */
+      loopDelayP99Ms: number;
       at: number;
     }
   | {

@@ -53,6 +53,7 @@ export function phasesTable(result: ShapeResult, slaMs: number): string {
       seconds(p.window.p999),
       percent(p.window.withinSla),
       p99Ratio(p.window, base?.window),
+      machineLoad(p),
     ];
   });
   return table(
@@ -65,8 +66,9 @@ export function phasesTable(result: ShapeResult, slaMs: number): string {
       'p99.9 (s)',
       `within ${String(slaMs / 1000)} s`,
       'p99 ÷ round-robin',
+      'loop delay (ms), load',
     ],
-    ['r', 'l', 'r', 'r', 'r', 'r', 'r', 'r'],
+    ['r', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
     rows,
   );
 }
@@ -80,6 +82,7 @@ export function shiftTable(result: ShapeResult, slaMs: number): string {
     seconds(p.afterShift?.p99 ?? { ms: Number.NaN, atLeast: false }),
     `${p.busiestAtStart.toFixed(2)} → ${p.busiestAtEnd.toFixed(2)}`,
     p.triggerFiresAt.length === 0 ? '-' : p.triggerFiresAt.map((s) => `${s.toFixed(1)} s`).join(', '),
+    machineLoad(p),
   ]);
   const sla = `${String(slaMs / 1000)} s`;
   return table(
@@ -90,10 +93,19 @@ export function shiftTable(result: ShapeResult, slaMs: number): string {
       'p99 after (s)',
       'busiest ÷ capacity',
       'trigger fires after the shift',
+      'loop delay (ms), load',
     ],
-    ['l', 'r', 'r', 'r', 'r', 'l'],
+    ['l', 'r', 'r', 'r', 'r', 'l', 'r'],
     rows,
   );
+}
+
+/**
+ * The member processes' worst event-loop delay p99 over the window and the machine's load
+ * average at the phase's end: how far the machine, not the assignment, held the members back.
+ */
+function machineLoad(p: PhaseResult): string {
+  return `${p.loopDelayMaxP99Ms.toFixed(0)}, ${p.loadAverage.toFixed(1)}`;
 }
 
 function phaseAt(result: ShapeResult, assigner: SlaAssigner, members: number | undefined): PhaseResult | undefined {
@@ -192,6 +204,14 @@ export function summaryTable(results: readonly ShapeResult[], shiftAfterSeconds:
     [
       'sizeGroup desired members (exact rates, default target)',
       ...results.map((r) => `${String(r.desiredMembers)} (at ${String(r.targetUtilization)})`),
+    ],
+    [
+      'sizeGroup desired members at other targets',
+      ...results.map((r) =>
+        Object.entries(r.desiredAt)
+          .map(([target, n]) => `${String(n)} (at ${target})`)
+          .join(', '),
+      ),
     ],
     [
       'sizeGroup desired members (rates load-aware measured)',
