@@ -115,7 +115,7 @@ function phaseAt(result: ShapeResult, assigner: SlaAssigner, members: number | u
 /** What each target compares, per shape. */
 export interface TargetVerdict {
   target: string;
-  /** Per shape: the figures and whether they meet it (undefined: not measured). */
+  /** Per shape: the figures and whether they meet it (undefined: not measured, or a bound decides nothing). */
   shapes: Array<{ shape: string; figures: string; met: boolean | undefined }>;
 }
 
@@ -131,8 +131,10 @@ export function judgeTargets(results: readonly ShapeResult[]): TargetVerdict[] {
       const rr = phaseAt(r, 'round-robin', r.equalMembers);
       if (la === undefined || rr === undefined) return { figures: 'not measured', met: undefined };
       const ratio = la.window.p99.ms / rr.window.p99.ms;
-      // A lower bound on round-robin's p99 only makes the true ratio smaller, one on load-aware's larger.
-      const met = la.window.p99.atLeast && ratio <= 0.1 ? undefined : ratio <= 0.1;
+      // A lower bound on round-robin's p99 only makes the true ratio smaller, one on load-aware's
+      // larger: a ratio on the wrong side of a bound decides nothing.
+      const met =
+        (la.window.p99.atLeast && ratio <= 0.1) || (rr.window.p99.atLeast && ratio > 0.1) ? undefined : ratio <= 0.1;
       return {
         figures: `N = ${String(r.equalMembers)}: ${seconds(la.window.p99)} s vs ${seconds(rr.window.p99)} s (${p99Ratio(la.window, rr.window)})`,
         met,
@@ -228,7 +230,7 @@ export function summaryTable(results: readonly ShapeResult[], shiftAfterSeconds:
 
 /** The targets as a list, each marked. */
 export function targetsList(verdicts: readonly TargetVerdict[]): string {
-  const mark = (met: boolean | undefined): string => (met === undefined ? 'not measured' : met ? 'met' : 'NOT met');
+  const mark = (met: boolean | undefined): string => (met === undefined ? 'not determined' : met ? 'met' : 'NOT met');
   return verdicts
     .map((v) => `- ${v.target}: ${v.shapes.map((s) => `${s.shape} ${s.figures}: **${mark(s.met)}**`).join('; ')}`)
     .join('\n');
