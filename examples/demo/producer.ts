@@ -4,9 +4,10 @@ import type { Message, Producer } from 'kafkajs';
 /** Largest number of messages in one produce request. */
 const CHUNK = 4000;
 
-function message(partition: number, sequence: number): Message {
+function message(partition: number, sequence: number, timestamp?: number): Message {
   // About 80 bytes, like a small event; the sequence makes every value distinct.
-  return { partition, value: `{"partition":${String(partition)},"seq":${String(sequence)},"pad":"${'x'.repeat(40)}"}` };
+  const value = `{"partition":${String(partition)},"seq":${String(sequence)},"pad":"${'x'.repeat(40)}"}`;
+  return timestamp === undefined ? { partition, value } : { partition, value, timestamp: String(timestamp) };
 }
 
 async function sendAll(producer: Producer, topic: string, messages: Message[]): Promise<void> {
@@ -41,6 +42,12 @@ export interface SteadyProducerOptions {
   /** How often a produce request goes out. */
   tickMs: number;
   signal: AbortSignal;
+  /**
+   * When set, every message of a tick carries the tick's time as its record timestamp (instead
+   * of KafkaJS's send time), and is counted here once sent: what a latency measure needs to know
+   * was produced in each second.
+   */
+  onSent?: (messages: number, timestampMs: number) => void;
 }
 
 /**
@@ -50,7 +57,7 @@ export interface SteadyProducerOptions {
  * Resolves with the number of messages sent.
  */
 export async function runSteadyProducer(producer: Producer, options: SteadyProducerOptions): Promise<number> {
-  const { topic, before, after, moveAt, endAt, tickMs, signal } = options;
+  const { topic, before, after, moveAt, endAt, tickMs, signal, onSent } = options;
   const owed = before.map(() => 0);
   const sequence = before.map(() => 1_000_000);
   let sent = 0;
@@ -63,11 +70,13 @@ export async function runSteadyProducer(producer: Producer, options: SteadyProdu
       owed[partition]! += (rate * (now - last)) / 1000;
       const count = Math.floor(owed[partition]!);
       owed[partition]! -= count;
-      for (let i = 0; i < count; i++) messages.push(message(partition, sequence[partition]!++));
+      const stamp = onSent === undefined ? undefined : now;
+      for (let i = 0; i < count; i++) messages.push(message(partition, sequence[partition]!++, stamp));
     });
     last = now;
     await sendAll(producer, topic, messages);
     sent += messages.length;
+    onSent?.(messages.length, now);
     if (now >= endAt) break;
     await sleep(Math.max(0, Math.min(tickMs, endAt - Date.now())));
   }
