@@ -140,7 +140,7 @@ async function main(): Promise<void> {
     const trigger =
       loadAware !== undefined && spec.trigger
         ? createTriggerController(
-            { consumer, assigner: loadAware },
+            { target: loadAware.triggerTarget(consumer) },
             {
               checkIntervalMs: spec.preset.checkIntervalMs,
               trigger: {
