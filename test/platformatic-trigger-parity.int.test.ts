@@ -135,3 +135,112 @@ describeOnSupportedNode(`@load-aware/trigger's extra checks on platformatic cons
     }
   });
 });
+
+describeOnSupportedNode(`crossGroup on platformatic consumers${reason}`, () => {
+  jest.setTimeout(180_000);
+
+  it('places a group on top of its sibling’s load per instance, and the trigger judges the same balance', async () => {
+    const own = await shared!.createTopic(4);
+    const sibling = await shared!.createTopic(4);
+    const groupId = uniqueName('group-cross');
+    const siblingId = uniqueName('group-cross-sibling');
+    const crossGroup = { groups: [groupId, siblingId] };
+    const weights = Object.fromEntries(
+      [own, sibling].flatMap((t) => [0, 1, 2, 3].map((p) => [`${t}:${String(p)}`, 100])),
+    );
+    // Instance x already carries the whole sibling group (400); y carries nothing else.
+    const siblingOnX = fleet.start({
+      groupId: siblingId,
+      topic: sibling,
+      instanceId: 'x',
+      members: 1,
+      weights,
+      crossGroup,
+    });
+    await fleet.ready(siblingOnX);
+    await waitForStableGroup(shared!.admin, siblingId, 1, 4, 90_000);
+    const trigger = { checkIntervalMs: 1000 };
+    const instances = ['x', 'y'].map((instanceId) =>
+      fleet.start({ groupId, topic: own, instanceId, members: 1, weights, crossGroup, trigger }),
+    );
+    for (const i of instances) await fleet.ready(i);
+    const group = await waitForStableGroup(shared!.admin, groupId, 2, 4, 90_000);
+    const held: Record<string, number> = Object.fromEntries(
+      group.members.map((m) => [m.instanceId ?? m.memberId, m.assigned.length]),
+    );
+    // Several checks with the trigger judging the combined load: balanced (400 and 400), no fire.
+    await sleep(6000);
+    const all = [siblingOnX, ...instances];
+    process.stdout.write(
+      `platformatic crossGroup: own partitions held x=${String(held['x'])} y=${String(held['y'])} ` +
+        `(sibling 4 on x); fires ${String(linesOf(all, 'rebalance initiated').length)}\n`,
+    );
+    expect(held).toEqual({ x: 0, y: 4 });
+    expect(linesOf(instances, 'this member is now the trigger coordinator')).toHaveLength(1);
+    expect(linesOf(all, 'rebalance initiated')).toEqual([]);
+    expect(all.flatMap((i) => i.events.filter((e) => e.event === 'log' && e.level === 'warn'))).toEqual([]);
+  });
+});
+
+describeOnSupportedNode(`static platformatic members and the trigger${reason}`, () => {
+  jest.setTimeout(180_000);
+
+  it('holds a fire while a static member is away (process killed), and fires once it is back', async () => {
+    const partitions = 6;
+    const topic = await shared!.createTopic(partitions);
+    const groupId = uniqueName('group-static');
+    const even = Object.fromEntries(Array.from({ length: partitions }, (_, p) => [`${topic}:${String(p)}`, 20]));
+    const spec = (instanceId: string) => ({
+      groupId,
+      topic,
+      instanceId,
+      members: 1,
+      weights: even,
+      groupInstanceIds: [`${instanceId}-static`],
+      sessionTimeoutMs: 45_000,
+      trigger: { checkIntervalMs: 1000, threshold: 1.1, minViolatedChecks: 2, cooldownMs: 3000, maxCooldownMs: 12_000 },
+    });
+    const producing = produceInBackground(fleet.kafka, topic, () => partitions, 150_000);
+    try {
+      const [a, b, c] = ['a', 'b', 'c'].map((id) => fleet.start(spec(id))) as [
+        PlatformaticInstance,
+        PlatformaticInstance,
+        PlatformaticInstance,
+      ];
+      for (const i of [a, b, c]) await fleet.ready(i);
+      const formed = await waitForStableGroup(shared!.admin, groupId, 3, partitions, 90_000);
+      await sleep(3000);
+
+      // c's process dies; its static place stays until its 45 s session ends. Then a's load triples.
+      await c.kill();
+      const awayAt = Date.now();
+      const ofA = formed.members.find((m) => m.instanceId === 'a')!.assigned;
+      const drifted = { ...even, ...Object.fromEntries(ofA.map((p) => [p, 100])) };
+      for (const i of [a, b]) i.send(`weights ${JSON.stringify(drifted)}`);
+      const held = () => linesOf([a, b], 'rebalance held while a static member is away', awayAt);
+      await eventually(() => held().length > 0, 'a fire held while c is away', 20_000);
+      await sleep(4000); // more checks while c is away: every one of them holds
+      const firedWhileAway = linesOf([a, b], 'rebalance initiated', awayAt);
+      const heldCount = held().length;
+      const whileAway = await waitForStableGroup(shared!.admin, groupId, 3, partitions, 5000);
+
+      // c comes back under the same groupInstanceId: it takes its place back, then the fire goes.
+      const backAt = Date.now();
+      const c2 = fleet.start({ ...spec('c'), weights: drifted });
+      await eventually(
+        () => linesOf([a, b, c2], 'rebalance initiated', backAt).length > 0,
+        'the fire once c is back',
+        45_000,
+      );
+      process.stdout.write(
+        `platformatic static trigger: ${String(heldCount)} fires held while c was away ` +
+          `(${String(firedWhileAway.length)} fired); fired ${String(Date.now() - backAt)} ms after c restarted\n`,
+      );
+      expect(firedWhileAway).toEqual([]);
+      expect(heldCount).toBeGreaterThanOrEqual(2);
+      expect(whileAway.members).toHaveLength(3);
+    } finally {
+      await producing.stop();
+    }
+  });
+});

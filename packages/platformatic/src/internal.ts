@@ -24,4 +24,4 @@ export {
   type GuardedConsumeOptions,
   type FilterableStream,
 } from './consume-guard.js';
-export { readProgress, readTopicPartitions, type MetadataReader, type ProgressReader } from './admin-reads.js';
+export { readProgress, readTopicPartitions } from './admin-reads.js';

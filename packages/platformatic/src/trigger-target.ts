@@ -31,7 +31,14 @@ export interface GroupDescriber {
  * member holds, and with `listConsumerGroupOffsets` and `listOffsets` it holds fires while a
  * static member is away.
  */
-export interface TriggerAdmin extends GroupDescriber, Partial<MetadataReader>, Partial<ProgressReader> {}
+export interface TriggerAdmin extends GroupDescriber {
+  /** Fresh partition counts (`Admin.metadata`): turns on the check for partitions no member holds. */
+  readonly metadata?: MetadataReader['metadata'];
+  /** The group's committed offsets (`Admin.listConsumerGroupOffsets`): with `listOffsets`, static members' progress. */
+  readonly listConsumerGroupOffsets?: ProgressReader['listConsumerGroupOffsets'];
+  /** End offsets (`Admin.listOffsets`): with `listConsumerGroupOffsets`, static members' progress. */
+  readonly listOffsets?: ProgressReader['listOffsets'];
+}
 
 /** The parts of a platformatic `Consumer` the target follows (a real one fits as it is). */
 export interface TriggerConsumer {
