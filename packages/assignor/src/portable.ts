@@ -56,6 +56,17 @@ export {
 export { partitionRacks, type ReplicaRackMode, type SharedRackLists } from './inputs/partition-racks.js';
 export { samePartitions, type OwnedPartitions } from './protocol/owned-partitions.js';
 export type { ObservedGroup, ObservedMember } from './protocol/observed-group.js';
+export {
+  readSiblingGroups,
+  siblingPartitions,
+  SiblingCache,
+  type CrossGroupSettings,
+  type DescribeGroup,
+  type DescribedSibling,
+  type SiblingReading,
+  type SiblingStatus,
+} from './inputs/sibling-groups.js';
+export { siblingLoadsLogged } from './leader/sibling-loads.js';
 export type { MembershipEvent, TriggerAssigner, TriggerTarget } from './trigger-target.js';
 export type { PartitionProgress, TopicPartitionsReading, ListedTopic } from './protocol/group-reads.js';
 export {

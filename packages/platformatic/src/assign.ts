@@ -7,8 +7,12 @@ import {
   warnFallback,
   currentOwners,
   escapeLogText,
+  keyOfPartition,
   partitionRacks,
+  siblingLoadsLogged,
+  siblingPartitions,
   type SharedRackLists,
+  type SiblingReading,
   type BalanceMember,
   type DecodedMember,
   type RebalanceCause,
@@ -53,6 +57,12 @@ export interface SyncAssignContext extends PlacementContext {
    * every member, and the cause is the same for all of them.
    */
   readonly noteCause: (cause: RebalanceCause) => void;
+  /**
+   * Cross-group: the sibling groups as this member read them at its join, right before the
+   * JoinGroup that made it leader (a synchronous assigner cannot describe them now); their
+   * partitions' weights are in the snapshot. Undefined when cross-group is off or unread.
+   */
+  readonly siblings?: ReadonlyArray<SiblingReading> | undefined;
 }
 
 /**
@@ -88,16 +98,21 @@ export function assignSync(
     partitions = listPartitions(ctx, subscribedTopics(members), metadata);
     owners = currentOwners(group.members, ctx.memory.recall(ctx.groupId));
     if (cooperative) owners = withPromises(owners, ctx.promises.recall(), members);
-    const reading = ctx.snapshot.read(partitions);
-    logWeights(ctx, reading, partitions.length);
+    const siblings = ctx.siblings;
+    const extra = siblings === undefined ? [] : siblingPartitions(siblings);
+    // One reading weighs both, so the siblings' load is judged by the same snapshot.
+    const reading = ctx.snapshot.read(extra.length === 0 ? partitions : [...partitions, ...extra]);
+    logWeights(ctx, reading, partitions);
     const placement = placeMembers(ctx, {
       decoded: group.members,
       members,
       partitions,
       weights: reading.weights,
+      instanceBaseLoad: siblings && siblingLoadsLogged(ctx, siblings, reading.weights),
       owners,
       elapsedMs,
     });
+    if (siblings !== undefined) ctx.metrics.crossGroup(ctx.groupId, placement.combinedSkewRatio, siblings);
     assignments = placement.result.assignments;
     cause = placement.cause;
   } catch (err) {
@@ -174,12 +189,20 @@ function listPartitions(
 }
 
 /** Says which weights the assignment reads: a synchronous assigner cannot ask the source itself. */
-function logWeights(ctx: SyncAssignContext, reading: ReturnType<WeightSnapshot['read']>, partitions: number): void {
+function logWeights(
+  ctx: SyncAssignContext,
+  reading: ReturnType<WeightSnapshot['read']>,
+  own: ReadonlyArray<TopicPartition>,
+): void {
   ctx.platformaticMetrics.weightsAge(ctx.groupId, reading.ageMs / 1000);
+  // The group's own partitions only: the reading also weighs the cross-group siblings'.
+  const keys = new Set(own.map(keyOfPartition));
+  const weighed = reading.weights.filter((w) => keys.has(keyOfPartition(w))).length;
+  const partitions = own.length;
   ctx.logger.info(
-    { weightsAgeMs: reading.ageMs, weightsRefreshedBy: reading.cause, weighed: reading.weights.length, partitions },
+    { weightsAgeMs: reading.ageMs, weightsRefreshedBy: reading.cause, weighed, partitions },
     `weights: snapshot from ${(reading.ageMs / 1000).toFixed(1)} s ago (refreshed at ${reading.cause === 'join' ? 'a join' : 'the background refresh'}), ` +
-      `${String(reading.weights.length)} of ${String(partitions)} partitions weighed`,
+      `${String(weighed)} of ${String(partitions)} partitions weighed`,
   );
 }
 

@@ -7,8 +7,13 @@ import {
   encodeAssignmentNote,
   encodeUserData,
   processToken,
+  readSiblingGroups,
+  SiblingCache,
+  siblingPartitions,
+  type SiblingReading,
   type TopicPartition,
 } from '@load-aware/assignor/portable';
+import { readProgress, readTopicPartitions } from './admin-reads.js';
 import { assignSync, type SyncAssignContext, type TopicsMetadata } from './assign.js';
 import type { Transfer } from './cooperative.js';
 import { createMembership, type AttachableConsumer, type Membership } from './membership.js';
@@ -19,7 +24,13 @@ import type { MemberSubscription } from './subscriptions.js';
 import { createWeightSnapshot } from './weight-snapshot.js';
 import { guardConsume, type ConsumingConsumer } from './consume-guard.js';
 import type { TriggerTarget } from '@load-aware/assignor/portable';
-import { createTriggerTarget, type GroupDescriber, type TriggerConsumer } from './trigger-target.js';
+import {
+  createTriggerTarget,
+  describeThrough,
+  type GroupDescriber,
+  type TriggerAdmin,
+  type TriggerConsumer,
+} from './trigger-target.js';
 
 /** How many member ids and keys the "warn once" memory holds before it starts over. */
 const WARNED_LIMIT = 10_000;
@@ -54,8 +65,11 @@ export interface PlatformaticLoadAwareAssigner {
    * `fallbackMode: 'earliest'`, and any other mode is refused with an `UnsafeConsumeModeError`.
    * Streams with manual commits (`autocommit: false`) stop handing out messages of partitions the
    * consumer no longer owns.
+   *
+   * `admin` (a platformatic `Admin` of the same cluster) is what a `crossGroup` leader reads the
+   * sibling groups with; a `triggerTarget(consumer, admin)` of the same group serves as well.
    */
-  attach<C extends AttachableConsumer>(consumer: C): C;
+  attach<C extends AttachableConsumer>(consumer: C, options?: { admin?: GroupDescriber }): C;
   /** The rebalance epoch this process's members of `groupId` advertise. */
   epochOf(groupId: string): number;
   /**
@@ -70,9 +84,12 @@ export interface PlatformaticLoadAwareAssigner {
    * `createTriggerController({ target: assigner.triggerTarget(consumer, admin) }, options)`. The
    * group is described through `admin` (a platformatic `Admin` of the same cluster: the consumer
    * has no DescribeGroups of its own); a fire advances the epoch and rejoins through
-   * {@link requestRebalance}'s path. Throws a `ConfigError` when `consumer` was not attached.
+   * {@link requestRebalance}'s path. Through the same `admin` the controller reads fresh partition
+   * lists (partitions no member holds), the group's progress when the consumer has a
+   * `groupInstanceId` (fires held while a static member is away) and, with `crossGroup`, the
+   * sibling groups. Throws a `ConfigError` when `consumer` was not attached.
    */
-  triggerTarget(consumer: AttachableConsumer & TriggerConsumer, admin: GroupDescriber): TriggerTarget;
+  triggerTarget(consumer: AttachableConsumer & TriggerConsumer, admin: TriggerAdmin): TriggerTarget;
   /** Stops the background weight refresh. Idempotent; call it when the consumers are closed. */
   close(): void;
 }
@@ -115,6 +132,17 @@ export function LoadAwareAssigner(options: PlatformaticAssignerOptions = {}): Pl
     maxAgeMs: resolved.maxWeightsAgeMs,
     logger: bindLogger(placement.logger, { component: 'assignor' }),
   });
+  // Cross-group: the Admin each group's siblings are described through, the last Stable reading of
+  // each sibling, and what this process read at each group's latest join (for a leader to place with).
+  const crossGroup = placement.crossGroup;
+  const admins = new Map<string, GroupDescriber>();
+  const siblingCache = new SiblingCache();
+  const joinSiblings = new Map<string, SiblingReading[]>();
+  const readSiblings = (groupId: string, timeoutMs: number): Promise<SiblingReading[]> | undefined => {
+    const admin = admins.get(groupId);
+    if (crossGroup === undefined || admin === undefined) return undefined;
+    return readSiblingGroups(describeThrough(admin), groupId, crossGroup, siblingCache, timeoutMs);
+  };
   const epochs = new Map<string, number>();
   const epochOf = (groupId: string): number => epochs.get(groupId) ?? 0;
   const promises = new Map<string, Transfer[]>();
@@ -153,6 +181,25 @@ export function LoadAwareAssigner(options: PlatformaticAssignerOptions = {}): Pl
     return 1;
   };
 
+  const siblingsAtJoin = async (groupId: string): Promise<SiblingReading[] | undefined> => {
+    joinSiblings.delete(groupId);
+    if (crossGroup === undefined) return undefined;
+    const read = readSiblings(groupId, placement.weightsTimeoutMs);
+    if (read === undefined) {
+      if (warnOnce(`cross-group-admin\u0000${groupId}`)) {
+        bindLogger(placement.logger, { component: 'assignor', groupId }).warn(
+          {},
+          'cross-group: no Admin to describe the sibling groups with (pass attach(consumer, { admin }) or ' +
+            'triggerTarget(consumer, admin)); this group is balanced without their load',
+        );
+      }
+      return undefined;
+    }
+    const siblings = await read;
+    joinSiblings.set(groupId, siblings);
+    return siblings;
+  };
+
   const joinMetadata = async (membership: Membership, topics: ReadonlyArray<string>, metadata: TopicsMetadata) => {
     const consumer = membership.consumer();
     if (consumer === undefined) {
@@ -164,8 +211,11 @@ export function LoadAwareAssigner(options: PlatformaticAssignerOptions = {}): Pl
         );
       }
     } else {
-      // Before the JoinGroup that may make this member leader: its assignment reads these weights.
-      await snapshot.refresh(consumer.groupId, partitionsOf(topics, metadata), 'join');
+      // Before the JoinGroup that may make this member leader: its assignment reads these weights,
+      // and with crossGroup the siblings (and their partitions' weights) it places on top of.
+      const own = partitionsOf(topics, metadata);
+      const siblings = await siblingsAtJoin(consumer.groupId);
+      await snapshot.refresh(consumer.groupId, siblings ? [...own, ...siblingPartitions(siblings)] : own, 'join');
     }
     const groupId = consumer?.groupId;
     return encodeUserData({
@@ -197,6 +247,7 @@ export function LoadAwareAssigner(options: PlatformaticAssignerOptions = {}): Pl
       snapshot,
       platformaticMetrics,
       cooperativeOffered: resolved.mode === 'cooperative',
+      siblings: joinSiblings.get(groupId),
       noteCause: (cause) => {
         membership.noteForMembers(encodeAssignmentNote(cause));
       },
@@ -225,7 +276,7 @@ export function LoadAwareAssigner(options: PlatformaticAssignerOptions = {}): Pl
         partitionAssigner: (_current, members, topics, metadata) => assign(membership, members, topics, metadata),
       };
     },
-    attach(consumer) {
+    attach(consumer, attachOptions) {
       const found = findMembership(consumer, byCallback);
       const membership = found?.membership;
       if (found === undefined || membership === undefined) {
@@ -242,6 +293,7 @@ export function LoadAwareAssigner(options: PlatformaticAssignerOptions = {}): Pl
           'attach(consumer): these groupOptions() already serve another consumer; call groupOptions() once per consumer',
         );
       }
+      if (attachOptions?.admin !== undefined) admins.set(consumer.groupId, attachOptions.admin);
       if (current === undefined) {
         membership.attach(consumer, found.options);
         attached.push(new WeakRef(membership));
@@ -263,6 +315,12 @@ export function LoadAwareAssigner(options: PlatformaticAssignerOptions = {}): Pl
           'triggerTarget(consumer, admin): the consumer is not attached to this assigner (call assigner.attach(consumer) first)',
         );
       }
+      const groupId = consumer.groupId;
+      if (!admins.has(groupId)) admins.set(groupId, admin);
+      // Static when the consumer joins with a groupInstanceId: only then can a member be away
+      // while the group still lists it.
+      const isStatic = typeof consumer.groupInstanceId === 'string' && consumer.groupInstanceId !== '';
+      const { metadata, listConsumerGroupOffsets, listOffsets } = admin;
       return createTriggerTarget({
         consumer,
         describer: admin,
@@ -273,7 +331,26 @@ export function LoadAwareAssigner(options: PlatformaticAssignerOptions = {}): Pl
           maxMovesPerRebalance: placement.maxMovesPerRebalance,
           bumpEpoch,
           startRebalance,
-          staticMembership: false,
+          staticMembership: isStatic,
+          ...(metadata !== undefined && {
+            readTopicPartitions: (_groupId, topics, timeoutMs) =>
+              readTopicPartitions({ metadata: metadata.bind(admin) }, topics, timeoutMs),
+          }),
+          ...(isStatic &&
+            listConsumerGroupOffsets !== undefined &&
+            listOffsets !== undefined && {
+              readProgress: (group, partitions, timeoutMs) =>
+                readProgress(
+                  {
+                    listConsumerGroupOffsets: listConsumerGroupOffsets.bind(admin),
+                    listOffsets: listOffsets.bind(admin),
+                  },
+                  group,
+                  partitions,
+                  timeoutMs,
+                ),
+            }),
+          ...(crossGroup !== undefined && { crossGroup, readSiblings }),
         },
       });
     },

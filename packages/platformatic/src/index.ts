@@ -10,7 +10,14 @@ export type { AttachableConsumer } from './membership.js';
 export type { ProtocolEntry } from './protocol.js';
 export { COOPERATIVE_PROTOCOL } from './protocol.js';
 export type { TriggerTarget, TriggerAssigner, MembershipEvent } from '@load-aware/assignor/portable';
-export type { GroupDescriber, TriggerConsumer, GroupJoinPayload, HeartbeatPayload } from './trigger-target.js';
+export type {
+  GroupDescriber,
+  TriggerAdmin,
+  TriggerConsumer,
+  GroupJoinPayload,
+  HeartbeatPayload,
+} from './trigger-target.js';
+export type { MetadataReader, ProgressReader } from './admin-reads.js';
 export { GroupNotDescribedError, UnsafeConsumeModeError } from './errors.js';
 export {
   withSafeConsumeMode,

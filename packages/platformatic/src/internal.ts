@@ -24,3 +24,4 @@ export {
   type GuardedConsumeOptions,
   type FilterableStream,
 } from './consume-guard.js';
+export { readProgress, readTopicPartitions } from './admin-reads.js';

@@ -13,23 +13,23 @@ export const DEFAULT_WEIGHTS_REFRESH_MS = 30_000;
 export const DEFAULT_MAX_WEIGHTS_AGE_MS = 120_000;
 
 /**
- * The KafkaJS assigner's schema with what has no meaning here taken out (`crossGroup`, and the
- * static membership switches: platformatic consumers take `groupInstanceId` themselves), plus
- * the keys only a synchronous assigner needs. The shared keys keep their rules and messages.
+ * The KafkaJS assigner's schema with what has no meaning here taken out (the static membership
+ * switches: platformatic consumers take `groupInstanceId` themselves, and the trigger reads it
+ * from the consumer), plus the keys only a synchronous assigner needs. The shared keys keep their
+ * rules and messages.
  */
-const schema = assignerOptionsSchema
-  .omit({ crossGroup: true, staticMembership: true, leaveOnDisconnect: true })
-  .extend({
-    mode: z.enum(['eager', 'cooperative']).default('eager'),
-    weightsRefreshMs: z.number().int().min(0).max(3_600_000).default(DEFAULT_WEIGHTS_REFRESH_MS),
-    maxWeightsAgeMs: z.number().int().min(1000).max(86_400_000).default(DEFAULT_MAX_WEIGHTS_AGE_MS),
-  });
+const schema = assignerOptionsSchema.omit({ staticMembership: true, leaveOnDisconnect: true }).extend({
+  mode: z.enum(['eager', 'cooperative']).default('eager'),
+  weightsRefreshMs: z.number().int().min(0).max(3_600_000).default(DEFAULT_WEIGHTS_REFRESH_MS),
+  maxWeightsAgeMs: z.number().int().min(1000).max(86_400_000).default(DEFAULT_MAX_WEIGHTS_AGE_MS),
+});
 
 /**
  * Options of {@link LoadAwareAssigner}: those of the KafkaJS `LoadAwareAssigner` that mean
  * the same here (documented there, and validated by the same rules), plus the keys below.
  * `weightsTimeoutMs` bounds each weight refresh (at a join and in the background); a refresh that
- * takes longer leaves the previous snapshot in place.
+ * takes longer leaves the previous snapshot in place. `crossGroup` needs an `Admin` to read the
+ * sibling groups with: `attach(consumer, { admin })` (or `triggerTarget(consumer, admin)`).
  */
 export interface PlatformaticAssignerOptions extends Pick<
   LoadAwareAssignerOptions,
@@ -44,6 +44,7 @@ export interface PlatformaticAssignerOptions extends Pick<
   | 'defaultWeight'
   | 'moveTolerance'
   | 'maxMovesPerRebalance'
+  | 'crossGroup'
 > {
   /**
    * `'eager'` (default): the `LoadAwareAssigner` protocol, the one KafkaJS members with

@@ -15,6 +15,7 @@ import {
   type TriggerAssigner,
   type TriggerTarget,
 } from '@load-aware/assignor/portable';
+import type { MetadataReader, ProgressReader } from './admin-reads.js';
 import { GroupNotDescribedError } from './errors.js';
 import { userDataOf } from './subscriptions.js';
 
@@ -24,9 +25,26 @@ export interface GroupDescriber {
   describeGroups(options: { groups: string[] }): Promise<Map<string, Group>>;
 }
 
+/**
+ * What the target reads the group with: a platformatic `Admin` fits as it is. Only
+ * `describeGroups` is required; with `metadata` the controller also looks for partitions no
+ * member holds, and with `listConsumerGroupOffsets` and `listOffsets` it holds fires while a
+ * static member is away.
+ */
+export interface TriggerAdmin extends GroupDescriber {
+  /** Fresh partition counts (`Admin.metadata`): turns on the check for partitions no member holds. */
+  readonly metadata?: MetadataReader['metadata'];
+  /** The group's committed offsets (`Admin.listConsumerGroupOffsets`): with `listOffsets`, static members' progress. */
+  readonly listConsumerGroupOffsets?: ProgressReader['listConsumerGroupOffsets'];
+  /** End offsets (`Admin.listOffsets`): with `listConsumerGroupOffsets`, static members' progress. */
+  readonly listOffsets?: ProgressReader['listOffsets'];
+}
+
 /** The parts of a platformatic `Consumer` the target follows (a real one fits as it is). */
 export interface TriggerConsumer {
   readonly groupId: string;
+  /** The consumer's `groupInstanceId` (static membership, KIP-345); null or absent when dynamic. */
+  readonly groupInstanceId?: string | null | undefined;
   /** The consumer joined the group: its member id, and whether it leads. */
   on(event: 'consumer:group:join', listener: (payload: GroupJoinPayload) => void): unknown;
   /** A heartbeat ended: the member id the consumer holds now. */
@@ -59,23 +77,20 @@ export interface TriggerTargetDeps {
   readonly consumer: TriggerConsumer;
   readonly describer: GroupDescriber;
   readonly assigner: TriggerAssigner;
+  /** Measures this consumer's rebalance pauses; absent: the trigger assumes its fire price. */
+  readonly measurePauses?: (() => () => void) | undefined;
 }
 
 /**
  * Builds the trigger target of one platformatic consumer: the one `TriggerTarget` shape both
- * adapters build. Static members' progress is not read (platformatic has no static membership
- * here), so fires are not held for them.
+ * adapters build; the assigner side (with whichever readers the `Admin` allows) comes bound.
  */
 export function createTriggerTarget(deps: TriggerTargetDeps): TriggerTarget {
   const { consumer, describer } = deps;
+  const describe = describeThrough(describer);
   return {
     assigner: deps.assigner,
-    async describeGroup() {
-      const groupId = consumer.groupId;
-      const group = (await describer.describeGroups({ groups: [groupId] })).get(groupId);
-      if (group === undefined) throw new GroupNotDescribedError(groupId);
-      return observePlatformaticGroup(group);
-    },
+    describeGroup: () => describe(consumer.groupId),
     onMembership(listener) {
       const onJoin = (p: GroupJoinPayload): void => {
         listener({ kind: 'join', groupId: p.groupId, memberId: p.memberId, isLeader: p.isLeader === true });
@@ -100,6 +115,20 @@ export function createTriggerTarget(deps: TriggerTargetDeps): TriggerTarget {
         consumer.removeListener('client:close', onClose);
       };
     },
+    ...(deps.measurePauses === undefined ? {} : { measurePauses: deps.measurePauses }),
+  };
+}
+
+/**
+ * DescribeGroups of one group through `describer`, decoded by the leader's rule: what the trigger
+ * reads of its own group and what a cross-group reading reads of each sibling. A group the answer
+ * leaves out fails with `LOAD_AWARE_TRIGGER_GROUP_NOT_DESCRIBED`.
+ */
+export function describeThrough(describer: GroupDescriber): (groupId: string) => Promise<ObservedGroup> {
+  return async (groupId) => {
+    const group = (await describer.describeGroups({ groups: [groupId] })).get(groupId);
+    if (group === undefined) throw new GroupNotDescribedError(groupId);
+    return observePlatformaticGroup(group);
   };
 }
 

@@ -23,12 +23,19 @@ describe('options of LoadAwareAssigner', () => {
     expect(err.message).toContain('LoadAwareAssigner');
   });
 
-  it('refuses the KafkaJS-only keys: cross-group and the static membership switches', () => {
-    for (const key of ['crossGroup', 'staticMembership', 'leaveOnDisconnect']) {
+  it('refuses the KafkaJS-only keys: the static membership switches (consumers take groupInstanceId)', () => {
+    for (const key of ['staticMembership', 'leaveOnDisconnect']) {
       const err = errorThrownBy(() => resolvePlatformaticOptions({ [key]: true }), ConfigError);
       expect(err.code).toBe('LOAD_AWARE_CONFIG');
       expect(err.message).toContain(key);
     }
+  });
+
+  it('takes crossGroup by the KafkaJS rules: groups sorted, defaults filled, a bad one refused', () => {
+    const o = resolvePlatformaticOptions({ crossGroup: { groups: ['payments', 'orders'] } });
+    expect(o.placement.crossGroup).toEqual({ groups: ['orders', 'payments'], maxStaleMs: 120_000, turnMs: 60_000 });
+    const err = errorThrownBy(() => resolvePlatformaticOptions({ crossGroup: { groups: [] } }), ConfigError);
+    expect(err.message).toContain('crossGroup');
   });
 
   it('refuses an unknown mode and a weight age below a second', () => {

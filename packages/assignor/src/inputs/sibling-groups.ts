@@ -1,8 +1,7 @@
-import type { GroupDescription } from 'kafkajs';
 import type { TopicPartition } from '../core/types.js';
 import { keyOfPartition } from '../core/structures/partition-key.js';
 import { weightTable } from '../core/model/weights.js';
-import { observeGroup, type ObservedMember } from '../protocol/described-group.js';
+import type { ObservedMember } from '../protocol/observed-group.js';
 import { withTimeout } from '../base/timeout.js';
 import { errorMessageOf } from '../errors/error-fields.js';
 
@@ -47,8 +46,19 @@ export interface SiblingReading {
   readonly ageMs: number;
 }
 
-/** Reads one group's description; rejects when it cannot. */
-export type DescribeGroup = (groupId: string) => Promise<GroupDescription>;
+/**
+ * One group as DescribeGroups answered, already decoded by the leader's rule: an `ObservedGroup`
+ * fits. Decoded by the caller, so that this file loads no client library and every adapter
+ * (KafkaJS's coordinator connection, platformatic's `Admin`) reads siblings the same way.
+ */
+export interface DescribedSibling {
+  readonly state: string;
+  /** Its members; only read while the group is Stable (the broker returns none otherwise). */
+  readonly members: ReadonlyArray<ObservedMember>;
+}
+
+/** Reads and decodes one group's description; rejects when it cannot. */
+export type DescribeGroup = (groupId: string) => Promise<DescribedSibling>;
 
 /** The last Stable reading of each sibling group, shared by everything one assigner serves. */
 export class SiblingCache {
@@ -90,7 +100,7 @@ export async function readSiblingGroups(
         const description = await withTimeout(describe(groupId), timeoutMs, timeout);
         state = description.state;
         if (state === 'Stable' || state === 'Empty' || state === 'Dead') {
-          const members = state === 'Stable' ? observeGroup(description).members : [];
+          const members = state === 'Stable' ? [...description.members] : [];
           cache.remember(groupId, nowMs(), members);
           return { groupId, status: 'stable', state, reason: undefined, members, ageMs: 0 };
         }

@@ -1,5 +1,6 @@
 import type { Cluster, GroupDescription } from 'kafkajs';
 import type { DescribeGroup } from '../inputs/sibling-groups.js';
+import { observeGroup } from '../protocol/described-group.js';
 
 /**
  * DescribeGroups through the consumer's own connections (its TLS and SASL apply). `findCoordinator`
@@ -13,6 +14,6 @@ export function describeThrough(findCoordinator: Cluster['findGroupCoordinator']
     const answer = (await broker.describeGroups({ groupIds: [groupId] })) as { groups?: GroupDescription[] };
     const group = answer.groups?.find((g) => g.groupId === groupId);
     if (group === undefined) throw new Error(`no entry for group ${groupId} in the DescribeGroups answer`);
-    return group;
+    return observeGroup(group);
   };
 }

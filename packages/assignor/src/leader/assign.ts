@@ -4,7 +4,6 @@ import { decodeMember } from '../protocol/members.js';
 import type { OwnAssignment } from '../kafkajs/own-assignment.js';
 import { listPartitions, type LateMetadataHandling } from '../kafkajs/partition-catalog.js';
 import { fetchWeights } from '../inputs/weight-source.js';
-import { escapeLogText } from '../base/log-text.js';
 import { encodeAssignmentNote, type RebalanceCause } from '../protocol/rebalance-cause.js';
 import type { DecodedMember } from '../protocol/members.js';
 import {
@@ -16,9 +15,9 @@ import {
   warnFallback,
   type PlacementContext,
 } from './place-group.js';
+import { siblingLoadsLogged } from './sibling-loads.js';
 import {
   readSiblingGroups,
-  siblingBaseLoads,
   siblingPartitions,
   type CrossGroupSettings,
   type DescribeGroup,
@@ -86,7 +85,7 @@ export async function assignGroup(
     // One call weighs both: the siblings' load is judged by the same source, at the same moment.
     const weighed = extra.length === 0 ? partitions : [...partitions, ...extra];
     const weights = await fetchWeights(ctx.options.weights, weighed, ctx.options.weightsTimeoutMs);
-    const instanceBaseLoad = siblings && baseLoads(ctx, siblings, weights);
+    const instanceBaseLoad = siblings && siblingLoadsLogged(ctx, siblings, weights);
     const { result, combinedSkewRatio, cause } = placeMembers(ctx, {
       decoded,
       members,
@@ -111,39 +110,6 @@ function readSiblings(ctx: AssignContext): Promise<SiblingReading[]> | undefined
   const cross = ctx.crossGroup;
   if (cross === undefined) return undefined;
   return readSiblingGroups(cross.describe, ctx.groupId, cross.settings, cross.cache, ctx.options.weightsTimeoutMs);
-}
-
-/**
- * The siblings' load per instance, weighed with the rule the group's own partitions get (unusable
- * or missing weights count as the default), and a line for each sibling that did not count as read
- * now: a stale reading at INFO, a group left out at WARN (its load is then missing from the
- * balance, which a user must be able to see).
- */
-function baseLoads(
-  ctx: AssignContext,
-  siblings: ReadonlyArray<SiblingReading>,
-  weights: ReadonlyArray<{ topic: string; partition: number; weight: number }>,
-): Map<string, number> {
-  for (const s of siblings) {
-    const fields = { siblingGroupId: s.groupId, status: s.status, state: s.state, reason: s.reason };
-    if (s.status === 'stale') {
-      const age = Math.round(s.ageMs / 1000);
-      ctx.logger.info(
-        { ...fields, ageMs: s.ageMs },
-        escapeLogText(
-          `cross-group: group ${s.groupId} ${String(s.reason)}; its Stable reading from ${String(age)} s ago counts`,
-        ),
-      );
-    } else if (s.status === 'left_out') {
-      ctx.logger.warn(
-        fields,
-        escapeLogText(
-          `cross-group: group ${s.groupId} ${String(s.reason)} and has no recent Stable reading; balancing without its load`,
-        ),
-      );
-    }
-  }
-  return siblingBaseLoads(siblings, weights, ctx.options.defaultWeight);
 }
 
 function encodeAssignments(
