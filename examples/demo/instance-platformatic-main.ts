@@ -139,7 +139,6 @@ async function main(): Promise<void> {
     await Promise.allSettled(members.map((m) => m.consumer.close()));
     stats.final();
     await weights?.stop();
-    assigner?.close();
     await admin?.close().catch(() => undefined);
     process.exit(0);
   };

@@ -79,7 +79,6 @@ async function main(): Promise<void> {
         emit({ event: 'warn', instanceId, message: `close: ${String(err)}`, at: now() });
       });
       await admin?.close().catch(() => undefined);
-      assigner.close();
     },
   });
 

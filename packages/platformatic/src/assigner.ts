@@ -90,14 +90,16 @@ export interface PlatformaticLoadAwareAssigner {
    * sibling groups. Throws a `ConfigError` when `consumer` was not attached.
    */
   triggerTarget(consumer: AttachableConsumer & TriggerConsumer, admin: TriggerAdmin): TriggerTarget;
-  /** Stops the background weight refresh. Idempotent; call it when the consumers are closed. */
-  close(): void;
 }
 
 /**
  * Creates the load-aware assigner for @platformatic/kafka consumers: the same placement, userData
  * record, options, metrics and logs as `LoadAwareAssigner` for KafkaJS, so members of both
  * clients form one load-aware group. One per process, shared by its consumers.
+ *
+ * Like the KafkaJS assigner it has no lifecycle of its own: it refreshes weights in the
+ * background while any attached consumer is open, stops when the last one closes, and starts
+ * again when a consumer joins.
  *
  * Options are validated here, once: a bad key throws a `ConfigError` naming it.
  *
@@ -115,7 +117,7 @@ export interface PlatformaticLoadAwareAssigner {
  *   await handle(message);
  *   await message.commit();
  * }
- * // on shutdown: await consumer.close(); assigner.close();
+ * // on shutdown: await consumer.close(); the assigner stops refreshing once its last consumer closes
  * ```
  */
 export function LoadAwareAssigner(options: PlatformaticAssignerOptions = {}): PlatformaticLoadAwareAssigner {
@@ -131,6 +133,8 @@ export function LoadAwareAssigner(options: PlatformaticAssignerOptions = {}): Pl
     refreshMs: resolved.weightsRefreshMs,
     maxAgeMs: resolved.maxWeightsAgeMs,
     logger: bindLogger(placement.logger, { component: 'assignor' }),
+    // The assigner lives with its consumers, as the KafkaJS one does: no close() to forget.
+    serving: () => attached.some((ref) => ref.deref()?.consumer()?.isActive() === true),
   });
   // Cross-group: the Admin each group's siblings are described through, the last Stable reading of
   // each sibling, and what this process read at each group's latest join (for a leader to place with).
@@ -297,6 +301,9 @@ export function LoadAwareAssigner(options: PlatformaticAssignerOptions = {}): Pl
       if (current === undefined) {
         membership.attach(consumer, found.options);
         attached.push(new WeakRef(membership));
+        consumer.on('client:close', () => {
+          snapshot.stopIfIdle();
+        });
         if (typeof (consumer as Partial<ConsumingConsumer>).consume === 'function') {
           guardConsume(consumer as unknown as ConsumingConsumer, found.options, placement.logger);
         }
@@ -353,9 +360,6 @@ export function LoadAwareAssigner(options: PlatformaticAssignerOptions = {}): Pl
           ...(crossGroup !== undefined && { crossGroup, readSiblings }),
         },
       });
-    },
-    close() {
-      snapshot.close();
     },
   };
 }

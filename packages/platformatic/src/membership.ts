@@ -27,8 +27,8 @@ export interface AttachableConsumer {
       assignments?: ReadonlyArray<{ topic: string; partitions: number[] }> | undefined;
     }) => void,
   ): unknown;
-  /** Called when the consumer leaves its group. */
-  on(event: 'consumer:group:leave', listener: () => void): unknown;
+  /** Called when the consumer leaves its group, or (`client:close`) once it is closed. */
+  on(event: 'consumer:group:leave' | 'client:close', listener: () => void): unknown;
   /** Platformatic's own (re)join path: sends JoinGroup with the consumer's group options. */
   joinGroup(): Promise<unknown>;
   /** False once the consumer is closed. */

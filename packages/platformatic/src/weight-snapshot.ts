@@ -44,8 +44,12 @@ export interface WeightSnapshot {
    * is none yet, or when it is older than `maxAgeMs` (with the latest failure as its cause).
    */
   read(partitions: ReadonlyArray<TopicPartition>): WeightReading;
-  /** Stops the background refresh. Idempotent. */
-  close(): void;
+  /**
+   * Stops the background refresh when no consumer is served any more (`serving()` is false); the
+   * next {@link refresh} starts it again. Each background tick checks the same, so a caller that
+   * cannot say when its consumers close still stops within one `refreshMs`.
+   */
+  stopIfIdle(): void;
 }
 
 /** What {@link createWeightSnapshot} needs. */
@@ -56,6 +60,11 @@ export interface WeightSnapshotOptions {
   readonly refreshMs: number;
   readonly maxAgeMs: number;
   readonly logger: Logger;
+  /**
+   * Whether any consumer still reads these weights. The snapshot has no close of its own: it
+   * refreshes while its consumers live, the way the KafkaJS assigner lives with its consumers.
+   */
+  readonly serving: () => boolean;
   /** Milliseconds on a monotonic clock; injectable for tests. */
   readonly now?: () => number;
 }
@@ -75,7 +84,6 @@ export function createWeightSnapshot(options: WeightSnapshotOptions): WeightSnap
   let inFlight: Promise<void> | undefined;
   let queued: Promise<void> | undefined;
   let timer: NodeJS.Timeout | undefined;
-  let closed = false;
 
   const askAll = async (cause: RefreshCause): Promise<void> => {
     const all = [...listings.values()].flat();
@@ -116,9 +124,19 @@ export function createWeightSnapshot(options: WeightSnapshotOptions): WeightSnap
     return queued;
   };
 
+  const stopIfIdle = (): void => {
+    if (timer === undefined || options.serving()) return;
+    clearInterval(timer);
+    timer = undefined;
+  };
+
   const startTimer = (): void => {
-    if (timer !== undefined || closed || options.refreshMs === 0) return;
-    timer = setInterval(() => void run('background'), options.refreshMs).unref();
+    if (timer !== undefined || options.refreshMs === 0) return;
+    // Unref'd: a process whose consumers are gone must be free to exit before the next tick.
+    timer = setInterval(() => {
+      stopIfIdle();
+      if (timer !== undefined) void run('background');
+    }, options.refreshMs).unref();
   };
 
   return {
@@ -154,10 +172,6 @@ export function createWeightSnapshot(options: WeightSnapshotOptions): WeightSnap
       }
       return { weights, ageMs, cause: takenBy, unknown: partitions.length - weights.length };
     },
-    close() {
-      closed = true;
-      if (timer !== undefined) clearInterval(timer);
-      timer = undefined;
-    },
+    stopIfIdle,
   };
 }

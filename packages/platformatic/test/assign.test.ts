@@ -36,6 +36,7 @@ async function harness(
     refreshMs: 0,
     maxAgeMs: 60_000,
     logger,
+    serving: () => true,
   });
   const all = Array.from({ length: 6 }, (_, partition) => ({ topic: 'orders', partition }));
   if (options.refresh !== false) await snapshot.refresh('orders-group', all, 'join');

@@ -42,7 +42,39 @@ describe('LoadAwareAssigner', () => {
     expect(await options.protocolsMetadata(options.protocols, ['orders'], metadata as never, () => undefined)).toEqual(
       again,
     );
-    assigner.close();
+  });
+
+  it('refreshes weights in the background while an attached consumer is open, and stops when the last one closes', async () => {
+    jest.useFakeTimers();
+    try {
+      let asked = 0;
+      const assigner = LoadAwareAssigner({
+        weightsRefreshMs: 1000,
+        weights: {
+          getWeights: () => {
+            asked++;
+            return Promise.resolve([]);
+          },
+        },
+      });
+      const [a, b] = [assigner.groupOptions(), assigner.groupOptions()];
+      const first = assigner.attach(new FakeConsumer('orders-group', a));
+      const second = assigner.attach(new FakeConsumer('orders-group', b));
+      first.joined('m1', 1, [0, 1]);
+      second.joined('m2', 1, [2, 3]);
+      await joinRecord(a);
+      await jest.advanceTimersByTimeAsync(3000);
+      expect(asked).toBe(4); // the join, then every second
+      first.close();
+      await jest.advanceTimersByTimeAsync(2000);
+      expect(asked).toBe(6); // one consumer is still open
+      second.close();
+      expect(jest.getTimerCount()).toBe(0);
+      await jest.advanceTimersByTimeAsync(5000);
+      expect(asked).toBe(6);
+    } finally {
+      jest.useRealTimers();
+    }
   });
 
   it('refreshes the weights at the join, so the leader reads them in its synchronous assignment', async () => {
@@ -72,7 +104,6 @@ describe('LoadAwareAssigner', () => {
       groupId: 'orders-group',
       weighed: 4,
     });
-    assigner.close();
   });
 
   it('leaves an assignment userData the user configured alone', () => {
@@ -90,7 +121,6 @@ describe('LoadAwareAssigner', () => {
       metadata as never,
     );
     expect(consumer[kOptions].assignmentUserData).toBe(mine);
-    assigner.close();
   });
 
   it('refuses to attach a consumer created without its groupOptions(), or a second consumer to the same options', () => {
@@ -117,7 +147,6 @@ describe('LoadAwareAssigner', () => {
     expect(assigner.epochOf('orders-group')).toBe(1);
     expect((await joinRecord(b)).epoch).toBe(1);
     expect(assigner.requestRebalance('payments')).toBe(0);
-    assigner.close();
   });
 
   it('warns once when a consumer joins with its options but was never attached', async () => {

@@ -78,8 +78,14 @@ export class FakeConsumer extends EventEmitter {
     this.joins++;
     return Promise.resolve(this.memberId ?? '');
   }
+  closed = false;
   isActive(): boolean {
-    return this.memberId !== null;
+    return !this.closed && this.memberId !== null;
+  }
+  /** What platformatic's close() does once its connections are gone. */
+  close(): void {
+    this.closed = true;
+    this.emit('client:close');
   }
   /** What platformatic emits after a successful heartbeat. */
   heartbeat(): void {

@@ -110,4 +110,16 @@ describeOnSupportedNode(`@platformatic/kafka 2.12.1 itself${reason}`, () => {
     );
     expect(source).toEqual([true, true, true]);
   });
+
+  it("emits 'client:close' once isActive() is false, which is when the assigner's weight refresh stops", () => {
+    const seen = withPlatformatic(
+      `import { Consumer } from '@platformatic/kafka';
+       const consumer = new Consumer({ groupId: 'g', clientId: 'c', bootstrapBrokers: ['127.0.0.1:1'] });
+       const seen = { atClose: 'not emitted' };
+       consumer.on('client:close', () => { seen.atClose = consumer.isActive(); });
+       await consumer.close();
+       console.log(JSON.stringify(seen));`,
+    );
+    expect(seen).toEqual({ atClose: false });
+  });
 });

@@ -44,7 +44,6 @@ function probe(): Record<string, unknown> {
     for (const s of holders(removed)) delete removed[s];
     out.removed = failure(() => assigner.attach(removed));
     await Promise.all([consumer, reshaped, removed].map((c) => c.close().catch(() => undefined)));
-    assigner.close();
     console.log(JSON.stringify(out));
   `;
   const out = execFileSync(process.execPath, ['--input-type=module', '-e', body], {

@@ -161,7 +161,6 @@ describe('the readers assigner.triggerTarget(consumer, admin) turns on', () => {
     const bare = assigner.triggerTarget(staticConsumer, { describeGroups: () => Promise.resolve(new Map()) });
     expect(bare.assigner).not.toHaveProperty('readTopicPartitions');
     expect(bare.assigner).not.toHaveProperty('readProgress');
-    assigner.close();
   });
 
   it('with crossGroup, reads the sibling groups through the admin, decoded by the leader’s rule', async () => {
@@ -186,7 +185,6 @@ describe('the readers assigner.triggerTarget(consumer, admin) turns on', () => {
         ],
       },
     ]);
-    assigner.close();
   });
 });
 
@@ -239,7 +237,6 @@ describe('a crossGroup leader', () => {
     expect(byMember.get('m1')).toEqual(['orders:0', 'orders:1', 'orders:2', 'orders:3']);
     expect(byMember.get('m2')).toEqual([]);
     expect(logs.filter((l) => l.startsWith('cross-group'))).toEqual([]);
-    assigner.close();
   });
 
   it('warns once and balances without the siblings when it has no Admin', async () => {
@@ -266,6 +263,5 @@ describe('a crossGroup leader', () => {
       );
     }
     expect(warnings.filter((w) => w.startsWith('cross-group: no Admin'))).toHaveLength(1);
-    assigner.close();
   });
 });

@@ -81,7 +81,6 @@ describe('assigner.triggerTarget(consumer, admin)', () => {
     expect(group.members[1]).toMatchObject({ memberId: 'm2', instanceId: 'member:m2' });
     expect(group.members[2]).toMatchObject({ memberId: 'm3', instanceId: 'member:m3', topics: [], assigned: [] });
     expect(group.loadAwareMemberIds).toEqual(['m1']);
-    assigner.close();
   });
 
   it("rejects with the trigger's group-not-described code when the admin does not return the group", async () => {
@@ -91,7 +90,6 @@ describe('assigner.triggerTarget(consumer, admin)', () => {
       .describeGroup()
       .catch((e: unknown) => e);
     expect(isLoadAwareError(err, 'LOAD_AWARE_TRIGGER_GROUP_NOT_DESCRIBED')).toBe(true);
-    assigner.close();
   });
 
   it("follows the consumer's joins, heartbeats, leave and close, and stops following when asked", () => {
@@ -111,7 +109,6 @@ describe('assigner.triggerTarget(consumer, admin)', () => {
       { kind: 'leave', reason: 'consumer left the group' },
       { kind: 'leave', reason: 'consumer closed' },
     ]);
-    assigner.close();
   });
 
   it("judges with the assigner's own settings and rebalances by a new epoch and platformatic's joinGroup()", async () => {
@@ -133,7 +130,6 @@ describe('assigner.triggerTarget(consumer, admin)', () => {
     expect(consumer.joins).toBe(1);
     // Another group's epoch is its own.
     expect(assigner.epochOf('other-group')).toBe(0);
-    assigner.close();
   });
 
   it('refuses a consumer that is not attached to this assigner', () => {
@@ -142,6 +138,5 @@ describe('assigner.triggerTarget(consumer, admin)', () => {
     expect(errorThrownBy(() => assigner.triggerTarget(stranger, describer([])), ConfigError).code).toBe(
       'LOAD_AWARE_CONFIG',
     );
-    assigner.close();
   });
 });

@@ -6,7 +6,15 @@ import { staticWeights } from './fakes';
 const partitions = [0, 1, 2].map((partition) => ({ topic: 'orders', partition }));
 
 function snapshotOf(source: WeightSource, clock: { ms: number }, logger = recordingLogger()) {
-  return createWeightSnapshot({ source, timeoutMs: 200, refreshMs: 0, maxAgeMs: 10_000, logger, now: () => clock.ms });
+  return createWeightSnapshot({
+    source,
+    timeoutMs: 200,
+    refreshMs: 0,
+    maxAgeMs: 10_000,
+    logger,
+    now: () => clock.ms,
+    serving: () => true,
+  });
 }
 
 describe('weight snapshot', () => {
@@ -77,10 +85,11 @@ describe('weight snapshot', () => {
     expect(asked).toEqual([3, 4]);
   });
 
-  it('refreshes in the background every refreshMs until closed', async () => {
+  it('refreshes in the background every refreshMs while a consumer is served, and stops when none is', async () => {
     jest.useFakeTimers();
     try {
       let calls = 0;
+      let serving = true;
       const source: WeightSource = {
         getWeights: () => {
           calls++;
@@ -93,13 +102,27 @@ describe('weight snapshot', () => {
         refreshMs: 20,
         maxAgeMs: 10_000,
         logger: recordingLogger(),
+        serving: () => serving,
       });
       await snapshot.refresh('g', partitions, 'join');
       await jest.advanceTimersByTimeAsync(100);
       expect(calls).toBe(6); // the join's refresh, then one every 20 ms
-      snapshot.close();
+      // Consumers gone without anyone saying so: the next tick stops the timer without asking.
+      serving = false;
       await jest.advanceTimersByTimeAsync(100);
       expect(calls).toBe(6);
+      expect(jest.getTimerCount()).toBe(0);
+      // A join starts it again.
+      serving = true;
+      await snapshot.refresh('g', partitions, 'join');
+      await jest.advanceTimersByTimeAsync(40);
+      expect(calls).toBe(9);
+      // Told at once, it stops at once.
+      serving = false;
+      snapshot.stopIfIdle();
+      expect(jest.getTimerCount()).toBe(0);
+      await jest.advanceTimersByTimeAsync(100);
+      expect(calls).toBe(9);
     } finally {
       jest.useRealTimers();
     }
