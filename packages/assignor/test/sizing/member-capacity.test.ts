@@ -55,6 +55,12 @@ describe('deriveMemberCapacity', () => {
     }
   });
 
+  it('does not call a partition futile for a rounding error at the target load', () => {
+    // 175 events/s at 4 ms a message is 0.7 busy s/s, which floating point makes 0.7000000000000001.
+    const busy = sizeGroup({ partitions: [{ topic: 't', partition: 0, weight: 175 * 0.004 }], memberCapacity: 1 });
+    expect(busy).toMatchObject({ futile: false, desiredMembers: 1 });
+  });
+
   it('sizes a group alike in either unit: events at the derived capacity, or busy time at 1', () => {
     // The same load seen two ways: offset rates with a measured cost per message, and busy time
     // (rate × cost). The desired counts must not depend on which the weights are.
