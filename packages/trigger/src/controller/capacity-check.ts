@@ -64,12 +64,14 @@ export function createCapacityCheck(settings: SizingSettings, sink: CapacitySink
   };
 
   const publish = (group: string, used: UsedCapacity, logger: Logger): UsedCapacity => {
-    last = used;
-    sink.memberCapacity(group, used);
-    if (warning) {
-      warning = false;
+    // After a streak of bad readings that kept an older capacity, say the streak is over; a first
+    // capacity is announced by its own line below.
+    if (warning && last !== undefined) {
       logger.info({ memberCapacity: used.memberCapacity }, 'member capacity derived again from busy time');
     }
+    warning = false;
+    last = used;
+    sink.memberCapacity(group, used);
     if (materiallyNew(logged, used)) {
       logged = used;
       logCapacity(logger, used, settings);

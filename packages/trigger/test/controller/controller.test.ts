@@ -236,7 +236,9 @@ describe('createTriggerController', () => {
       busy.add(0.5, 50);
       expect(await controller.checkNow()).toMatchObject({ outcome: 'balanced' });
       expect(await metricValue(registry, 'load_aware_desired_members', { group: 'g' })).toBe(1);
-      expect(logger.messages('info')).toContain('member capacity derived again from busy time');
+      expect(capacityLines(logger)).toEqual([
+        'member capacity: 100 per member at 100%, derived from busy time: 10 ms of work a message, 1 slot(s)',
+      ]);
     });
 
     it('keeps the last derived capacity through idle checks, NaN totals and a recorder that throws', async () => {
@@ -256,11 +258,15 @@ describe('createTriggerController', () => {
       expect(await controller.checkNow()).toMatchObject({ outcome: 'balanced' });
       expect(await capacityOf(registry, 'derived')).toBeCloseTo(50, 9);
       expect(await metricValue(registry, 'load_aware_desired_members', { group: 'g' })).toBe(2);
-      // One WARN for the streak of bad readings.
+      // One WARN for the streak of bad readings, and a line when it is over.
       expect(warnings(logger)).toEqual([
         'member capacity not derived: busy time is not a usable measurement (NaN s over 10 messages); sizing ' +
           'keeps the last derived capacity, 50',
       ]);
+      busy.now = { busySeconds: 2.4, messages: 120 };
+      await controller.checkNow();
+      expect(logger.messages('info')).toContain('member capacity derived again from busy time');
+      expect(await capacityOf(registry, 'derived')).toBeCloseTo(50, 9);
     });
 
     it('refuses sizing without a capacity or a way to derive one', () => {
