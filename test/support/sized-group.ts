@@ -2,7 +2,13 @@ import type { Server } from 'node:http';
 import type { Consumer, EachMessageHandler, Kafka } from 'kafkajs';
 import { Registry } from 'prom-client';
 import { LoadAwareAssigner, type WeightSource } from '@load-aware/assignor';
-import { createTriggerController, type TriggerController } from '@load-aware/trigger';
+import { createBusyTimeRecorder, type BusyTimeRecorder } from '@load-aware/busy-time';
+import {
+  createTriggerController,
+  type MeasuredCapacityOptions,
+  type SizingOptions,
+  type TriggerController,
+} from '@load-aware/trigger';
 import { recordingLogger, type RecordingLogger } from '@load-aware/test-support';
 import { startGroupConsumer } from './group-consumer';
 import { serveMetrics } from './metrics-endpoint';
@@ -46,6 +52,8 @@ export interface SizedPod {
   readonly triggers: ReadonlyArray<TriggerController>;
   /** `127.0.0.1:<port>` serving `registry` on `/metrics`, when started with `serveMetrics`. */
   readonly target: string | undefined;
+  /** The pod's busy-time recorder on `registry`, when started with `busyTime`. */
+  readonly busyTime: BusyTimeRecorder | undefined;
 }
 
 /** Options of {@link startSizedGroup}. */
@@ -54,7 +62,12 @@ export interface SizedGroupOptions {
   readonly groupId: string;
   readonly topic: string;
   readonly weights: WeightSource;
-  readonly sizing: { readonly memberCapacity: number; readonly targetUtilization: number };
+  readonly sizing: SizingOptions;
+  /**
+   * Measure each pod's handler with its own busy-time recorder (on the pod's registry, as one
+   * process would) and give the controllers `sizing.measured` with it and these settings.
+   */
+  readonly busyTime?: Omit<MeasuredCapacityOptions, 'busyTime'>;
   /** Consumers of each pod, e.g. `[2, 2]`: two pods of two members. */
   readonly membersPerPod: ReadonlyArray<number>;
   /** Serve each pod's registry over HTTP on a free loopback port, for a real Prometheus to scrape. */
@@ -101,21 +114,25 @@ export async function startSizedGroup(options: SizedGroupOptions): Promise<Sized
       const triggers: TriggerController[] = [];
       const endpoint = options.serveMetrics ? await serveMetrics(registry) : undefined;
       if (endpoint !== undefined) servers.push(endpoint.server);
-      pods.push({ instanceId, registry, logger, triggers, target: endpoint?.target });
+      const busyTime = options.busyTime === undefined ? undefined : createBusyTimeRecorder({ registry });
+      pods.push({ instanceId, registry, logger, triggers, target: endpoint?.target, busyTime });
+      const sizing: SizingOptions =
+        busyTime === undefined ? options.sizing : { ...options.sizing, measured: { ...options.busyTime!, busyTime } };
+      const handler = options.eachMessage ?? (() => Promise.resolve());
       const assigner = LoadAwareAssigner({ instanceId, weights: options.weights });
       for (let m = 0; m < members; m++) {
         await startGroupConsumer(options.kafka, {
           groupId: options.groupId,
           topic: options.topic,
           partitionAssigners: [assigner],
-          ...(options.eachMessage === undefined ? {} : { eachMessage: options.eachMessage }),
+          eachMessage: busyTime === undefined ? handler : busyTime.eachMessage(handler),
           ...(options.autoCommitInterval === undefined ? {} : { autoCommitInterval: options.autoCommitInterval }),
           created: (consumer) => {
             consumers.push(consumer);
             triggers.push(
               createTriggerController(
                 { target: assigner.triggerTarget(consumer) },
-                { checkIntervalMs: CHECK_INTERVAL_MS, advise: true, sizing: options.sizing, registry, logger },
+                { checkIntervalMs: CHECK_INTERVAL_MS, advise: true, sizing, registry, logger },
               ),
             );
           },

@@ -43,6 +43,14 @@ export {
   type SizedPlacement,
 } from './sizing/group-size.js';
 export {
+  deriveMemberCapacity,
+  type SizingWeightUnits,
+  type BusyTimeWindow,
+  type CapacityDerivationInput,
+  type CapacityDerivation,
+  type CapacityProblem,
+} from './sizing/member-capacity.js';
+export {
   ErrorCodes,
   LoadAwareError,
   ConfigError,

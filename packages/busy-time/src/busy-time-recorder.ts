@@ -33,6 +33,21 @@ export interface BusyTimeRecorder {
    * messages of several partitions. Messages count as handled when `work` does not throw.
    */
   measure<T>(shares: ReadonlyArray<PartitionShare>, work: () => T | Promise<T>): Promise<T>;
+  /**
+   * The busy seconds and handled messages counted so far on this recorder's registry and clock,
+   * all partitions together, since the process started: the trigger's `sizing.measured.busyTime`
+   * reads it at each check and divides the growth of one by the other, to size the group at the
+   * measured seconds of work per message. Never reset by a scrape.
+   */
+  totals(): BusyTimeTotals;
+}
+
+/** Cumulative busy time of a recorder; see {@link BusyTimeRecorder.totals}. */
+export interface BusyTimeTotals {
+  /** Seconds spent in the handler, failed calls included. */
+  readonly busySeconds: number;
+  /** Messages the handler finished without throwing. */
+  readonly messages: number;
 }
 
 /**
@@ -115,6 +130,10 @@ export function createRecorderWithClocks(options: BusyTimeRecorderOptions, clock
           sums.add(share.topic, share.partition, seconds, messages);
         });
       }
+    },
+
+    totals(): BusyTimeTotals {
+      return { busySeconds: sums.totals[0]!, messages: sums.totals[1]! };
     },
   });
 }

@@ -8,6 +8,11 @@
  * The root exports what users need (each documented in this API reference); tests reach the internals
  * through the unstable `@load-aware/busy-time/internal`.
  */
-export { createBusyTimeRecorder, type BusyTimeRecorder, type PartitionShare } from './busy-time-recorder.js';
+export {
+  createBusyTimeRecorder,
+  type BusyTimeRecorder,
+  type BusyTimeTotals,
+  type PartitionShare,
+} from './busy-time-recorder.js';
 export { createBlendWeightSource } from './blend-weight-source.js';
 export type { BusyClock, BusyTimeRecorderOptions, BlendWeightSourceOptions } from './options.js';

@@ -6,6 +6,11 @@
 export class PartitionSums {
   // Nested maps: no string key to build per message.
   private readonly byTopic = new Map<string, Map<number, Float64Array>>();
+  /**
+   * Everything ever added, all partitions: [0] busy seconds, [1] messages. Kept apart from the
+   * per-partition slots because a scrape drains those; the sizing reads these between scrapes.
+   */
+  readonly totals = new Float64Array(2);
 
   /** The slot of one partition: [0] busy seconds, [1] messages. Created on first use. */
   slot(topic: string, partition: number): Float64Array {
@@ -21,6 +26,8 @@ export class PartitionSums {
     const slot = this.slot(topic, partition);
     slot[0] = slot[0]! + seconds;
     slot[1] = slot[1]! + messages;
+    this.totals[0] = this.totals[0]! + seconds;
+    this.totals[1] = this.totals[1]! + messages;
   }
 
   /**

@@ -127,6 +127,31 @@ describe('createBusyTimeRecorder', () => {
     expect((await counterValues(registry, MESSAGES_METRIC)).get('orders:0')).toBe(2);
   });
 
+  it('keeps totals over every partition that scrapes do not reset, failed time included', async () => {
+    const clocks = fakeClocks();
+    const busy = createRecorderWithClocks({ registry }, clocks);
+    const other = createRecorderWithClocks({ registry }, clocks);
+    const cpu = createRecorderWithClocks({ registry, clock: 'cpu' }, clocks);
+    const work =
+      (seconds: number, fail = false) =>
+      () => {
+        clocks.wallNow += seconds;
+        clocks.cpuNow += seconds / 2;
+        return fail ? Promise.reject(new Error('no')) : Promise.resolve();
+      };
+    expect(busy.totals()).toEqual({ busySeconds: 0, messages: 0 });
+    await busy.eachMessage(work(0.25))(messagePayload('orders', 0));
+    await registry.metrics();
+    await other.eachMessage(work(0.5))(messagePayload('orders', 1));
+    await expect(busy.eachMessage(work(0.25, true))(messagePayload('orders', 2))).rejects.toThrow('no');
+    await cpu.eachMessage(work(2))(messagePayload('orders', 0));
+
+    // Recorders of one registry and clock share the totals; the CPU clock keeps its own.
+    expect(busy.totals()).toEqual({ busySeconds: 1, messages: 2 });
+    expect(other.totals()).toEqual(busy.totals());
+    expect(cpu.totals()).toEqual({ busySeconds: 1, messages: 1 });
+  });
+
   it('never counts negative time when a clock goes backwards', async () => {
     const clocks = fakeClocks();
     const busy = createRecorderWithClocks({ registry }, clocks);

@@ -16,6 +16,9 @@ export type {
   JudgingSettings,
   ThresholdTriggerOptions,
   MemberLevelOptions,
+  SizingOptions,
+  MeasuredCapacityOptions,
+  BusyTimeTotalsSource,
 } from './config/options.js';
 export type { CheckOutcome } from './controller/metrics.js';
 export type { TriggerTarget, TriggerAssigner, MembershipEvent } from './contract/target.js';

@@ -38,6 +38,14 @@ export {
   type ResolvedTriggerControllerOptions,
 } from './config/options.js';
 export {
+  createCapacityCheck,
+  CAPACITY_SOURCES,
+  CAPACITY_WINDOW_CHECKS,
+  type CapacitySink,
+  type CapacitySource,
+  type UsedCapacity,
+} from './controller/capacity-check.js';
+export {
   createLagCheck,
   lagChangedMaterially,
   readGroupProgress,

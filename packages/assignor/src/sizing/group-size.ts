@@ -77,10 +77,13 @@ export function sizeGroup(input: GroupSizeInput): GroupSize {
     throw new RangeError(`membersPerInstance must be a positive integer, got ${String(perInstance)}`);
 
   const targetLoad = utilization * input.memberCapacity;
+  // Within rounding of the target is at the target: the same load in other units (events/s at a
+  // derived capacity, or busy seconds at 1) must not turn futile on the last bit of a product.
+  const overTarget = targetLoad * (1 + 1e-9);
   const weights = input.partitions.map((p) => usable(p.weight));
   const futilePartitions = input.partitions
     .map((p, i) => ({ topic: p.topic, partition: p.partition, weight: weights[i]! }))
-    .filter((p) => p.weight > targetLoad)
+    .filter((p) => p.weight > overTarget)
     .sort((a, b) => b.weight - a.weight || a.topic.localeCompare(b.topic) || a.partition - b.partition);
   const heaviest = Math.max(0, ...weights);
   // A futile group is as good as it gets once its heaviest partition is a member's whole load.

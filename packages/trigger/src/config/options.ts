@@ -10,6 +10,7 @@ import {
   noopLogger,
   validateOptions,
   type Logger,
+  type SizingWeightUnits,
   type WeightSource,
 } from '@load-aware/assignor/internal';
 import { looksLikeTrigger, triggerObjectSchema, type Trigger } from '../contract/trigger.js';
@@ -188,8 +189,28 @@ const controllerSchema = z
     unheldRetryMs: z.number().int().min(1000).max(WEEK_MS).default(DEFAULT_UNHELD_RETRY_MS),
     sizing: z
       .strictObject({
-        memberCapacity: z.number().positive().max(Number.MAX_SAFE_INTEGER),
+        memberCapacity: z.number().positive().max(Number.MAX_SAFE_INTEGER).optional(),
         targetUtilization: z.number().gt(0).max(1).default(DEFAULT_TARGET_UTILIZATION),
+        measured: z
+          .strictObject({
+            weightUnits: z.enum(['events', 'busy']),
+            busyTime: z
+              .custom<BusyTimeTotalsSource>(
+                (v) => typeof v === 'object' && v !== null && typeof (v as { totals?: unknown }).totals === 'function',
+                { message: 'expected a busy-time recorder: an object with totals()' },
+              )
+              .optional(),
+            slots: z.number().int().min(1).max(1024).default(1),
+          })
+          .refine((m) => m.weightUnits !== 'events' || m.busyTime !== undefined, {
+            message: "expected busyTime (the process's busy-time recorder) to derive a capacity in events/s",
+            path: ['busyTime'],
+          })
+          .optional(),
+      })
+      .refine((s) => s.memberCapacity !== undefined || s.measured !== undefined, {
+        message: 'expected memberCapacity, or measured to derive it from busy time',
+        path: ['memberCapacity'],
       })
       .optional(),
     lag: z.boolean().optional(),
@@ -243,13 +264,14 @@ export interface TriggerControllerOptions<D extends TriggerDecision = Evaluation
   unheldRetryMs?: number;
   /**
    * Sizing: at each check the coordinator computes the fewest members and instances whose
-   * placement keeps every member within `targetUtilization` (default 0.7) of `memberCapacity` (what
-   * one member processes at 100% busy, in the weights' units: events/s with offset-rate weights),
-   * and whether a partition alone exceeds that, making scale-out futile. Published as
+   * placement keeps every member within `targetUtilization` (default 0.7) of the member capacity
+   * (what one member processes at 100% busy, in the weights' units: events/s with offset-rate
+   * weights), and whether a partition alone exceeds that, making scale-out futile. Published as
    * `load_aware_desired_members`, `load_aware_desired_instances` and `load_aware_scale_out_futile`.
+   * The capacity is `memberCapacity` when stated, else derived from busy time (`measured`).
    * Default: off.
    */
-  sizing?: { memberCapacity: number; targetUtilization?: number };
+  sizing?: SizingOptions;
   /**
    * Lag: at each check the coordinator reads the committed and end offsets of the held partitions
    * and publishes the group's lag in messages, in seconds behind at the current arrival rate (the
@@ -267,12 +289,64 @@ export interface TriggerControllerOptions<D extends TriggerDecision = Evaluation
   registry?: Registry;
 }
 
+/**
+ * Where the sizing reads busy time: a `@load-aware/busy-time` recorder, or anything that counts
+ * handler seconds and handled messages the same way.
+ */
+export interface BusyTimeTotalsSource {
+  /** Busy seconds and handled messages so far, cumulative: the sizing divides their growth. */
+  totals(): { readonly busySeconds: number; readonly messages: number };
+}
+
+/** How the sizing derives the member capacity from busy time; see {@link SizingOptions.measured}. */
+export interface MeasuredCapacityOptions {
+  /**
+   * What the weights measure. `events`: events/s (offset rates, a records-rate query); the capacity
+   * is `slots` ÷ the seconds of work per message `busyTime` measured. `busy`: busy seconds per
+   * second (busy time, or its blend with offset rates); the capacity is `slots`, since a handler
+   * slot is busy at most one second per second.
+   */
+  weightUnits: SizingWeightUnits;
+  /** This process's busy-time recorder (`createBusyTimeRecorder`); required with `events`. */
+  busyTime?: BusyTimeTotalsSource;
+  /**
+   * Handler slots of one member that run at once without slowing each other, 1–1024. Default 1.
+   * KafkaJS's `partitionsConsumedConcurrently: n` gives `n` for handlers that await I/O; a
+   * CPU-bound handler shares one event loop and has 1 however many KafkaJS runs.
+   */
+  slots?: number;
+}
+
+/** The trigger controller's `sizing` option; see {@link TriggerControllerOptions.sizing}. */
+export interface SizingOptions {
+  /**
+   * What one member processes at 100% busy, in the weights' units (events/s with offset-rate
+   * weights). When stated it is used as is, even with `measured`. Required without `measured`.
+   */
+  memberCapacity?: number;
+  /** The share of the member capacity a member of a sized group may use, in (0, 1]. Default 0.7. */
+  targetUtilization?: number;
+  /**
+   * Derive the member capacity from busy time when `memberCapacity` is not stated: over the last
+   * 10 checks, the coordinator's busy seconds ÷ handled messages is the work one message costs.
+   */
+  measured?: MeasuredCapacityOptions;
+}
+
 /** What the controller's `sizing` option holds once resolved. */
 export interface SizingSettings {
-  /** What one member processes at 100% busy, in the weights' units. */
-  readonly memberCapacity: number;
-  /** The share of `memberCapacity` a member may use. */
+  /** What one member processes at 100% busy, in the weights' units, when stated. */
+  readonly memberCapacity: number | undefined;
+  /** The share of the member capacity a member may use. */
   readonly targetUtilization: number;
+  /** How to derive the capacity when it is not stated. */
+  readonly measured:
+    | {
+        readonly weightUnits: SizingWeightUnits;
+        readonly busyTime: BusyTimeTotalsSource | undefined;
+        readonly slots: number;
+      }
+    | undefined;
 }
 
 /** Controller options after validation and defaults; frozen. */
@@ -363,7 +437,21 @@ export function resolveControllerOptions(
       advise: o.advise,
       awayProbeMs: o.awayProbeMs,
       unheldRetryMs: o.unheldRetryMs,
-      sizing: o.sizing,
+      sizing:
+        o.sizing === undefined
+          ? undefined
+          : Object.freeze({
+              memberCapacity: o.sizing.memberCapacity,
+              targetUtilization: o.sizing.targetUtilization,
+              measured:
+                o.sizing.measured === undefined
+                  ? undefined
+                  : Object.freeze({
+                      weightUnits: o.sizing.measured.weightUnits,
+                      busyTime: o.sizing.measured.busyTime,
+                      slots: o.sizing.measured.slots,
+                    }),
+            }),
       lag: o.lag ?? o.sizing !== undefined,
       weights: o.weights ?? target.assigner.weights,
       logger: o.logger ?? noopLogger,

@@ -28,6 +28,7 @@ import {
 import { createThresholdTrigger } from '../triggers/threshold-trigger.js';
 import { createUnheldCheck } from './unheld-check.js';
 import { createSizingCheck } from './sizing-check.js';
+import { createCapacityCheck, type UsedCapacity } from './capacity-check.js';
 import { createLagCheck, readGroupProgress, type ProgressRead } from './lag-check.js';
 import type { TriggerAssigner } from '../contract/target.js';
 import { isTrigger, type Trigger } from '../contract/trigger.js';
@@ -120,7 +121,10 @@ export function createTriggerController<D extends TriggerDecision = Evaluation>(
       : [...new Set([...(trigger.outcomes ?? TRIGGER_OUTCOMES), ...extraOutcomes])];
   const metrics = createTriggerMetrics(o.registry, outcomes);
   const sizing = o.sizing === undefined ? undefined : createSizingCheck(o.sizing, metrics);
-  const lag = o.lag ? createLagCheck({ memberCapacity: o.sizing?.memberCapacity }, metrics) : undefined;
+  const capacityCheck = o.sizing === undefined ? undefined : createCapacityCheck(o.sizing, metrics);
+  /** The capacity the last sizing used: the lag check's time to drain runs at it too. */
+  let capacity: UsedCapacity | undefined;
+  const lag = o.lag ? createLagCheck({ memberCapacity: () => capacity?.memberCapacity }, metrics) : undefined;
   /** This controller's identity in the process-wide coordinator gauge. */
   const owner = {};
 
@@ -242,7 +246,10 @@ export function createTriggerController<D extends TriggerDecision = Evaluation>(
       }
     }
     if (!live()) return skipped;
-    if (sizing !== undefined && group.state === 'Stable') sizing(group, partitions, loggerOf(group.groupId));
+    if (sizing !== undefined && capacityCheck !== undefined && group.state === 'Stable') {
+      capacity = capacityCheck(group.groupId, loggerOf(group.groupId));
+      if (capacity !== undefined) sizing(group, partitions, capacity, loggerOf(group.groupId));
+    }
     if (lag !== undefined && progress !== undefined) {
       const read = await progress;
       if (!live()) return skipped;

@@ -89,8 +89,8 @@ function changed(last: DrainTime | undefined, now: DrainTime | undefined): boole
 
 /** What {@link createLagCheck} measures with. */
 export interface LagCheckSettings {
-  /** `sizing.memberCapacity`; undefined: no time to drain. */
-  readonly memberCapacity: number | undefined;
+  /** The member capacity the check's sizing used (stated or derived); undefined: no time to drain. */
+  memberCapacity(): number | undefined;
 }
 
 /**
@@ -137,17 +137,18 @@ export function createLagCheck(settings: LagCheckSettings, sink: LagSink) {
       return undefined;
     }
     failing.delete(id);
+    const capacity = settings.memberCapacity();
     const lag = groupLag({
       members: group.members,
       lags: read.progress.map((p) => ({ topic: p.topic, partition: p.partition, lag: lagOf(p.committed, p.end) })),
       rates,
-      memberCapacity: settings.memberCapacity,
+      memberCapacity: capacity,
     });
     sink.lag(id, lag);
     const line = { lagSeconds: lag.lagSeconds, drainSeconds: lag.drainSeconds, unmeasured: lag.unmeasured };
     if (lagChangedMaterially(said.get(id), line)) {
       said.set(id, line);
-      logLag(logger, lag, settings.memberCapacity);
+      logLag(logger, lag, capacity);
     }
     return lag;
   };

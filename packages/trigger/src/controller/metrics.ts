@@ -5,6 +5,7 @@ import {
   type GroupLag,
   type GroupSize,
 } from '@load-aware/assignor/internal';
+import { CAPACITY_SOURCES, type UsedCapacity } from './capacity-check.js';
 import { TRIGGER_LEVELS, TRIGGER_OUTCOMES, type Evaluation, type TriggerOutcome } from '../contract/types.js';
 
 /**
@@ -37,6 +38,8 @@ export interface TriggerMetrics {
   unheld(group: string, partitions: number): void;
   /** Publishes the group's size at the last check (the `sizing` option). */
   sizing(group: string, size: GroupSize): void;
+  /** Publishes the member capacity the last sizing used, labelled with where it came from. */
+  memberCapacity(group: string, used: UsedCapacity): void;
   /** Publishes the group's lag at the last check (the `lag` option); undefined removes it: not measured. */
   lag(group: string, lag: GroupLag | undefined): void;
 }
@@ -48,6 +51,7 @@ const noopMetrics: TriggerMetrics = {
   samplerError: () => undefined,
   unheld: () => undefined,
   sizing: () => undefined,
+  memberCapacity: () => undefined,
   lag: () => undefined,
 };
 
@@ -174,6 +178,17 @@ export function createTriggerMetrics(
         registers: [registry],
       }),
   );
+  const capacity = getOrCreateMetric(
+    registry,
+    'load_aware_member_capacity',
+    (name) =>
+      new Gauge({
+        name,
+        help: "Member capacity the last sizing used, in the weights' units; source stated or derived (from busy time).",
+        labelNames: ['group', 'source'],
+        registers: [registry],
+      }),
+  );
   const counter = (name: string, help: string, labelNames: string[]): Counter =>
     getOrCreateMetric(registry, name, (n) => new Counter({ name: n, help, labelNames, registers: [registry] }));
   const evaluations = counter(
@@ -268,6 +283,7 @@ export function createTriggerMetrics(
         // The coordinator is elsewhere now: stale figures here would double-count on dashboards.
         for (const gaugeOfGroup of Object.values(g)) gaugeOfGroup.remove({ group });
         for (const reason of LAG_UNMEASURED_REASONS) unmeasured.remove({ group, reason });
+        for (const source of CAPACITY_SOURCES) capacity.remove({ group, source });
       }
     },
     rebalance(group, wasAdvised) {
@@ -283,6 +299,11 @@ export function createTriggerMetrics(
       g.load_aware_desired_members.set({ group }, size.desiredMembers);
       g.load_aware_desired_instances.set({ group }, size.desiredInstances);
       g.load_aware_scale_out_futile.set({ group }, size.futile ? 1 : 0);
+    },
+    memberCapacity(group, used) {
+      // One series: the source in use. A capacity is never both.
+      for (const source of CAPACITY_SOURCES) if (source !== used.source) capacity.remove({ group, source });
+      capacity.set({ group, source: used.source }, used.memberCapacity);
     },
     lag(group, lag) {
       // A gauge stands for a number: an unknown figure is an absent series, never NaN or +Inf.

@@ -1,6 +1,7 @@
 import { sizeGroup, type GroupSize, type Logger, type WeightedPartition } from '@load-aware/assignor/internal';
 import type { SizingSettings } from '../config/options.js';
 import type { ObservedGroup } from './observe.js';
+import type { UsedCapacity } from './capacity-check.js';
 
 /** Where a sizing check's answer goes: the gauges. */
 export interface SizingSink {
@@ -8,18 +9,29 @@ export interface SizingSink {
 }
 
 /**
- * Sizes the group at each judged check (`sizeGroup()` on the weights the check read), publishes
+ * Sizes the group at each judged check (`sizeGroup()` on the weights the check read, at the
+ * capacity the capacity check chose), publishes
  * the answer, and logs it when it changes: INFO with the counts, WARN naming the partitions that
  * make scaling out futile. Instances are counted as the group runs them now: as many members each
  * as its largest instance.
  */
-export function createSizingCheck(settings: SizingSettings, sink: SizingSink) {
+export function createSizingCheck(settings: Pick<SizingSettings, 'targetUtilization'>, sink: SizingSink) {
   const said = new Map<string, string>();
-  return (group: ObservedGroup, partitions: ReadonlyArray<WeightedPartition>, logger: Logger): GroupSize => {
+  return (
+    group: ObservedGroup,
+    partitions: ReadonlyArray<WeightedPartition>,
+    capacity: UsedCapacity,
+    logger: Logger,
+  ): GroupSize => {
     const perInstance = new Map<string, number>();
     for (const m of group.members) perInstance.set(m.instanceId, (perInstance.get(m.instanceId) ?? 0) + 1);
     const membersPerInstance = Math.max(1, ...perInstance.values());
-    const size = sizeGroup({ partitions, ...settings, membersPerInstance });
+    const size = sizeGroup({
+      partitions,
+      memberCapacity: capacity.memberCapacity,
+      targetUtilization: settings.targetUtilization,
+      membersPerInstance,
+    });
     sink.sizing(group.groupId, size);
     const heavy = size.futilePartitions.map((p) => `${p.topic}:${String(p.partition)}`);
     const summary = `${String(size.desiredMembers)}/${String(size.desiredInstances)}/${heavy.join(',')}`;
@@ -31,6 +43,8 @@ export function createSizingCheck(settings: SizingSettings, sink: SizingSink) {
         membersPerInstance,
         members: group.members.length,
         targetUtilization: settings.targetUtilization,
+        memberCapacity: capacity.memberCapacity,
+        capacitySource: capacity.source,
       };
       logger.info(
         fields,

@@ -4,6 +4,7 @@ import { LoadAwareAssigner, type WeightSource } from '@load-aware/assignor';
 import { createTriggerController, type TriggerController, type TriggerControllerOptions } from '@load-aware/trigger';
 import { description, fakeConsumer, type FakeConsumer, type FakeMember } from '../fakes';
 import { recordingLogger } from '@load-aware/test-support';
+import { CAPACITY_WINDOW_CHECKS } from '@load-aware/trigger/internal';
 
 // Four partitions of 10: a-1 holds three, b-1 one: ratio 1.5.
 const skewed: FakeMember[] = [
@@ -121,6 +122,166 @@ describe('createTriggerController', () => {
     expect(() =>
       setup('a-1', () => description('g', even), { sizing: { memberCapacity: 5, targetUtilization: 2 } }),
     ).toThrow(/sizing\.targetUtilization/);
+  });
+
+  describe('member capacity from busy time', () => {
+    /** A busy-time recorder's totals the test sets; counts how often the sizing read them. */
+    function totals(busySeconds: number, messages: number) {
+      const source = {
+        now: { busySeconds, messages } as { busySeconds: number; messages: number } | Error,
+        reads: 0,
+        add(seconds: number, count: number) {
+          if (source.now instanceof Error) throw source.now;
+          source.now = { busySeconds: source.now.busySeconds + seconds, messages: source.now.messages + count };
+        },
+        totals() {
+          source.reads++;
+          if (source.now instanceof Error) throw source.now;
+          return source.now;
+        },
+      };
+      return source;
+    }
+    const capacityOf = (registry: Registry, source: string) =>
+      metricValue(registry, 'load_aware_member_capacity', { group: 'g', source });
+    const capacityLines = (logger: ReturnType<typeof recordingLogger>) =>
+      logger.messages('info').filter((m) => m.startsWith('member capacity'));
+    const warnings = (logger: ReturnType<typeof recordingLogger>) =>
+      logger.messages('warn').filter((m) => !m.startsWith('group lag'));
+
+    it('sizes events/s weights at slots ÷ the measured seconds per message, and follows a slower handler', async () => {
+      // 1.2 s for 60 messages: 20 ms each, 50 events/s a member; at 0.7 a member carries 35, two partitions of 10.
+      const busy = totals(1.2, 60);
+      const { controller, registry, logger } = setup('a-1', () => description('g', even), {
+        sizing: { measured: { weightUnits: 'events', busyTime: busy } },
+      });
+      await controller.checkNow();
+      expect(await capacityOf(registry, 'derived')).toBeCloseTo(50, 9);
+      expect(await capacityOf(registry, 'stated')).toBeNaN();
+      expect(await metricValue(registry, 'load_aware_desired_members', { group: 'g' })).toBe(2);
+      // The handler slows to 100 ms a message: 7.2 s over 120 since the start, 60 ms, 16.7 a member.
+      busy.add(6, 60);
+      await controller.checkNow();
+      expect(await capacityOf(registry, 'derived')).toBeCloseTo(1 / 0.06, 9);
+      expect(await metricValue(registry, 'load_aware_desired_members', { group: 'g' })).toBe(4);
+      expect(capacityLines(logger)).toEqual([
+        'member capacity: 50 per member at 100%, derived from busy time: 20 ms of work a message, 1 slot(s)',
+        'member capacity: 16.7 per member at 100%, derived from busy time: 60 ms of work a message, 1 slot(s)',
+      ]);
+      const sized = logger.records.filter((r) => r.message.startsWith('group size:'));
+      expect(sized.at(-1)!.fields).toMatchObject({ capacitySource: 'derived', desiredMembers: 4 });
+      expect(warnings(logger)).toEqual([]);
+    });
+
+    it('measures over the last checks only, so an old cost rolls out of the window', async () => {
+      // 10 ms a message before the first check, then 20 ms: after enough checks only 20 ms is left.
+      const busy = totals(1, 100);
+      const { controller, registry } = setup('a-1', () => description('g', even), {
+        sizing: { measured: { weightUnits: 'events', busyTime: busy, slots: 2 } },
+      });
+      await controller.checkNow();
+      expect(await capacityOf(registry, 'derived')).toBeCloseTo(200, 9);
+      for (let i = 0; i < CAPACITY_WINDOW_CHECKS; i++) {
+        busy.add(1, 50);
+        await controller.checkNow();
+      }
+      expect(await capacityOf(registry, 'derived')).toBeCloseTo(100, 9);
+    });
+
+    it('lets a stated memberCapacity win without reading busy time', async () => {
+      const busy = totals(1.2, 60);
+      const { controller, registry, logger } = setup('a-1', () => description('g', even), {
+        sizing: { memberCapacity: 20, measured: { weightUnits: 'events', busyTime: busy } },
+      });
+      await controller.checkNow();
+      await controller.checkNow();
+      expect(busy.reads).toBe(0);
+      expect(await capacityOf(registry, 'stated')).toBe(20);
+      expect(await capacityOf(registry, 'derived')).toBeNaN();
+      expect(await metricValue(registry, 'load_aware_desired_members', { group: 'g' })).toBe(4);
+      expect(capacityLines(logger)).toEqual([
+        'member capacity: 20 per member at 100%, as stated (sizing.memberCapacity)',
+      ]);
+    });
+
+    it('gives busy-time weights one busy second per second a slot, with no recorder', async () => {
+      const { controller, registry, logger } = setup(
+        'a-1',
+        () => description('g', even),
+        { sizing: { measured: { weightUnits: 'busy', slots: 2 } } },
+        // Four partitions each busy 0.5 s/s: at 0.7 × 2 a member carries two.
+        { getWeights: (partitions) => Promise.resolve(partitions.map((p) => ({ ...p, weight: 0.5 }))) },
+      );
+      await controller.checkNow();
+      expect(await capacityOf(registry, 'derived')).toBe(2);
+      expect(await metricValue(registry, 'load_aware_desired_members', { group: 'g' })).toBe(2);
+      expect(capacityLines(logger)).toEqual([
+        'member capacity: 2 per member at 100%, derived: busy-time weights, 2 busy second(s) per second',
+      ]);
+    });
+
+    it('does not size before busy time has measured a message: one WARN, then sizes once it has', async () => {
+      const busy = totals(0, 0);
+      const { controller, registry, logger } = setup('a-1', () => description('g', even), {
+        sizing: { measured: { weightUnits: 'events', busyTime: busy } },
+      });
+      await controller.checkNow();
+      await controller.checkNow();
+      expect(await metricValue(registry, 'load_aware_desired_members', { group: 'g' })).toBeNaN();
+      expect(await capacityOf(registry, 'derived')).toBeNaN();
+      expect(warnings(logger)).toEqual([
+        'member capacity not derived: no message handled in the window; the group is not sized until the ' +
+          'handler has measured messages (or state sizing.memberCapacity)',
+      ]);
+      busy.add(0.5, 50);
+      expect(await controller.checkNow()).toMatchObject({ outcome: 'balanced' });
+      expect(await metricValue(registry, 'load_aware_desired_members', { group: 'g' })).toBe(1);
+      expect(capacityLines(logger)).toEqual([
+        'member capacity: 100 per member at 100%, derived from busy time: 10 ms of work a message, 1 slot(s)',
+      ]);
+    });
+
+    it('keeps the last derived capacity through idle checks, NaN totals and a recorder that throws', async () => {
+      const busy = totals(1.2, 60);
+      const { controller, registry, logger } = setup('a-1', () => description('g', even), {
+        sizing: { measured: { weightUnits: 'events', busyTime: busy } },
+      });
+      await controller.checkNow();
+      // Nothing handled for a while: not a problem, the handler costs what it did.
+      for (let i = 0; i <= CAPACITY_WINDOW_CHECKS; i++) await controller.checkNow();
+      expect(await capacityOf(registry, 'derived')).toBeCloseTo(50, 9);
+      expect(warnings(logger)).toEqual([]);
+
+      busy.now = { busySeconds: Number.NaN, messages: 70 };
+      await controller.checkNow();
+      busy.now = new Error('registry gone');
+      expect(await controller.checkNow()).toMatchObject({ outcome: 'balanced' });
+      expect(await capacityOf(registry, 'derived')).toBeCloseTo(50, 9);
+      expect(await metricValue(registry, 'load_aware_desired_members', { group: 'g' })).toBe(2);
+      // One WARN for the streak of bad readings, and a line when it is over.
+      expect(warnings(logger)).toEqual([
+        'member capacity not derived: busy time is not a usable measurement (NaN s over 10 messages); sizing ' +
+          'keeps the last derived capacity, 50',
+      ]);
+      busy.now = { busySeconds: 2.4, messages: 120 };
+      await controller.checkNow();
+      expect(logger.messages('info')).toContain('member capacity derived again from busy time');
+      expect(await capacityOf(registry, 'derived')).toBeCloseTo(50, 9);
+    });
+
+    it('refuses sizing without a capacity or a way to derive one', () => {
+      const even4 = () => description('g', even);
+      expect(() => setup('a-1', even4, { sizing: {} })).toThrow(/sizing\.memberCapacity/);
+      expect(() => setup('a-1', even4, { sizing: { measured: { weightUnits: 'events' } } })).toThrow(
+        /sizing\.measured\.busyTime/,
+      );
+      expect(() =>
+        setup('a-1', even4, { sizing: { measured: { weightUnits: 'busy', busyTime: {} as never } } }),
+      ).toThrow(/expected a busy-time recorder[\s\S]*sizing\.measured\.busyTime/);
+      expect(() => setup('a-1', even4, { sizing: { measured: { weightUnits: 'busy', slots: 0 } } })).toThrow(
+        /sizing\.measured\.slots/,
+      );
+    });
   });
 
   it('ignores members without load-aware userData in the election', async () => {
