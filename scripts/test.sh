@@ -173,7 +173,7 @@ else
     add_run "$kafka_4x" "${node_bins[-1]}"
     # Node 20 skips @platformatic/kafka (Node >= 22.22): its files also run on Node 24 against 3.9.
     if [ "${#node_bins[@]}" -gt 1 ]; then
-      add_run "$kafka_39" "${node_bins[-1]} --testPathPatterns test/(platformatic|platformatic-trigger|platformatic-trigger-parity|platformatic-delivery|packed-install-platformatic)\.int"
+      add_run "$kafka_39" "${node_bins[-1]} --testPathPatterns test/(platformatic|platformatic-trigger|platformatic-trigger-parity|platformatic-delivery|platformatic-group-lag|packed-install-platformatic)\.int"
     fi
   else
     for version in ${KAFKA_VERSIONS:-$kafka_4x}; do add_run "$version" "${node_bins[0]}"; done

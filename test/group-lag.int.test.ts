@@ -1,9 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Kafka, logLevel, type Admin } from 'kafkajs';
+import { Kafka, logLevel } from 'kafkajs';
 import { createOffsetRateWeightSource, type OffsetRateWeightSource } from '@load-aware/weights-offset-rate';
 import { kafkaBrokersFromEnv, uniqueName } from './support';
 import { runCliBin } from './support/cli-bin';
 import { describeGroup, waitForStableGroup } from './support/group';
+import { adminLags, sumOf } from './support/group-lag';
 import { produceAtRates, type RateProducer } from './support/offset-rate-producer';
 import { useSharedBrokerAdmin } from './support/shared-broker';
 import { gaugeValue, startSizedGroup, type SizedGroup, type SizedPod } from './support/sized-group';
@@ -29,24 +30,6 @@ const TOLERANCE = 0.3;
 const brokers = kafkaBrokersFromEnv();
 const kafka = new Kafka({ clientId: 'group-lag-int', brokers, logLevel: logLevel.NOTHING });
 const { admin, createTopic, closeBeforeCleanup } = useSharedBrokerAdmin(kafka, 'lag', { deleteTopicsAfterAll: true });
-
-/** Lag per partition as the admin reads it: end − committed, undefined without a commit. */
-async function adminLags(a: Admin, groupId: string, topic: string): Promise<Map<number, number | undefined>> {
-  const [committed, ends] = await Promise.all([
-    a.fetchOffsets({ groupId, topics: [topic] }),
-    a.fetchTopicOffsets(topic),
-  ]);
-  const commitOf = new Map(committed[0]!.partitions.map((p) => [p.partition, Number(p.offset)]));
-  return new Map(
-    ends.map((e) => {
-      const c = commitOf.get(e.partition) ?? -1;
-      return [e.partition, c < 0 ? undefined : Math.max(0, Number(e.high) - c)];
-    }),
-  );
-}
-
-const sumOf = (lags: ReadonlyMap<number, number | undefined>, partitions?: ReadonlyArray<number>): number =>
-  [...lags].filter(([p]) => partitions?.includes(p) ?? true).reduce((s, [, l]) => s + (l ?? 0), 0);
 
 const within = (actual: number | undefined, expected: number, slack = 0): boolean =>
   actual !== undefined && Math.abs(actual - expected) <= TOLERANCE * expected + slack;

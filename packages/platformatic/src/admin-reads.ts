@@ -1,7 +1,7 @@
 /**
  * What the trigger reads of a group besides its description, through the platformatic `Admin` the
  * user hands `triggerTarget(consumer, admin)`: fresh partition lists (for partitions no member
- * holds) and the group's progress (for static members that are away). A platformatic consumer
+ * holds) and the group's progress (for its lag, and for static members that are away). A platformatic consumer
  * has no Metadata, OffsetFetch or ListOffsets of its own to lend, and its metadata cache must not
  * be disturbed; an `Admin` of the same cluster has all three.
  */
@@ -96,9 +96,9 @@ export function readTopicPartitions(
 }
 
 /**
- * Reads the committed and end offsets of `partitions` for `groupId` within `timeoutMs`: what tells
- * a static member that is away (its partitions' committed offsets stop while their end offsets
- * grow). Partitions either answer leaves out are left out; a partition without a commit comes back
+ * Reads the committed and end offsets of `partitions` for `groupId` within `timeoutMs`: the
+ * group's lag (end − committed), and what tells a static member that is away (its partitions'
+ * committed offsets stop while their end offsets grow). Partitions either answer leaves out are left out; a partition without a commit comes back
  * with `committed: -1`, as the KafkaJS reader returns it.
  */
 export function readProgress(

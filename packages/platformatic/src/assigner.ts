@@ -85,9 +85,9 @@ export interface PlatformaticLoadAwareAssigner {
    * group is described through `admin` (a platformatic `Admin` of the same cluster: the consumer
    * has no DescribeGroups of its own); a fire advances the epoch and rejoins through
    * {@link requestRebalance}'s path. Through the same `admin` the controller reads fresh partition
-   * lists (partitions no member holds), the group's progress when the consumer has a
-   * `groupInstanceId` (fires held while a static member is away) and, with `crossGroup`, the
-   * sibling groups. Throws a `ConfigError` when `consumer` was not attached.
+   * lists (partitions no member holds), the group's committed and end offsets (the group's lag,
+   * with the trigger's `lag` option; and fires held while a static member is away, when the
+   * consumer has a `groupInstanceId`) and, with `crossGroup`, the sibling groups. Throws a `ConfigError` when `consumer` was not attached.
    */
   triggerTarget(consumer: AttachableConsumer & TriggerConsumer, admin: TriggerAdmin): TriggerTarget;
 }
@@ -343,8 +343,9 @@ export function LoadAwareAssigner(options: PlatformaticAssignerOptions = {}): Pl
             readTopicPartitions: (_groupId, topics, timeoutMs) =>
               readTopicPartitions({ metadata: metadata.bind(admin) }, topics, timeoutMs),
           }),
-          ...(isStatic &&
-            listConsumerGroupOffsets !== undefined &&
+          // Every group's progress, static or not: the lag check (the trigger's `lag` option) reads
+          // it at each check; the hold for away static members reads it only when `isStatic`.
+          ...(listConsumerGroupOffsets !== undefined &&
             listOffsets !== undefined && {
               readProgress: (group, partitions, timeoutMs) =>
                 readProgress(

@@ -28,15 +28,15 @@ export interface GroupDescriber {
 /**
  * What the target reads the group with: a platformatic `Admin` fits as it is. Only
  * `describeGroups` is required; with `metadata` the controller also looks for partitions no
- * member holds, and with `listConsumerGroupOffsets` and `listOffsets` it holds fires while a
- * static member is away.
+ * member holds, and with `listConsumerGroupOffsets` and `listOffsets` it measures the group's lag
+ * (the trigger's `lag` option) and holds fires while a static member is away.
  */
 export interface TriggerAdmin extends GroupDescriber {
   /** Fresh partition counts (`Admin.metadata`): turns on the check for partitions no member holds. */
   readonly metadata?: MetadataReader['metadata'];
-  /** The group's committed offsets (`Admin.listConsumerGroupOffsets`): with `listOffsets`, static members' progress. */
+  /** The group's committed offsets (`Admin.listConsumerGroupOffsets`): with `listOffsets`, the group's lag and static members' progress. */
   readonly listConsumerGroupOffsets?: ProgressReader['listConsumerGroupOffsets'];
-  /** End offsets (`Admin.listOffsets`): with `listConsumerGroupOffsets`, static members' progress. */
+  /** End offsets (`Admin.listOffsets`): with `listConsumerGroupOffsets`, the group's lag and static members' progress. */
   readonly listOffsets?: ProgressReader['listOffsets'];
 }
 

@@ -6,7 +6,7 @@ import { FakeConsumer, labelsOf, staticWeights, subscription, topicsMetadata } f
 
 /**
  * The readers the platformatic trigger target builds from the `Admin` it is given: fresh partition
- * lists, group progress (static consumers only) and cross-group sibling readings. Fakes stand in
+ * lists, group progress (the lag, and static members away) and cross-group sibling readings. Fakes stand in
  * for the Admin here; the real-broker runs are in test/platformatic-trigger-parity.int.test.ts.
  */
 
@@ -138,7 +138,7 @@ describe('the readers assigner.triggerTarget(consumer, admin) turns on', () => {
     listOffsets: () => Promise.resolve([]),
   });
 
-  it('reads unheld partitions through the admin; progress only for a consumer with a groupInstanceId', async () => {
+  it('reads unheld partitions and progress through the admin; static only with a groupInstanceId', async () => {
     const assigner = LoadAwareAssigner({ instanceId: 'pod-a', weights: staticWeights({}) });
     const dynamic = assigner.attach(new FakeConsumer('g', assigner.groupOptions()));
     const target = assigner.triggerTarget(dynamic, fullAdmin([]));
@@ -147,7 +147,6 @@ describe('the readers assigner.triggerTarget(consumer, admin) turns on', () => {
       unlisted: [],
     });
     expect(target.assigner.staticMembership).toBe(false);
-    expect(target.assigner).not.toHaveProperty('readProgress');
 
     const staticConsumer = Object.assign(new FakeConsumer('g', assigner.groupOptions()), {
       groupInstanceId: 'pod-a-0',
@@ -161,6 +160,54 @@ describe('the readers assigner.triggerTarget(consumer, admin) turns on', () => {
     const bare = assigner.triggerTarget(staticConsumer, { describeGroups: () => Promise.resolve(new Map()) });
     expect(bare.assigner).not.toHaveProperty('readTopicPartitions');
     expect(bare.assigner).not.toHaveProperty('readProgress');
+  });
+
+  it("reads a dynamic group's progress too, which the trigger's lag check measures the lag from", async () => {
+    // Before, only a consumer with a groupInstanceId got readProgress: the lag check of a dynamic
+    // platformatic group warned "group lag is not measured" and published no gauges.
+    const assigner = LoadAwareAssigner({ instanceId: 'pod-a', weights: staticWeights({}) });
+    const dynamic = assigner.attach(new FakeConsumer('g', assigner.groupOptions()));
+    const asked: string[] = [];
+    const admin = {
+      ...fullAdmin([]),
+      listConsumerGroupOffsets(options: { groups: Array<{ groupId: string }> }) {
+        asked.push(`offsets of ${options.groups.map((g) => g.groupId).join()}`);
+        return Promise.resolve([
+          {
+            groupId: 'g',
+            topics: [
+              {
+                name: 't',
+                partitions: [
+                  { partitionIndex: 0, committedOffset: 120n },
+                  { partitionIndex: 1, committedOffset: -1n },
+                ],
+              },
+            ],
+          },
+        ]);
+      },
+      listOffsets() {
+        asked.push('ends');
+        return Promise.resolve([
+          {
+            name: 't',
+            partitions: [
+              { partitionIndex: 0, offset: 300n },
+              { partitionIndex: 1, offset: 40n },
+            ],
+          },
+        ]);
+      },
+    };
+    const target = assigner.triggerTarget(dynamic, admin);
+    expect(target.assigner.staticMembership).toBe(false);
+    const held = [0, 1].map((partition) => ({ topic: 't', partition }));
+    expect(await target.assigner.readProgress?.('g', held, 1000)).toEqual([
+      { topic: 't', partition: 0, committed: 120, end: 300 },
+      { topic: 't', partition: 1, committed: -1, end: 40 },
+    ]);
+    expect(asked.sort()).toEqual(['ends', 'offsets of g']);
   });
 
   it('with crossGroup, reads the sibling groups through the admin, decoded by the leader’s rule', async () => {
