@@ -1,6 +1,6 @@
 import { uniqueName } from './support';
-import { describeGroup, waitForStableGroup } from './support/group';
-import { adminLags, sumOf } from './support/group-lag';
+import { waitForStableGroup } from './support/group';
+import { adminLags, expectedLag } from './support/group-lag';
 import { produceAtRates, type RateProducer } from './support/offset-rate-producer';
 import { usePlatformaticFleet, type PlatformaticInstance } from './support/platformatic-fleet';
 import { waitUntil } from './support/wait';
@@ -150,25 +150,22 @@ describeOnSupportedNode(`the group lag gauges on a platformatic group falling be
     const before = await adminLags(shared!.admin, groupId, topic);
     const gauges = await coordinator();
     const after = await adminLags(shared!.admin, groupId, topic);
-    const members = (await describeGroup(shared!.admin, groupId)).members.map((m) =>
-      m.assigned.map((label) => Number(label.slice(label.lastIndexOf(':') + 1))),
+    // Each member receives 30/s of a declared 100: its lag drains at 70/s. The lag moves between
+    // the two admin reads (produced and committed meanwhile): that much slack.
+    const expected = await expectedLag(
+      shared!.admin,
+      groupId,
+      { before, after },
+      { perSecond: PER_SECOND, memberCapacity: 100 },
     );
-
-    // Lag moves between the two admin reads (produced and committed meanwhile): that much slack.
-    const drift = Math.abs(sumOf(after) - sumOf(before));
-    const expected = {
-      messages: sumOf(after),
-      seconds: Math.max(...[...after.values()].map((l) => (l ?? 0) / PER_SECOND)),
-      // Each member receives 30/s of a declared 100: its lag drains at 70/s.
-      drain: Math.max(...members.map((ps) => sumOf(after, ps) / (100 - PER_SECOND * ps.length))),
-    };
+    const drift = expected.drift;
     const lines = instances.flatMap(lagLines);
     process.stdout.write(
       `platformatic group lag ${String(Math.round((Date.now() - producedAt) / 1000))} s into production: ` +
         `gauges ${JSON.stringify(gauges)}, admin ${JSON.stringify(expected)}, drift ${String(drift)}\n` +
         `${lines.join('\n')}\n`,
     );
-    expect(members.map((ps) => ps.length).sort()).toEqual([2, 2]);
+    expect(expected.held.map((ps) => ps.length).sort()).toEqual([2, 2]);
     expect(within(gauges.messages, expected.messages, drift)).toBe(true);
     expect(within(gauges.seconds, expected.seconds, drift / PER_SECOND)).toBe(true);
     expect(within(gauges.drain, expected.drain, drift / 70)).toBe(true);
