@@ -8,7 +8,7 @@ import { costOf, extremeBins, type Band } from './relink.js';
  * Bins an ejected item is tried on (the roomiest): a work cap, not a tuning. Room is what makes an
  * ejection cheap; trying every bin would make a step quadratic in the group size.
  */
-const EJECTION_BINS = 8;
+export const EJECTION_BINS = 8;
 
 /** One planned move: `item` goes to bin `to`. */
 interface Move {

@@ -1,0 +1,267 @@
+import { noiseAt } from '../structures/numbers.js';
+import type { Problem } from '../model/problem.js';
+import { emptyPlacement, place, type Placement } from '../place/placement.js';
+import type { MoveLedger, WorkBudget } from '../place/ledger.js';
+import { costOf, type Band } from './relink.js';
+import { EJECTION_BINS } from './repair.js';
+
+/** One planned move: `item` goes to bin `to`. */
+interface Move {
+  readonly item: number;
+  readonly to: number;
+}
+
+/**
+ * The homes kept and the homeless placed into the room the band leaves, heaviest first, each
+ * where it fits best: a bin below the band's bottom first (the homeless are the free way to lift
+ * it), else the bin it leaves the least room in, so that the large holes stay for the large items.
+ * A homeless item that fits nowhere goes to the bin where making room for it moves the least
+ * weight (then the fewest items): that bin sheds the cheapest items that restore its top onto
+ * bins with room, the same way. Placing an orphaned load W this way moves W plus what the
+ * receivers shed, and a receiver sheds only what the heavier newcomer does not leave room for.
+ *
+ * Only the roomiest bins are tried for making room (the repair's work cap): room is what makes
+ * it cheap. What is left outside the band (bins below its bottom, a newcomer too heavy for any
+ * room) is for the repair to close. Homeless items left when the work budget runs out stay where
+ * `sticky` (the sticky start) put them. Returns a new placement.
+ */
+export function placeOrphans(
+  problem: Problem,
+  sticky: Placement,
+  ledger: MoveLedger,
+  band: Band,
+  budget: WorkBudget,
+): Placement {
+  const { binCount, weight } = problem;
+  const walk = emptyPlacement(problem);
+  const items: number[][] = Array.from({ length: binCount }, () => []);
+  const orphans: number[] = [];
+  for (let item = 0; item < weight.length; item++) {
+    const home = ledger.home[item]!;
+    if (home < 0) orphans.push(item);
+    else {
+      place(problem, walk, item, home);
+      items[home]!.push(item);
+    }
+  }
+  orphans.sort((a, b) => weight[b]! - weight[a]! || a - b);
+  const room = new Float64Array(binCount);
+  const refresh = (): void => {
+    for (let b = 0; b < binCount; b++) room[b] = band.maxTarget * problem.capacity[b]! - walk.load[b]!;
+  };
+  const apply = (move: Move): void => {
+    const from = walk.bin[move.item]!;
+    if (from >= 0) {
+      const list = items[from]!;
+      list.splice(list.indexOf(move.item), 1);
+      walk.load[from] = walk.load[from]! - weight[move.item]!;
+      walk.tie[from] = walk.tie[from]! - problem.tieWeight;
+      walk.bin[move.item] = -1;
+    }
+    place(problem, walk, move.item, move.to);
+    items[move.to]!.push(move.item);
+  };
+  for (const orphan of orphans) {
+    if (budget.remaining <= 0) {
+      // Out of work: the rest stay where the sticky start put them.
+      apply({ item: orphan, to: sticky.bin[orphan]! });
+      continue;
+    }
+    refresh();
+    const w = weight[orphan]!;
+    const to = bestFit(problem, walk, room, band, orphan, -1);
+    if (to >= 0) {
+      apply({ item: orphan, to });
+      continue;
+    }
+    // No room anywhere: make it where that moves the least weight, then the fewest items.
+    const row = problem.group[orphan]! * binCount;
+    const candidates: number[] = [];
+    for (let b = 0; b < binCount; b++) if (problem.eligible[row + b] === 1) candidates.push(b);
+    candidates.sort((a, b) => room[b]! - room[a]! || a - b);
+    let chosen: { bin: number; moves: Move[]; cost: number } | undefined;
+    for (const bin of candidates.slice(0, EJECTION_BINS)) {
+      const plan = makeRoom(problem, ledger, walk, items, room, band, bin, w - room[bin]!, budget);
+      if (plan === undefined) continue;
+      if (
+        chosen === undefined ||
+        plan.cost < chosen.cost - noiseAt(chosen.cost) ||
+        (plan.cost <= chosen.cost + noiseAt(chosen.cost) && plan.moves.length < chosen.moves.length)
+      )
+        chosen = { bin, moves: plan.moves, cost: plan.cost };
+    }
+    if (chosen === undefined) {
+      // Nowhere can shed enough: the roomiest bin overflows least; the repair takes it from there.
+      apply({ item: orphan, to: candidates[0] ?? sticky.bin[orphan]! });
+      continue;
+    }
+    for (const move of chosen.moves) apply(move);
+    apply({ item: orphan, to: chosen.bin });
+  }
+  walk.items = undefined;
+  return walk;
+}
+
+/**
+ * The bin (not `avoid`) that `item` fits best: below the band's bottom first, then the least
+ * room left after it; -1 when it fits nowhere. Ties go to the lowest index.
+ */
+function bestFit(
+  problem: Problem,
+  walk: Placement,
+  room: Float64Array,
+  band: Band,
+  item: number,
+  avoid: number,
+): number {
+  const { binCount, capacity, eligible } = problem;
+  const w = problem.weight[item]!;
+  const row = problem.group[item]! * binCount;
+  let best = -1;
+  let bestLow = false;
+  for (let b = 0; b < binCount; b++) {
+    if (b === avoid || eligible[row + b] === 0 || room[b]! < w - noiseAt(w)) continue;
+    const low = walk.load[b]! < band.minTarget * capacity[b]! - noiseAt(walk.load[b]!);
+    if (best < 0 || (low && !bestLow) || (low === bestLow && room[b]! < room[best]!)) {
+      best = b;
+      bestLow = low;
+    }
+  }
+  return best;
+}
+
+/**
+ * The cheapest set of items of `bin` to shed for `need` of room, each to the bin it fits best
+ * (never back to `bin` or to `avoid`): free items first (heaviest), then the lightest that closes
+ * what is left alone, else the heaviest that fits somewhere. When nothing of the bin fits
+ * anywhere and `chain` allows, one item may go to one of the roomiest bins that makes room for
+ * it the same way (its heavy newcomer pushing lighter items on): the cheapest such chain.
+ * Undefined when the room is not there. `roomNow` is not touched.
+ */
+function makeRoom(
+  problem: Problem,
+  ledger: MoveLedger,
+  walk: Placement,
+  items: number[][],
+  roomNow: Float64Array,
+  band: Band,
+  bin: number,
+  need: number,
+  budget: WorkBudget,
+  avoid = -1,
+  chain = true,
+): { moves: Move[]; cost: number; room: Float64Array } | undefined {
+  const { weight } = problem;
+  const room = Float64Array.from(roomNow);
+  room[bin] = 0;
+  if (avoid >= 0) room[avoid] = 0;
+  const taken = new Set<number>();
+  const moves: Move[] = [];
+  let cost = 0;
+  let left = need;
+  while (left > noiseAt(need) && budget.remaining > 0) {
+    const list = items[bin]!;
+    budget.remaining -= list.length;
+    let pick = -1;
+    let pickTo = -1;
+    let pickCost = Infinity;
+    let pickCloses = false;
+    for (const item of list) {
+      if (taken.has(item)) continue;
+      const to = bestFit(problem, walk, room, band, item, bin);
+      if (to < 0) continue;
+      const c = costOf(ledger, weight, item, bin, to);
+      const w = weight[item]!;
+      const closes = w >= left;
+      if (pick < 0 || preferred(c, w, closes, pickCost, weight[pick]!, pickCloses)) {
+        pick = item;
+        pickTo = to;
+        pickCost = c;
+        pickCloses = closes;
+      }
+    }
+    if (pick < 0) break;
+    taken.add(pick);
+    moves.push({ item: pick, to: pickTo });
+    room[pickTo] = room[pickTo]! - weight[pick]!;
+    cost += Math.max(0, pickCost);
+    left -= weight[pick]!;
+  }
+  if (left <= noiseAt(need)) return { moves, cost, room };
+  if (!chain) return undefined;
+  // What fits directly is not enough: pass one item on to a bin that makes room for it, and shed
+  // the rest of the need directly.
+  const { binCount, eligible, group } = problem;
+  const fresh = Float64Array.from(roomNow);
+  fresh[bin] = 0;
+  if (avoid >= 0) fresh[avoid] = 0;
+  let best: { moves: Move[]; cost: number; room: Float64Array } | undefined;
+  const tried = new Set<string>();
+  for (const item of items[bin]!) {
+    if (budget.remaining <= 0) break;
+    const w = weight[item]!;
+    const key = `${String(w)}:${String(group[item])}`;
+    if (tried.has(key)) continue;
+    tried.add(key);
+    const row = group[item]! * binCount;
+    const roomy: number[] = [];
+    for (let b = 0; b < binCount; b++) if (b !== bin && b !== avoid && eligible[row + b] === 1) roomy.push(b);
+    roomy.sort((a, b) => fresh[b]! - fresh[a]! || a - b);
+    for (const to of roomy.slice(0, EJECTION_BINS)) {
+      const onward = makeRoom(problem, ledger, walk, items, fresh, band, to, w - fresh[to]!, budget, bin, false);
+      if (onward === undefined) continue;
+      onward.room[to] = 0;
+      onward.room[bin] = 0;
+      const rest =
+        need - w > noiseAt(need)
+          ? makeRoom(
+              problem,
+              ledger,
+              walk,
+              itemsWithout(items, bin, item),
+              onward.room,
+              band,
+              bin,
+              need - w,
+              budget,
+              to,
+              false,
+            )
+          : { moves: [], cost: 0, room: onward.room };
+      if (rest === undefined) continue;
+      const total = Math.max(0, costOf(ledger, weight, item, bin, to)) + onward.cost + rest.cost;
+      const all = [...onward.moves, { item, to }, ...rest.moves];
+      if (
+        best === undefined ||
+        total < best.cost - noiseAt(best.cost) ||
+        (total <= best.cost + noiseAt(best.cost) && all.length < best.moves.length)
+      )
+        best = { moves: all, cost: total, room: rest.room };
+    }
+  }
+  return best;
+}
+
+/** `items` with `item` left out of `bin`'s list (a shallow copy of that one list). */
+function itemsWithout(items: number[][], bin: number, item: number): number[][] {
+  const copy = [...items];
+  copy[bin] = items[bin]!.filter((i) => i !== item);
+  return copy;
+}
+
+/**
+ * True when a candidate beats the current pick: free ones first (heaviest), then the lightest
+ * that closes the gap alone, then the heaviest.
+ */
+function preferred(
+  cost: number,
+  weight: number,
+  closes: boolean,
+  pickCost: number,
+  pickWeight: number,
+  pickCloses: boolean,
+): boolean {
+  if (cost <= 0) return pickCost > 0 || weight > pickWeight;
+  if (pickCost <= 0) return false;
+  return closes ? !pickCloses || weight < pickWeight : !pickCloses && weight > pickWeight;
+}
