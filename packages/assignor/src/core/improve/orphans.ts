@@ -14,14 +14,16 @@ interface Move {
 /**
  * The homes kept and the homeless placed into the room the band leaves, heaviest first, each
  * where it fits best: a bin below the band's bottom first (the homeless are the free way to lift
- * it), else the bin it leaves the least room in, so that the large holes stay for the large items.
+ * it), then one whose members take it without moves of their own (given `slotTolerance`, the
+ * tolerance of the level below: after a leave most of what members move is the newcomers that
+ * tip one member of an even instance out of that tolerance), else the bin it leaves the least
+ * room in, so that the large holes stay for the large items.
  * A homeless item that fits nowhere goes to the bin where making room for it moves the least
  * weight (then the fewest items): that bin sheds the cheapest items that restore its top onto
  * bins with room, the same way. Placing an orphaned load W this way moves W plus what the
  * receivers shed, and a receiver sheds only what the heavier newcomer does not leave room for.
  *
- * Only the roomiest bins are tried for making room (the repair's work cap): room is what makes
- * it cheap. What is left outside the band (bins below its bottom, a newcomer too heavy for any
+ * Only the bins where making room can cost least are tried (the repair's work cap). What is left outside the band (bins below its bottom, a newcomer too heavy for any
  * room) is for the repair to close. Homeless items left when the work budget runs out stay where
  * `sticky` (the sticky start) put them. Returns a new placement.
  */
@@ -31,9 +33,11 @@ export function placeOrphans(
   ledger: MoveLedger,
   band: Band,
   budget: WorkBudget,
+  slotTolerance?: number,
 ): Placement {
   const { binCount, weight } = problem;
   const walk = emptyPlacement(problem);
+  const slots = slotLoads(problem, ledger, slotTolerance);
   const items: number[][] = Array.from({ length: binCount }, () => []);
   const orphans: number[] = [];
   for (let item = 0; item < weight.length; item++) {
@@ -51,6 +55,7 @@ export function placeOrphans(
   };
   const apply = (move: Move): void => {
     const from = walk.bin[move.item]!;
+    slots?.move(move.item, from, move.to);
     if (from >= 0) {
       const list = items[from]!;
       list.splice(list.indexOf(move.item), 1);
@@ -69,7 +74,7 @@ export function placeOrphans(
     }
     refresh();
     const w = weight[orphan]!;
-    const to = bestFit(problem, walk, room, band, orphan, -1);
+    const to = bestFit(problem, walk, room, band, orphan, -1, slots);
     if (to >= 0) {
       apply({ item: orphan, to });
       continue;
@@ -86,7 +91,7 @@ export function placeOrphans(
     candidates.sort((a, b) => estimate[a]! - estimate[b]! || room[b]! - room[a]! || a - b);
     let chosen: { bin: number; moves: Move[]; cost: number } | undefined;
     for (const bin of candidates.slice(0, EJECTION_BINS)) {
-      const plan = makeRoom(problem, ledger, walk, items, room, band, bin, w - room[bin]!, budget);
+      const plan = makeRoom(problem, ledger, walk, items, room, band, bin, w - room[bin]!, budget, -1, true, slots);
       if (plan === undefined) continue;
       if (
         chosen === undefined ||
@@ -134,8 +139,9 @@ function leastCost(
 }
 
 /**
- * The bin (not `avoid`) that `item` fits best: below the band's bottom first, then the least
- * room left after it; -1 when it fits nowhere. Ties go to the lowest index.
+ * The bin (not `avoid`) that `item` fits best: below the band's bottom first, then one whose
+ * members take it without moves of their own (`slots`), then the least room left after it; -1
+ * when it fits nowhere. Ties go to the lowest index.
  */
 function bestFit(
   problem: Problem,
@@ -144,21 +150,99 @@ function bestFit(
   band: Band,
   item: number,
   avoid: number,
+  slots: SlotLoads | undefined,
 ): number {
   const { binCount, capacity, eligible } = problem;
   const w = problem.weight[item]!;
   const row = problem.group[item]! * binCount;
   let best = -1;
   let bestLow = false;
+  let bestTakes = false;
   for (let b = 0; b < binCount; b++) {
     if (b === avoid || eligible[row + b] === 0 || room[b]! < w - noiseAt(w)) continue;
     const low = walk.load[b]! < band.minTarget * capacity[b]! - noiseAt(walk.load[b]!);
-    if (best < 0 || (low && !bestLow) || (low === bestLow && room[b]! < room[best]!)) {
+    if (best >= 0 && !low && bestLow) continue;
+    if (best >= 0 && low === bestLow && bestTakes && room[b]! >= room[best]!) continue;
+    const takes = slots === undefined || slots.takes(b, w);
+    if (best < 0 || (low && !bestLow) || (takes && !bestTakes) || (takes === bestTakes && room[b]! < room[best]!)) {
       best = b;
       bestLow = low;
+      bestTakes = takes;
     }
   }
   return best;
+}
+
+/**
+ * Each bin's load per slot (its members, where the ledger has slots), as the level below will
+ * find it: home items in their slot, items coming in on the least loaded slot (the level below
+ * places them greedily, for free).
+ */
+interface SlotLoads {
+  /** Whether the level below takes `w` on `bin` without moves of its own. */
+  takes(bin: number, w: number): boolean;
+  /** Records `item` going from `from` (-1 for none) to `to`. */
+  move(item: number, from: number, to: number): void;
+}
+
+/**
+ * {@link SlotLoads} of the homes, or undefined without slots or a tolerance for the level below.
+ * The level below takes `w` without moves when the slot that gets it stays within its tolerance
+ * of what the level below could reach at best: the heavier of `w` and an even split.
+ */
+function slotLoads(problem: Problem, ledger: MoveLedger, tolerance: number | undefined): SlotLoads | undefined {
+  const slot = ledger.slot;
+  if (slot === undefined || tolerance === undefined) return undefined;
+  const { binCount, weight } = problem;
+  const loads: Map<number, number>[] = Array.from({ length: binCount }, () => new Map<number, number>());
+  // Where each item sits in its bin: its home slot, or the slot it was given when it came in.
+  const at = new Int32Array(weight.length).fill(-1);
+  for (let item = 0; item < at.length; item++) {
+    const home = ledger.home[item]!;
+    if (home < 0 || ledger.counted[item] === 0 || slot[item]! < 0) continue;
+    at[item] = slot[item]!;
+    const bin = loads[home]!;
+    bin.set(slot[item]!, (bin.get(slot[item]!) ?? 0) + weight[item]!);
+  }
+  // Per bin: the least loaded slot and the total, kept up to date so that a look costs nothing.
+  const least = new Int32Array(binCount).fill(-1);
+  const total = new Float64Array(binCount);
+  const refresh = (b: number): void => {
+    let pick = -1;
+    let sum = 0;
+    const bin = loads[b]!;
+    for (const [s, load] of bin) {
+      sum += load;
+      if (pick < 0 || load < bin.get(pick)! || (load === bin.get(pick)! && s < pick)) pick = s;
+    }
+    least[b] = pick;
+    total[b] = sum;
+  };
+  for (let b = 0; b < binCount; b++) refresh(b);
+  return {
+    takes(bin: number, w: number): boolean {
+      const members = loads[bin]!;
+      if (members.size < 2) return true;
+      const after = total[bin]! + w;
+      const lowest = members.get(least[bin]!)!;
+      return lowest + w <= (1 + tolerance) * Math.max(w, after / members.size) + noiseAt(after);
+    },
+    move(item: number, from: number, to: number): void {
+      const w = weight[item]!;
+      if (from >= 0 && at[item]! >= 0) {
+        const bin = loads[from]!;
+        bin.set(at[item]!, bin.get(at[item]!)! - w);
+        refresh(from);
+      }
+      const s = to === ledger.home[item] && slot[item]! >= 0 ? slot[item]! : least[to]!;
+      at[item] = s;
+      if (s >= 0) {
+        const bin = loads[to]!;
+        bin.set(s, (bin.get(s) ?? 0) + w);
+        refresh(to);
+      }
+    },
+  };
 }
 
 /**
@@ -181,6 +265,7 @@ function makeRoom(
   budget: WorkBudget,
   avoid = -1,
   chain = true,
+  slots?: SlotLoads,
 ): { moves: Move[]; cost: number; room: Float64Array } | undefined {
   const { weight } = problem;
   const room = Float64Array.from(roomNow);
@@ -199,7 +284,7 @@ function makeRoom(
     let pickCloses = false;
     for (const item of list) {
       if (taken.has(item)) continue;
-      const to = bestFit(problem, walk, room, band, item, bin);
+      const to = bestFit(problem, walk, room, band, item, bin, slots);
       if (to < 0) continue;
       const c = costOf(ledger, weight, item, bin, to);
       const w = weight[item]!;
@@ -239,7 +324,7 @@ function makeRoom(
     for (let b = 0; b < binCount; b++) if (b !== bin && b !== avoid && eligible[row + b] === 1) roomy.push(b);
     roomy.sort((a, b) => fresh[b]! - fresh[a]! || a - b);
     for (const to of roomy.slice(0, EJECTION_BINS)) {
-      const onward = makeRoom(problem, ledger, walk, items, fresh, band, to, w - fresh[to]!, budget, bin, false);
+      const onward = makeRoom(problem, ledger, walk, items, fresh, band, to, w - fresh[to]!, budget, bin, false, slots);
       if (onward === undefined) continue;
       onward.room[to] = 0;
       onward.room[bin] = 0;
@@ -257,6 +342,7 @@ function makeRoom(
               budget,
               to,
               false,
+              slots,
             )
           : { moves: [], cost: 0, room: onward.room };
       if (rest === undefined) continue;

@@ -25,7 +25,8 @@ interface Extremes {
  *   and aims at the tolerance's edge when lumpy weights leave no room for half of it;
  * - the walk towards the from-scratch placement renamed onto the homes ({@link relink}), which
  *   always gets there, at worst by adopting that placement;
- * - the homeless placed first ({@link placeOrphans}): heaviest first into the room below the band,
+ * - the homeless placed first ({@link placeOrphans}): heaviest first into the room below the band
+ *   (where the members can take it without moves, given the level below's tolerance in `policy`),
  *   a heavy one that fits nowhere where making room for it moves the least weight (its receiver
  *   sheds the cheapest items, or passes one on to a bin that does), then the repair from there.
  *   This is the "orphans W, plus what receivers shed to make room" placement: the repair from the
@@ -40,11 +41,12 @@ export function reachByWeight(
   sticky: Placement,
   best: Int32Array,
   target: Extremes,
-  tolerance: number,
+  policy: { readonly tolerance: number; readonly slotTolerance?: number | undefined },
   ledger: MoveLedger,
   budget: WorkBudget,
   within: (e: Extremes) => boolean,
 ): { placement: Placement; searched: boolean } {
+  const { tolerance } = policy;
   const halfway: SearchGoal = {
     maxTarget: target.max * (1 + tolerance / 2),
     minTarget: target.min * (1 - tolerance / 2),
@@ -67,7 +69,7 @@ export function reachByWeight(
   // busiest ends 5% above the best known after the seeded leaves of bench:quality instead of 2.5%.)
   const mixed = { maxTarget: halfway.maxTarget, minTarget: edge.minTarget };
   const settle = (band: Band): Placement =>
-    repair(problem, placeOrphans(problem, sticky, ledger, band, budget), band, ledger, budget);
+    repair(problem, placeOrphans(problem, sticky, ledger, band, budget, policy.slotTolerance), band, ledger, budget);
   const settled = [settle(halfway), settle(mixed)];
   if (!settled.some((p) => within(extremes(problem, p)))) settled.push(settle(edge));
   let chosen: Placement | undefined;
