@@ -8,7 +8,7 @@ import { costOf, extremeBins, type Band } from './relink.js';
  * Bins an ejected item is tried on (the roomiest): a work cap, not a tuning. Room is what makes an
  * ejection cheap; trying every bin would make a step quadratic in the group size.
  */
-const EJECTION_BINS = 8;
+export const EJECTION_BINS = 8;
 
 /** One planned move: `item` goes to bin `to`. */
 interface Move {
@@ -27,12 +27,16 @@ interface Plan {
 /**
  * Brings every bin into `band` for as little moved weight as it can find: the busiest bin above
  * the band sheds, the least busy one below it takes, one gap at a time, until every bin is in the
- * band or a gap cannot be closed. Each gap is closed by the cheaper of two plans:
+ * band or a gap cannot be closed. Each gap is closed by the cheapest of these plans:
  *
  * - direct: items of the bin go to bins with room (below the band's top), lightest item that
  *   closes what is left first, else the heaviest that fits, items that cost nothing before all;
  * - ejection: one item goes to one of the roomiest bins, which sheds the overflow directly.
- *   This is how a heavy newcomer makes room for itself: its new bin passes light items on.
+ *   This is how a heavy newcomer makes room for itself: its new bin passes light items on;
+ * - exchange (a busiest bin only): one item trades places with a lighter one of a roomy bin. On
+ *   two or three bins of lumpy items (the members of one instance) neither plan above can work,
+ *   as the ejection's bin may not send anything back, and the local search then moves several
+ *   items where one pair would do.
  *
  * The moved weight of a step is the weight of each counted item that leaves its home (an item
  * going home gives its weight back; homeless items cost nothing), which is the objective's
@@ -56,8 +60,12 @@ export function repair(
     let plan: Plan | undefined;
     if (maxGap > noiseAt(walk.load[top]!))
       plan = better(
-        shed(problem, ledger, walk, items, top, maxGap, band, -1, budget),
-        eject(problem, ledger, walk, items, top, maxGap, band, budget),
+        better(
+          shed(problem, ledger, walk, items, top, maxGap, band, -1, budget),
+          eject(problem, ledger, walk, items, top, maxGap, band, budget),
+          maxGap,
+        ),
+        swap(problem, ledger, walk, items, top, maxGap, band, budget),
         maxGap,
       );
     else if (minGap > noiseAt(walk.load[bottom]!))
@@ -185,6 +193,71 @@ function eject(
         };
       }
       best = better(best, plan, gap);
+    }
+  }
+  return best;
+}
+
+/**
+ * Exchange: an item of `bin` trades places with a lighter one of one of the roomiest bins, so
+ * that `bin` sheds the difference where no item of it fits anywhere alone (two bins of lumpy
+ * items, such as the members of one instance). The cheapest exchange that closes the gap without
+ * taking the other bin above the band's top or `bin` below its bottom, the lighter pair first
+ * among equals; undefined when none does.
+ */
+function swap(
+  problem: Problem,
+  ledger: MoveLedger,
+  walk: Placement,
+  items: number[][],
+  bin: number,
+  gap: number,
+  band: Band,
+  budget: WorkBudget,
+): Plan | undefined {
+  const { binCount, capacity, weight, eligible, group } = problem;
+  const eps = noiseAt(gap);
+  const floor = walk.load[bin]! - band.minTarget * capacity[bin]!;
+  const roomy = Array.from({ length: binCount }, (_, b) => b)
+    .filter((b) => b !== bin)
+    .sort(
+      (a, b) =>
+        band.maxTarget * capacity[b]! - walk.load[b]! - (band.maxTarget * capacity[a]! - walk.load[a]!) || a - b,
+    )
+    .slice(0, EJECTION_BINS);
+  let best: Plan | undefined;
+  let bestWeight = Infinity;
+  for (const other of roomy) {
+    const room = band.maxTarget * capacity[other]! - walk.load[other]!;
+    const theirs = items[other]!;
+    budget.remaining -= items[bin]!.length * theirs.length;
+    if (budget.remaining <= 0) break;
+    for (const mine of items[bin]!) {
+      if (eligible[group[mine]! * binCount + other] === 0) continue;
+      const wm = weight[mine]!;
+      const out = costOf(ledger, weight, mine, bin, other);
+      for (const back of theirs) {
+        const delta = wm - weight[back]!;
+        if (delta < gap - eps || delta > room + eps || delta > floor + eps) continue;
+        if (eligible[group[back]! * binCount + bin] === 0) continue;
+        const cost = Math.max(0, out + costOf(ledger, weight, back, other, bin));
+        const pair = wm + weight[back]!;
+        if (
+          best === undefined ||
+          cost < best.cost - noiseAt(best.cost) ||
+          (cost <= best.cost + noiseAt(best.cost) && pair < bestWeight)
+        ) {
+          best = {
+            moves: [
+              { item: mine, to: other },
+              { item: back, to: bin },
+            ],
+            cost,
+            closed: gap,
+          };
+          bestWeight = pair;
+        }
+      }
     }
   }
   return best;

@@ -342,6 +342,7 @@ function solvePhase(
     homelessAllowance: settings.core === 'by-weight' ? 0 : POLICY[level].homelessAllowance,
     thorough: POLICY[level].thorough,
     core: settings.core,
+    slotTolerance: level === 'instances' ? settings.tolerance * POLICY.members.toleranceFactor : undefined,
   };
   const solution = solve(problem, ledger, policy, settings.budget, bound);
   settings.moves.used += ledger.used;

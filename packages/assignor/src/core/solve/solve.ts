@@ -38,6 +38,11 @@ export interface StickyPolicy {
   readonly thorough: boolean;
   /** Which core reaches the tolerance when the sticky start is outside it (see `CoreVersion`). */
   readonly core: CoreVersion;
+  /**
+   * The tolerance of the level below (members inside an instance), where the ledger has slots:
+   * the by-weight core places a homeless item where that level can take it without moves.
+   */
+  readonly slotTolerance?: number | undefined;
 }
 
 /**
@@ -123,7 +128,7 @@ export function solve(
   if (within(start)) return { bin: trimMoves(problem, sticky, ledger, budget), lowerBound: bound };
 
   if (policy.core === 'by-weight') {
-    const reached = reachByWeight(problem, sticky, best.bin, target, policy.tolerance, ledger, budget, within);
+    const reached = reachByWeight(problem, sticky, best.bin, target, policy, ledger, budget, within);
     if (reached.searched) return { bin: trimMoves(problem, reached.placement, ledger, budget), lowerBound: bound };
     return { bin: reached.placement.bin, lowerBound: bound };
   }
