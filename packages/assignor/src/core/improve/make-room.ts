@@ -1,0 +1,186 @@
+import { noiseAt } from '../structures/numbers.js';
+import type { Problem } from '../model/problem.js';
+import type { Placement } from '../place/placement.js';
+import type { MoveLedger, WorkBudget } from '../place/ledger.js';
+import { costOf, type Band } from './relink.js';
+import { EJECTION_BINS } from './repair.js';
+import type { SlotLoads } from './slot-loads.js';
+
+/** One planned move: `item` goes to bin `to`. */
+export interface Move {
+  readonly item: number;
+  readonly to: number;
+}
+
+/**
+ * The bin (not `avoid`) that `item` fits best: below the band's bottom first, then one whose
+ * members take it without moves of their own (`slots`), then the least room left after it; -1
+ * when it fits nowhere. Ties go to the lowest index.
+ */
+export function bestFit(
+  problem: Problem,
+  walk: Placement,
+  room: Float64Array,
+  band: Band,
+  item: number,
+  avoid: number,
+  slots: SlotLoads | undefined,
+): number {
+  const { binCount, capacity, eligible } = problem;
+  const w = problem.weight[item]!;
+  const row = problem.group[item]! * binCount;
+  let best = -1;
+  let bestLow = false;
+  let bestTakes = false;
+  for (let b = 0; b < binCount; b++) {
+    if (b === avoid || eligible[row + b] === 0 || room[b]! < w - noiseAt(w)) continue;
+    const low = walk.load[b]! < band.minTarget * capacity[b]! - noiseAt(walk.load[b]!);
+    if (best >= 0 && !low && bestLow) continue;
+    if (best >= 0 && low === bestLow && bestTakes && room[b]! >= room[best]!) continue;
+    const takes = slots === undefined || slots.takes(b, w);
+    if (best < 0 || (low && !bestLow) || (takes && !bestTakes) || (takes === bestTakes && room[b]! < room[best]!)) {
+      best = b;
+      bestLow = low;
+      bestTakes = takes;
+    }
+  }
+  return best;
+}
+
+/**
+ * The cheapest set of items of `bin` to shed for `need` of room, each to the bin it fits best
+ * (never back to `bin` or to `avoid`): free items first (heaviest), then the lightest that closes
+ * what is left alone, else the heaviest that fits somewhere. When nothing of the bin fits
+ * anywhere and `chain` allows, one item may go to one of the roomiest bins that makes room for
+ * it the same way (its heavy newcomer pushing lighter items on): the cheapest such chain.
+ * Undefined when the room is not there. `roomNow` is not touched.
+ */
+export function makeRoom(
+  problem: Problem,
+  ledger: MoveLedger,
+  walk: Placement,
+  items: number[][],
+  roomNow: Float64Array,
+  band: Band,
+  bin: number,
+  need: number,
+  budget: WorkBudget,
+  avoid = -1,
+  chain = true,
+  slots?: SlotLoads,
+): { moves: Move[]; cost: number; room: Float64Array } | undefined {
+  const { weight } = problem;
+  const room = Float64Array.from(roomNow);
+  room[bin] = 0;
+  if (avoid >= 0) room[avoid] = 0;
+  const taken = new Set<number>();
+  const moves: Move[] = [];
+  let cost = 0;
+  let left = need;
+  while (left > noiseAt(need) && budget.remaining > 0) {
+    const list = items[bin]!;
+    budget.remaining -= list.length;
+    let pick = -1;
+    let pickTo = -1;
+    let pickCost = Infinity;
+    let pickCloses = false;
+    for (const item of list) {
+      if (taken.has(item)) continue;
+      const to = bestFit(problem, walk, room, band, item, bin, slots);
+      if (to < 0) continue;
+      const c = costOf(ledger, weight, item, bin, to);
+      const w = weight[item]!;
+      const closes = w >= left;
+      if (pick < 0 || preferred(c, w, closes, pickCost, weight[pick]!, pickCloses)) {
+        pick = item;
+        pickTo = to;
+        pickCost = c;
+        pickCloses = closes;
+      }
+    }
+    if (pick < 0) break;
+    taken.add(pick);
+    moves.push({ item: pick, to: pickTo });
+    room[pickTo] = room[pickTo]! - weight[pick]!;
+    cost += Math.max(0, pickCost);
+    left -= weight[pick]!;
+  }
+  if (left <= noiseAt(need)) return { moves, cost, room };
+  if (!chain) return undefined;
+  // What fits directly is not enough: pass one item on to a bin that makes room for it, and shed
+  // the rest of the need directly.
+  const { binCount, eligible, group } = problem;
+  const fresh = Float64Array.from(roomNow);
+  fresh[bin] = 0;
+  if (avoid >= 0) fresh[avoid] = 0;
+  let best: { moves: Move[]; cost: number; room: Float64Array } | undefined;
+  const tried = new Set<string>();
+  for (const item of items[bin]!) {
+    if (budget.remaining <= 0) break;
+    const w = weight[item]!;
+    const key = `${String(w)}:${String(group[item])}`;
+    if (tried.has(key)) continue;
+    tried.add(key);
+    const row = group[item]! * binCount;
+    const roomy: number[] = [];
+    for (let b = 0; b < binCount; b++) if (b !== bin && b !== avoid && eligible[row + b] === 1) roomy.push(b);
+    roomy.sort((a, b) => fresh[b]! - fresh[a]! || a - b);
+    for (const to of roomy.slice(0, EJECTION_BINS)) {
+      const onward = makeRoom(problem, ledger, walk, items, fresh, band, to, w - fresh[to]!, budget, bin, false, slots);
+      if (onward === undefined) continue;
+      onward.room[to] = 0;
+      onward.room[bin] = 0;
+      const rest =
+        need - w > noiseAt(need)
+          ? makeRoom(
+              problem,
+              ledger,
+              walk,
+              itemsWithout(items, bin, item),
+              onward.room,
+              band,
+              bin,
+              need - w,
+              budget,
+              to,
+              false,
+              slots,
+            )
+          : { moves: [], cost: 0, room: onward.room };
+      if (rest === undefined) continue;
+      const total = Math.max(0, costOf(ledger, weight, item, bin, to)) + onward.cost + rest.cost;
+      const all = [...onward.moves, { item, to }, ...rest.moves];
+      if (
+        best === undefined ||
+        total < best.cost - noiseAt(best.cost) ||
+        (total <= best.cost + noiseAt(best.cost) && all.length < best.moves.length)
+      )
+        best = { moves: all, cost: total, room: rest.room };
+    }
+  }
+  return best;
+}
+
+/** `items` with `item` left out of `bin`'s list (a shallow copy of that one list). */
+function itemsWithout(items: number[][], bin: number, item: number): number[][] {
+  const copy = [...items];
+  copy[bin] = items[bin]!.filter((i) => i !== item);
+  return copy;
+}
+
+/**
+ * True when a candidate beats the current pick: free ones first (heaviest), then the lightest
+ * that closes the gap alone, then the heaviest.
+ */
+function preferred(
+  cost: number,
+  weight: number,
+  closes: boolean,
+  pickCost: number,
+  pickWeight: number,
+  pickCloses: boolean,
+): boolean {
+  if (cost <= 0) return pickCost > 0 || weight > pickWeight;
+  if (pickCost <= 0) return false;
+  return closes ? !pickCloses || weight < pickWeight : !pickCloses && weight > pickWeight;
+}

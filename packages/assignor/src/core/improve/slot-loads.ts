@@ -1,0 +1,75 @@
+import { noiseAt } from '../structures/numbers.js';
+import type { Problem } from '../model/problem.js';
+import type { MoveLedger } from '../place/ledger.js';
+
+/**
+ * Each bin's load per slot (its members, where the ledger has slots), as the level below will
+ * find it: home items in their slot, items coming in on the least loaded slot (the level below
+ * places them greedily, for free).
+ */
+export interface SlotLoads {
+  /** Whether the level below takes `w` on `bin` without moves of its own. */
+  takes(bin: number, w: number): boolean;
+  /** Records `item` going from `from` (-1 for none) to `to`. */
+  move(item: number, from: number, to: number): void;
+}
+
+/**
+ * {@link SlotLoads} of the homes, or undefined without slots or a tolerance for the level below.
+ * The level below takes `w` without moves when the slot that gets it stays within its tolerance
+ * of what the level below could reach at best: the heavier of `w` and an even split.
+ */
+export function slotLoads(problem: Problem, ledger: MoveLedger, tolerance: number | undefined): SlotLoads | undefined {
+  const slot = ledger.slot;
+  if (slot === undefined || tolerance === undefined) return undefined;
+  const { binCount, weight } = problem;
+  const loads: Map<number, number>[] = Array.from({ length: binCount }, () => new Map<number, number>());
+  // Where each item sits in its bin: its home slot, or the slot it was given when it came in.
+  const at = new Int32Array(weight.length).fill(-1);
+  for (let item = 0; item < at.length; item++) {
+    const home = ledger.home[item]!;
+    if (home < 0 || ledger.counted[item] === 0 || slot[item]! < 0) continue;
+    at[item] = slot[item]!;
+    const bin = loads[home]!;
+    bin.set(slot[item]!, (bin.get(slot[item]!) ?? 0) + weight[item]!);
+  }
+  // Per bin: the least loaded slot and the total, kept up to date so that a look costs nothing.
+  const least = new Int32Array(binCount).fill(-1);
+  const total = new Float64Array(binCount);
+  const refresh = (b: number): void => {
+    let pick = -1;
+    let sum = 0;
+    const bin = loads[b]!;
+    for (const [s, load] of bin) {
+      sum += load;
+      if (pick < 0 || load < bin.get(pick)! || (load === bin.get(pick)! && s < pick)) pick = s;
+    }
+    least[b] = pick;
+    total[b] = sum;
+  };
+  for (let b = 0; b < binCount; b++) refresh(b);
+  return {
+    takes(bin: number, w: number): boolean {
+      const members = loads[bin]!;
+      if (members.size < 2) return true;
+      const after = total[bin]! + w;
+      const lowest = members.get(least[bin]!)!;
+      return lowest + w <= (1 + tolerance) * Math.max(w, after / members.size) + noiseAt(after);
+    },
+    move(item: number, from: number, to: number): void {
+      const w = weight[item]!;
+      if (from >= 0 && at[item]! >= 0) {
+        const bin = loads[from]!;
+        bin.set(at[item]!, bin.get(at[item]!)! - w);
+        refresh(from);
+      }
+      const s = to === ledger.home[item] && slot[item]! >= 0 ? slot[item]! : least[to]!;
+      at[item] = s;
+      if (s >= 0) {
+        const bin = loads[to]!;
+        bin.set(s, (bin.get(s) ?? 0) + w);
+        refresh(to);
+      }
+    },
+  };
+}
