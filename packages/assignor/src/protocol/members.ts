@@ -1,5 +1,6 @@
 import { AssignerProtocol, type GroupMember } from 'kafkajs';
 import { memberFromRecord, type DecodedMember } from './member-record.js';
+import { subscriptionShapeProblem } from './subscription-shape.js';
 
 export { OWN_INSTANCE_PREFIX, type DecodedMember } from './member-record.js';
 
@@ -8,6 +9,10 @@ export { OWN_INSTANCE_PREFIX, type DecodedMember } from './member-record.js';
  * cannot be read leaves the topics undefined and makes the member an instance of its own.
  */
 export function decodeMember(member: GroupMember): DecodedMember {
+  // KafkaJS's decoder loops on a forged topic count: metadata of another shape is not handed to it.
+  if (subscriptionShapeProblem(member.memberMetadata) !== undefined) {
+    return memberFromRecord(member.memberId, undefined, undefined);
+  }
   let topics: ReadonlyArray<string> | undefined;
   let userData: Buffer | undefined;
   try {
