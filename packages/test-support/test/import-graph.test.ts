@@ -113,6 +113,7 @@ const ASSIGNOR_LAYERS: Layers = [
   ['core/model'],
   ['core/place'],
   ['core/improve'],
+  ['core/orphans'], // the by-weight core's hand-out stage, built on improve's shed and repair
   ['core/solve'],
   ['core/racks', 'core/report'],
   ['core'], // balance(): the pipeline over the stages, and the core's exports

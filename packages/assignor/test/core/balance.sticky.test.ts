@@ -281,7 +281,7 @@ describe('by weight: an orphan heavier than any room', () => {
     let moved = 0;
     for (const [m, ps] of result.assignments)
       for (const p of ps) if (before.get(keyOf(p)) !== m) moved += partitions[p.partition]!.weight!;
-    // Before the homeless were placed first (improve/orphans.ts), this core moved 38.
+    // Before the homeless were placed first (orphans/orphans.ts), this core moved 38.
     expect(moved).toBeLessThanOrEqual(36);
     expect(result.maxInstanceLoad).toBeLessThanOrEqual(24 * 1.025);
   });

@@ -3,18 +3,13 @@ import type { Problem } from '../model/problem.js';
 import { placementOf, type Placement } from '../place/placement.js';
 import type { MoveLedger, WorkBudget } from '../place/ledger.js';
 import { costOf, extremeBins, type Band } from './relink.js';
+import { preferred, shedCheapest, type Move } from './shed.js';
 
 /**
  * Bins an ejected item is tried on (the roomiest): a work cap, not a tuning. Room is what makes an
  * ejection cheap; trying every bin would make a step quadratic in the group size.
  */
 export const EJECTION_BINS = 8;
-
-/** One planned move: `item` goes to bin `to`. */
-interface Move {
-  readonly item: number;
-  readonly to: number;
-}
 
 /** A set of moves that closes one bin's gap, with the weight it moves. */
 interface Plan {
@@ -111,38 +106,9 @@ function shed(
   const room = new Float64Array(binCount);
   for (let b = 0; b < binCount; b++)
     room[b] = b === bin || b === avoid ? 0 : band.maxTarget * capacity[b]! - walk.load[b]!;
-  const taken = new Set<number>();
-  const moves: Move[] = [];
-  let cost = 0;
-  let left = gap;
-  while (left > 0 && budget.remaining > 0) {
-    let pick = -1;
-    let pickTo = -1;
-    let pickCost = Infinity;
-    let pickCloses = false;
-    const list = items[bin]!;
-    budget.remaining -= list.length;
-    for (const item of list) {
-      if (taken.has(item)) continue;
-      const w = weight[item]!;
-      const to = roomiest(room, eligible, group[item]! * binCount, binCount, w);
-      if (to < 0) continue;
-      const c = costOf(ledger, weight, item, bin, to);
-      const closes = w >= left;
-      if (pick < 0 || preferred(c, w, closes, pickCost, weight[pick]!, pickCloses)) {
-        pick = item;
-        pickTo = to;
-        pickCost = c;
-        pickCloses = closes;
-      }
-    }
-    if (pick < 0) break;
-    taken.add(pick);
-    moves.push({ item: pick, to: pickTo });
-    room[pickTo] = room[pickTo]! - weight[pick]!;
-    cost += Math.max(0, pickCost);
-    left -= weight[pick]!;
-  }
+  const { moves, cost, left } = shedCheapest(ledger, weight, items[bin]!, bin, gap, 0, room, budget, (item) =>
+    roomiest(room, eligible, group[item]! * binCount, binCount, weight[item]!),
+  );
   return { moves, cost, closed: gap - Math.max(0, left) };
 }
 
@@ -317,24 +283,6 @@ function fill(
     left -= weight[pick]!;
   }
   return { moves, cost, closed: gap - Math.max(0, left) };
-}
-
-/**
- * True when a candidate (its moved weight `cost`, its weight, whether it closes the gap alone)
- * beats the current pick: free ones first (heaviest), then the lightest that closes the gap, then
- * the heaviest.
- */
-function preferred(
-  cost: number,
-  weight: number,
-  closes: boolean,
-  pickCost: number,
-  pickWeight: number,
-  pickCloses: boolean,
-): boolean {
-  if (cost <= 0) return pickCost > 0 || weight > pickWeight;
-  if (pickCost <= 0) return false;
-  return closes ? !pickCloses || weight < pickWeight : !pickCloses && weight > pickWeight;
 }
 
 /** The eligible bin with the most room that can take weight `w`, or -1. */

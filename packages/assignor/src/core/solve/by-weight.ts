@@ -6,7 +6,7 @@ import { relabel } from '../place/relabel.js';
 import { untangle } from '../improve/untangle.js';
 import { movedWeight, relink, type Band } from '../improve/relink.js';
 import { repair } from '../improve/repair.js';
-import { placeOrphans } from '../improve/orphans.js';
+import { placeOrphans } from '../orphans/orphans.js';
 
 /** Levels of a placement that the tolerance is judged on. */
 interface Extremes {

@@ -2,15 +2,12 @@ import { noiseAt } from '../structures/numbers.js';
 import type { Problem } from '../model/problem.js';
 import type { Placement } from '../place/placement.js';
 import type { MoveLedger, WorkBudget } from '../place/ledger.js';
-import { costOf, type Band } from './relink.js';
-import { EJECTION_BINS } from './repair.js';
+import { costOf, type Band } from '../improve/relink.js';
+import { EJECTION_BINS } from '../improve/repair.js';
 import type { SlotLoads } from './slot-loads.js';
+import { shedCheapest, type Move } from '../improve/shed.js';
 
-/** One planned move: `item` goes to bin `to`. */
-export interface Move {
-  readonly item: number;
-  readonly to: number;
-}
+export type { Move } from '../improve/shed.js';
 
 /**
  * The bin (not `avoid`) that `item` fits best: below the band's bottom first, then one whose
@@ -73,38 +70,17 @@ export function makeRoom(
   const room = Float64Array.from(roomNow);
   room[bin] = 0;
   if (avoid >= 0) room[avoid] = 0;
-  const taken = new Set<number>();
-  const moves: Move[] = [];
-  let cost = 0;
-  let left = need;
-  while (left > noiseAt(need) && budget.remaining > 0) {
-    const list = items[bin]!;
-    budget.remaining -= list.length;
-    let pick = -1;
-    let pickTo = -1;
-    let pickCost = Infinity;
-    let pickCloses = false;
-    for (const item of list) {
-      if (taken.has(item)) continue;
-      const to = bestFit(problem, walk, room, band, item, bin, slots);
-      if (to < 0) continue;
-      const c = costOf(ledger, weight, item, bin, to);
-      const w = weight[item]!;
-      const closes = w >= left;
-      if (pick < 0 || preferred(c, w, closes, pickCost, weight[pick]!, pickCloses)) {
-        pick = item;
-        pickTo = to;
-        pickCost = c;
-        pickCloses = closes;
-      }
-    }
-    if (pick < 0) break;
-    taken.add(pick);
-    moves.push({ item: pick, to: pickTo });
-    room[pickTo] = room[pickTo]! - weight[pick]!;
-    cost += Math.max(0, pickCost);
-    left -= weight[pick]!;
-  }
+  const { moves, cost, left } = shedCheapest(
+    ledger,
+    weight,
+    items[bin]!,
+    bin,
+    need,
+    noiseAt(need),
+    room,
+    budget,
+    (item) => bestFit(problem, walk, room, band, item, bin, slots),
+  );
   if (left <= noiseAt(need)) return { moves, cost, room };
   if (!chain) return undefined;
   // What fits directly is not enough: pass one item on to a bin that makes room for it, and shed
@@ -166,21 +142,4 @@ function itemsWithout(items: number[][], bin: number, item: number): number[][] 
   const copy = [...items];
   copy[bin] = items[bin]!.filter((i) => i !== item);
   return copy;
-}
-
-/**
- * True when a candidate beats the current pick: free ones first (heaviest), then the lightest
- * that closes the gap alone, then the heaviest.
- */
-function preferred(
-  cost: number,
-  weight: number,
-  closes: boolean,
-  pickCost: number,
-  pickWeight: number,
-  pickCloses: boolean,
-): boolean {
-  if (cost <= 0) return pickCost > 0 || weight > pickWeight;
-  if (pickCost <= 0) return false;
-  return closes ? !pickCloses || weight < pickWeight : !pickCloses && weight > pickWeight;
 }

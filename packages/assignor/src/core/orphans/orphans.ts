@@ -2,8 +2,8 @@ import { noiseAt } from '../structures/numbers.js';
 import type { Problem } from '../model/problem.js';
 import { emptyPlacement, place, type Placement } from '../place/placement.js';
 import type { MoveLedger, WorkBudget } from '../place/ledger.js';
-import type { Band } from './relink.js';
-import { EJECTION_BINS } from './repair.js';
+import type { Band } from '../improve/relink.js';
+import { EJECTION_BINS } from '../improve/repair.js';
 import { bestFit, makeRoom, type Move } from './make-room.js';
 import { slotLoads } from './slot-loads.js';
 

@@ -1,0 +1,87 @@
+import type { MoveLedger, WorkBudget } from '../place/ledger.js';
+import { costOf } from './relink.js';
+
+/** One planned move: `item` goes to bin `to`. */
+export interface Move {
+  readonly item: number;
+  readonly to: number;
+}
+
+/** What {@link shedCheapest} planned, and how much of the need it left open. */
+export interface Shedding {
+  readonly moves: Move[];
+  /** Moved weight the plan costs (free moves count 0). */
+  readonly cost: number;
+  /** What is still to shed; at or below the stop the plan closed the need. */
+  readonly left: number;
+}
+
+/**
+ * Sheds `need` off `bin` one item at a time, each to the bin `targetOf(item)` names for it (-1:
+ * none), picking by {@link preferred}, until at most `stopAt` is left or nothing more fits. Takes
+ * each item's weight off `room` at its target as it plans, so `targetOf` sees the room that is
+ * left. The one greedy both the repair and the orphan placement make room with; they differ only
+ * in where an item may go.
+ */
+export function shedCheapest(
+  ledger: MoveLedger,
+  weight: Float64Array,
+  list: ReadonlyArray<number>,
+  bin: number,
+  need: number,
+  stopAt: number,
+  room: Float64Array,
+  budget: WorkBudget,
+  targetOf: (item: number) => number,
+): Shedding {
+  const taken = new Set<number>();
+  const moves: Move[] = [];
+  let cost = 0;
+  let left = need;
+  while (left > stopAt && budget.remaining > 0) {
+    budget.remaining -= list.length;
+    let pick = -1;
+    let pickTo = -1;
+    let pickCost = Infinity;
+    let pickCloses = false;
+    for (const item of list) {
+      if (taken.has(item)) continue;
+      const to = targetOf(item);
+      if (to < 0) continue;
+      const c = costOf(ledger, weight, item, bin, to);
+      const w = weight[item]!;
+      const closes = w >= left;
+      if (pick < 0 || preferred(c, w, closes, pickCost, weight[pick]!, pickCloses)) {
+        pick = item;
+        pickTo = to;
+        pickCost = c;
+        pickCloses = closes;
+      }
+    }
+    if (pick < 0) break;
+    taken.add(pick);
+    moves.push({ item: pick, to: pickTo });
+    room[pickTo] = room[pickTo]! - weight[pick]!;
+    cost += Math.max(0, pickCost);
+    left -= weight[pick]!;
+  }
+  return { moves, cost, left };
+}
+
+/**
+ * True when a candidate (its moved weight `cost`, its weight, whether it closes the gap alone)
+ * beats the current pick: free ones first (heaviest), then the lightest that closes the gap, then
+ * the heaviest.
+ */
+export function preferred(
+  cost: number,
+  weight: number,
+  closes: boolean,
+  pickCost: number,
+  pickWeight: number,
+  pickCloses: boolean,
+): boolean {
+  if (cost <= 0) return pickCost > 0 || weight > pickWeight;
+  if (pickCost <= 0) return false;
+  return closes ? !pickCloses || weight < pickWeight : !pickCloses && weight > pickWeight;
+}
