@@ -21,6 +21,7 @@ import { buildCase, CASE_IDS, type QualityCase } from './suite.js';
 import { markdownTable as markdown } from '@load-aware/test-support';
 import { runTimed } from './timing.js';
 import { racksTable, runRackCases } from './racks.js';
+import { rackSweepTable, runRackSweep } from './rack-sweep.js';
 
 /** Noise draws per case: each scales every weight by an independent factor in [0.9, 1.1). */
 const NOISE_DRAWS = 3;
@@ -311,6 +312,7 @@ async function main(): Promise<void> {
   if (wanted.length > 0 && wanted.every((w) => w === 'racks' || w.startsWith('racks-'))) {
     const rackRows = await runRackCases(wanted.filter((w) => w !== 'racks'));
     process.stdout.write(`Rack-aware placement (log-normal σ 1, 3 racks):\n\n${racksTable(rackRows)}\n\n`);
+    if (wanted.includes('racks')) printRackSweep();
     printMachine(started);
     return;
   }
@@ -328,8 +330,15 @@ async function main(): Promise<void> {
   if (wanted.length === 0) {
     const rackRows = await runRackCases();
     process.stdout.write(`Rack-aware placement (log-normal σ 1, 3 racks):\n\n${racksTable(rackRows)}\n\n`);
+    printRackSweep();
   }
   printMachine(started);
+}
+
+/** The weighted rack sweep (./rack-sweep.ts): 144 seeded groups, placed with racks and without. */
+function printRackSweep(): void {
+  process.stderr.write('rack sweep…\n');
+  process.stdout.write(`Weighted racks, swept (log-normal σ 1, 12 seeds a row):\n\n${rackSweepTable(runRackSweep())}\n\n`);
 }
 
 /** The machine line: Node, CPUs, load average, total time. */

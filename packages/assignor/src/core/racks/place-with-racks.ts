@@ -65,7 +65,7 @@ export function placeWithRacks(
   const bandTop = (max: number): number => max + noiseAt(max);
   let inRack = forced > moves.limit ? undefined : solveInRack(bandTop(lowerBound * (1 + t)));
   const searched = inRack !== undefined || forced > moves.limit;
-  if (inRack !== undefined && withinBound(model, inRack, lowerBound, terms)) {
+  if (inRack !== undefined && withinBound(model, rm, inRack, lowerBound, terms)) {
     settings.moves.used = moves.used;
     return { instance: inRack, lowerBound };
   }
@@ -75,7 +75,7 @@ export function placeWithRacks(
     const reference = levels(model, byLoad.instance, terms.split, false).max;
     inRack = solveInRack(bandTop(Math.max(reference, lowerBound * (1 + t))));
   }
-  if (inRack !== undefined && withinBand(model, inRack, byLoad, terms)) {
+  if (inRack !== undefined && withinBand(model, rm, inRack, byLoad, terms)) {
     settings.moves.used = moves.used;
     return { instance: inRack, lowerBound };
   }
@@ -150,12 +150,14 @@ function bandTerms(model: BalanceModel, tolerance: number): BandTerms {
  * busiest instance (combined load per unit of capacity) no higher than the larger of the
  * reference's and the lower bound plus the tolerance, its least busy no lower than the smaller
  * of the reference's less half the tolerance and the mean less the tolerance (the band the next
- * rebalance's search accepts as it is). On equal terms (equal weights and capacities, no base
- * loads) the band is the reference's own levels, and zero-weight partitions, placed by count,
- * must keep the reference's count levels in any case.
+ * rebalance's search accepts as it is), or than its rack's mean less the tolerance
+ * ({@link aboveFloor}). On equal terms (equal weights and capacities, no base loads) the band is
+ * the reference's own levels, and zero-weight partitions, placed by count, must keep the
+ * reference's count levels in any case.
  */
 function withinBand(
   model: BalanceModel,
+  rm: RackModel,
   candidate: Int32Array,
   reference: { readonly instance: Int32Array; readonly lowerBound: number },
   terms: BandTerms,
@@ -166,7 +168,7 @@ function withinBand(
   const eps = noiseAt(ref.max);
   const ceiling = Math.max(ref.max, reference.lowerBound * (1 + t));
   const floor = Math.min(ref.min * (1 - t / 2), meanLevel(model, split) * (1 - t));
-  if (got.max > ceiling + eps || got.min < floor - eps) return false;
+  if (got.max > ceiling + eps || !aboveFloor(model, rm, candidate, split, floor, t)) return false;
   if (terms.kafka && !keepsKafkaRule(model, candidate)) return false;
   if (split === model.partitionCount) return true;
   // Counts include the weighted partitions, as the zero-weight phase counts them.
@@ -177,19 +179,89 @@ function withinBand(
 
 /**
  * The part of {@link withinBand} that needs no reference placement: busiest instance within the
- * tolerance of the lower bound, least busy within it of the mean. Whatever the reference, its
- * band contains this one. Never true with zero-weight partitions, whose band is the reference's
- * counts.
+ * tolerance of the lower bound, least busy within it of the mean (or of its rack's mean, as
+ * there). Whatever the reference, its band contains this one. Never true with zero-weight
+ * partitions, whose band is the reference's counts.
  */
-function withinBound(model: BalanceModel, candidate: Int32Array, lowerBound: number, terms: BandTerms): boolean {
+function withinBound(
+  model: BalanceModel,
+  rm: RackModel,
+  candidate: Int32Array,
+  lowerBound: number,
+  terms: BandTerms,
+): boolean {
   const { split, tolerance: t } = terms;
   if (split < model.partitionCount) return false;
   const got = levels(model, candidate, split, false);
   const eps = noiseAt(lowerBound);
-  if (got.max > lowerBound * (1 + t) + eps || got.min < meanLevel(model, split) * (1 - t) - eps) return false;
+  if (got.max > lowerBound * (1 + t) + eps) return false;
+  if (!aboveFloor(model, rm, candidate, split, meanLevel(model, split) * (1 - t), t)) return false;
   return !terms.kafka || keepsKafkaRule(model, candidate);
 }
 
+/**
+ * True when no instance's level under `bin` (partitions `[0, split)` and base loads, per unit
+ * of capacity) is below `floor`, or below its rack's share less the tolerance where that is
+ * lower. The floor is there so that a light instance gets its share (a joiner is not left idle):
+ * with partitions kept in their racks, a rack whose replicas carry less than its share of the
+ * weight can only reach its own share without fetching across racks, and the objective puts
+ * locality before anything below the busiest level. Instances without a rack form one rack.
+ */
+function aboveFloor(
+  model: BalanceModel,
+  rm: RackModel,
+  bin: Int32Array,
+  split: number,
+  floor: number,
+  tolerance: number,
+): boolean {
+  const bins = model.instanceIds.length;
+  const width = rm.racks.length;
+  const load = Float64Array.from(model.instanceBaseLoad);
+  for (let p = 0; p < split; p++) load[bin[p]!] = load[bin[p]!]! + model.weight[p]!;
+  const rackOf = (b: number): number => (rm.instanceRack[b]! < 0 ? width : rm.instanceRack[b]!);
+  const share = rackShares(model, load, rackOf, width + 1, tolerance);
+  for (let b = 0; b < bins; b++) {
+    const own = Math.min(floor, share[rackOf(b)]! * (1 - tolerance));
+    if (load[b]! / model.instanceCapacity[b]! < own - noiseAt(own)) return false;
+  }
+  return true;
+}
+
+/**
+ * Each rack's share: the mean level of its instances, leaving out those above the band around
+ * it. An instance holding one partition heavier than the rack's share cannot hand the excess to
+ * its rack-mates (partitions do not split), so counting it would set the others a floor no
+ * placement reaches; leaving it out can only lower the mean, so this ends within `bins` rounds.
+ */
+function rackShares(
+  model: BalanceModel,
+  load: Float64Array,
+  rackOf: (b: number) => number,
+  racks: number,
+  tolerance: number,
+): Float64Array {
+  const bins = load.length;
+  const counted = new Uint8Array(bins).fill(1);
+  const share = new Float64Array(racks);
+  for (let changed = true; changed;) {
+    const rackLoad = new Float64Array(racks);
+    const rackCapacity = new Float64Array(racks);
+    for (let b = 0; b < bins; b++) {
+      if (counted[b] === 0) continue;
+      rackLoad[rackOf(b)] = rackLoad[rackOf(b)]! + load[b]!;
+      rackCapacity[rackOf(b)] = rackCapacity[rackOf(b)]! + model.instanceCapacity[b]!;
+    }
+    for (let r = 0; r < racks; r++) share[r] = rackCapacity[r]! > 0 ? rackLoad[r]! / rackCapacity[r]! : share[r]!;
+    changed = false;
+    for (let b = 0; b < bins; b++) {
+      if (counted[b] === 0 || load[b]! / model.instanceCapacity[b]! <= share[rackOf(b)]! * (1 + tolerance)) continue;
+      counted[b] = 0;
+      changed = true;
+    }
+  }
+  return share;
+}
 /**
  * Kafka's balance rule on the instances: no instance holds a partition that another subscriber
  * of its topic, holding two or more fewer, could take. Matching racks as eligibility levels

@@ -15,8 +15,11 @@ import { noiseAt } from '../structures/numbers.js';
  *   busiest level and `lowerBound × (1 + tolerance)`, nor falls below the smaller of the least
  *   busy level less half the tolerance and `mean × (1 − tolerance)`, and each instance stays
  *   within half the tolerance of its own level: inside the band in which the next rebalance's
- *   search keeps the placement as it is (so stickiness never undoes matched racks), and without
- *   trading the balance of the instances below the busiest one for locality;
+ *   search keeps the placement as it is (so stickiness never undoes matched racks). Then a
+ *   second round with only the band: the objective ranks cross-rack weight above the balance of
+ *   the instances below the busiest, and the first round alone stops short of it where weights
+ *   are lumpy (300 log-normal partitions on 10/10/10 instances, RF 1, 12 seeds: 2.19% fetched
+ *   across racks on average with the first round only, 1.76% with both);
  * - on equal terms (equal weights and capacities, no base loads) each instance first keeps its
  *   count; then, where every count is one of two neighbours, any count in that band, as for
  *   zero-weight partitions (placed by count) always. Every count stays in the band, but a trade
@@ -68,8 +71,9 @@ export function matchRacks(
   runPhase(model, rm, instance, homes, level.moves, weighted, work);
   // One partition's worth of level, on equal terms (all weights and capacities alike).
   const unit = split > 0 ? model.weight[0]! / capacity[0]! : 0;
-  if (equal && ceiling - floor <= unit * (1 + 1e-9)) {
-    // On equal terms with every instance at one of two neighbouring counts, each may then take
+  if (!equal || ceiling - floor <= unit * (1 + 1e-9)) {
+    // Weighted: the band alone, as the objective ranks locality above the levels below the
+    // busiest. On equal terms with every instance at one of two neighbouring counts, each may take
     // either count: which instances carry the one extra partition is free (no pair can end two
     // apart), and it belongs in the racks short of room. Trades at fixed counts come first, so
     // this only adds to them. A wider band (subscriptions that differ) stays held per instance.
