@@ -8,6 +8,7 @@ import type { RackModel } from './rack-model.js';
 import { equalTerms } from './terms.js';
 import { placeByCounts } from './count-racks.js';
 import { noiseAt } from '../structures/numbers.js';
+import { aboveFloor } from './rack-floor.js';
 
 /**
  * The instance of every partition when racks can matter, and the lower bound of the instance
@@ -199,69 +200,6 @@ function withinBound(
   return !terms.kafka || keepsKafkaRule(model, candidate);
 }
 
-/**
- * True when no instance's level under `bin` (partitions `[0, split)` and base loads, per unit
- * of capacity) is below `floor`, or below its rack's share less the tolerance where that is
- * lower. The floor is there so that a light instance gets its share (a joiner is not left idle):
- * with partitions kept in their racks, a rack whose replicas carry less than its share of the
- * weight can only reach its own share without fetching across racks, and the objective puts
- * locality before anything below the busiest level. Instances without a rack form one rack.
- */
-function aboveFloor(
-  model: BalanceModel,
-  rm: RackModel,
-  bin: Int32Array,
-  split: number,
-  floor: number,
-  tolerance: number,
-): boolean {
-  const bins = model.instanceIds.length;
-  const width = rm.racks.length;
-  const load = Float64Array.from(model.instanceBaseLoad);
-  for (let p = 0; p < split; p++) load[bin[p]!] = load[bin[p]!]! + model.weight[p]!;
-  const rackOf = (b: number): number => (rm.instanceRack[b]! < 0 ? width : rm.instanceRack[b]!);
-  const share = rackShares(model, load, rackOf, width + 1, tolerance);
-  for (let b = 0; b < bins; b++) {
-    const own = Math.min(floor, share[rackOf(b)]! * (1 - tolerance));
-    if (load[b]! / model.instanceCapacity[b]! < own - noiseAt(own)) return false;
-  }
-  return true;
-}
-
-/**
- * Each rack's share: the mean level of its instances, leaving out those above the band around
- * it. An instance holding one partition heavier than the rack's share cannot hand the excess to
- * its rack-mates (partitions do not split), so counting it would set the others a floor no
- * placement reaches; leaving it out can only lower the mean, so this ends within `bins` rounds.
- */
-function rackShares(
-  model: BalanceModel,
-  load: Float64Array,
-  rackOf: (b: number) => number,
-  racks: number,
-  tolerance: number,
-): Float64Array {
-  const bins = load.length;
-  const counted = new Uint8Array(bins).fill(1);
-  const share = new Float64Array(racks);
-  for (let changed = true; changed;) {
-    const rackLoad = new Float64Array(racks);
-    const rackCapacity = new Float64Array(racks);
-    for (let b = 0; b < bins; b++) {
-      if (counted[b] === 0) continue;
-      rackLoad[rackOf(b)] = rackLoad[rackOf(b)]! + load[b]!;
-      rackCapacity[rackOf(b)] = rackCapacity[rackOf(b)]! + model.instanceCapacity[b]!;
-    }
-    for (let r = 0; r < racks; r++) share[r] = rackCapacity[r]! > 0 ? rackLoad[r]! / rackCapacity[r]! : share[r]!;
-    changed = false;
-    for (let b = 0; b < bins; b++) {
-      if (counted[b] === 0 || load[b]! / model.instanceCapacity[b]! <= share[rackOf(b)]! * (1 + tolerance)) continue;
-      counted[b] = 0;
-      changed = true;
-    }
-  }
-  return share;
-}
 /**
  * Kafka's balance rule on the instances: no instance holds a partition that another subscriber
  * of its topic, holding two or more fewer, could take. Matching racks as eligibility levels
