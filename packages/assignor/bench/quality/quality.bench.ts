@@ -338,7 +338,9 @@ async function main(): Promise<void> {
 /** The weighted rack sweep (./rack-sweep.ts): 144 seeded groups, placed with racks and without. */
 function printRackSweep(): void {
   process.stderr.write('rack sweep…\n');
-  process.stdout.write(`Weighted racks, swept (log-normal σ 1, 12 seeds a row):\n\n${rackSweepTable(runRackSweep())}\n\n`);
+  process.stdout.write(
+    `Weighted racks, swept (log-normal σ 1, 12 seeds a row):\n\n${rackSweepTable(runRackSweep())}\n\n`,
+  );
 }
 
 /** The machine line: Node, CPUs, load average, total time. */
