@@ -127,13 +127,7 @@ function eject(
   budget: WorkBudget,
 ): Plan | undefined {
   const { binCount, capacity, weight, eligible, group } = problem;
-  const roomy = Array.from({ length: binCount }, (_, b) => b)
-    .filter((b) => b !== bin)
-    .sort(
-      (a, b) =>
-        band.maxTarget * capacity[b]! - walk.load[b]! - (band.maxTarget * capacity[a]! - walk.load[a]!) || a - b,
-    )
-    .slice(0, EJECTION_BINS);
+  const roomy = roomiestBins(problem, walk, bin, band);
   let best: Plan | undefined;
   const tried = new Set<string>();
   for (const item of items[bin]!) {
@@ -164,6 +158,16 @@ function eject(
   return best;
 }
 
+/** The {@link EJECTION_BINS} bins other than `bin` with the most room below the band's top, ties by index. */
+function roomiestBins(problem: Problem, walk: Placement, bin: number, band: Band): number[] {
+  const { binCount, capacity } = problem;
+  const room = (b: number): number => band.maxTarget * capacity[b]! - walk.load[b]!;
+  return Array.from({ length: binCount }, (_, b) => b)
+    .filter((b) => b !== bin)
+    .sort((a, b) => room(b) - room(a) || a - b)
+    .slice(0, EJECTION_BINS);
+}
+
 /**
  * Exchange: an item of `bin` trades places with a lighter one of one of the roomiest bins, so
  * that `bin` sheds the difference where no item of it fits anywhere alone (two bins of lumpy
@@ -184,13 +188,7 @@ function swap(
   const { binCount, capacity, weight, eligible, group } = problem;
   const eps = noiseAt(gap);
   const floor = walk.load[bin]! - band.minTarget * capacity[bin]!;
-  const roomy = Array.from({ length: binCount }, (_, b) => b)
-    .filter((b) => b !== bin)
-    .sort(
-      (a, b) =>
-        band.maxTarget * capacity[b]! - walk.load[b]! - (band.maxTarget * capacity[a]! - walk.load[a]!) || a - b,
-    )
-    .slice(0, EJECTION_BINS);
+  const roomy = roomiestBins(problem, walk, bin, band);
   let best: Plan | undefined;
   let bestWeight = Infinity;
   for (const other of roomy) {
