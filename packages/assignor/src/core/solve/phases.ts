@@ -1,0 +1,223 @@
+import type { BalanceModel } from '../model/model.js';
+import { buildProblem, type Problem } from '../model/problem.js';
+import { solve, type CoreVersion } from './solve.js';
+import { lowerBound } from '../model/lower-bound.js';
+import type { MoveLedger, WorkBudget } from '../place/ledger.js';
+
+/*
+ * One level's placement in its two phases (weighted partitions, then zero-weight ones by count),
+ * each a sub-problem of the model solved by the core, and the settings every level shares.
+ * levels.ts says which partitions each level places where.
+ */
+
+/** Moves allowed and made across every level of one `balance()` call. */
+export interface MoveAllowance {
+  readonly limit: number;
+  used: number;
+}
+
+/** What every level needs besides its own items. */
+export interface LevelSettings {
+  readonly tolerance: number;
+  readonly budget: WorkBudget;
+  readonly moves: MoveAllowance;
+  /** Which core reaches the tolerance (see `CoreVersion`). */
+  readonly core: CoreVersion;
+}
+
+/**
+ * How each level is searched. Instance balance is the objective: the tolerance as given, a
+ * rebalance that must place homeless partitions may spend half a move per homeless partition to
+ * place them well, and the expensive neighbourhoods run when cheap ones are stuck. Members share
+ * their instance's process (one event loop), so their balance is secondary and worth neither as
+ * much churn nor as much time: twice the tolerance, no extra moves, moves and swaps only.
+ */
+export const POLICY = {
+  instances: { toleranceFactor: 1, homelessAllowance: 0.5, thorough: true },
+  members: { toleranceFactor: 2, homelessAllowance: 0, thorough: false },
+} as const;
+
+export type Level = keyof typeof POLICY;
+
+export interface LevelSpec {
+  readonly capacity: Float64Array;
+  /** Load each bin carries from elsewhere; only the weighted phase counts it (counts are this group's). */
+  readonly baseLoad?: Float64Array;
+  /** Eligible bins of the partitions of topic `t`, ascending. */
+  readonly binsOf: (t: number) => Int32Array;
+}
+
+/**
+ * Where each partition (model index) starts: its home bin or -1, whether leaving it counts, and
+ * on the instance level its member's slot in that instance (see {@link MoveLedger.slot}).
+ */
+export interface Homes {
+  readonly home: Int32Array;
+  readonly counted: Uint8Array;
+  readonly slot?: Int32Array;
+}
+
+/**
+ * Runs the weighted phase, then the zero-weight phase, of one level over `partitions` (model
+ * order, so heaviest first) and writes each partition's bin into `out[p]`. Returns the weighted
+ * phase's lower bound, and whether anything was placed: nothing is when that bound is above
+ * `ceiling`.
+ */
+export function placeInPhases(
+  model: BalanceModel,
+  partitions: Int32Array,
+  spec: LevelSpec,
+  settings: LevelSettings,
+  level: Level,
+  out: Int32Array,
+  homes: Homes,
+  ceiling: number,
+): { placed: boolean; lowerBound: number } {
+  // Model order is heaviest first, so the zero-weight partitions are a suffix.
+  let split = partitions.length;
+  while (split > 0 && !(model.weight[partitions[split - 1]!]! > 0)) split--;
+  const weighted = partitions.subarray(0, split);
+  const zero = partitions.subarray(split);
+  const binCount = spec.capacity.length;
+  const weights = gatherFloat(model.weight, weighted);
+  const topics = gatherInt(model.topicOf, weighted);
+
+  const loadProblem = buildProblem({
+    capacity: spec.capacity,
+    baseLoad: spec.baseLoad,
+    weight: weights,
+    tieWeight: 1,
+    topic: topics,
+    topicCount: model.topics.length,
+    binsOf: spec.binsOf,
+  });
+  const bound = lowerBound(loadProblem);
+  if (bound > ceiling) return { placed: false, lowerBound: bound };
+  const byLoad = solvePhase(loadProblem, weighted, settings, level, homes, bound);
+  const { counts, loads } = writeBins(byLoad.bin, weighted, weights, binCount, out);
+  if (zero.length === 0) return { placed: true, lowerBound: byLoad.lowerBound };
+
+  const countProblem = buildProblem({
+    capacity: spec.capacity,
+    weight: new Float64Array(zero.length).fill(1),
+    tieWeight: 0,
+    baseLoad: counts,
+    baseTie: loads,
+    topic: gatherInt(model.topicOf, zero),
+    topicCount: model.topics.length,
+    binsOf: spec.binsOf,
+  });
+  const byCount = solvePhase(countProblem, zero, settings, level, homes, lowerBound(countProblem));
+  for (let k = 0; k < zero.length; k++) out[zero[k]!] = byCount.bin[k]!;
+  return { placed: true, lowerBound: byLoad.lowerBound };
+}
+
+/**
+ * Writes each item's bin into `out[partition]` and returns each bin's item count and load. A
+ * function of its own so the loop is compiled whole rather than on the stack of a function
+ * called once per level.
+ */
+function writeBins(
+  bin: Int32Array,
+  partitions: Int32Array,
+  weights: Float64Array,
+  binCount: number,
+  out: Int32Array,
+): { counts: Float64Array; loads: Float64Array } {
+  const counts = new Float64Array(binCount);
+  const loads = new Float64Array(binCount);
+  for (let k = 0; k < partitions.length; k++) {
+    const b = bin[k]!;
+    out[partitions[k]!] = b;
+    counts[b] = counts[b]! + 1;
+    loads[b] = loads[b]! + weights[k]!;
+  }
+  return { counts, loads };
+}
+
+/** One phase of one level solved (see `solve`), `bound` being its problem's lower bound. */
+function solvePhase(
+  problem: Problem,
+  partitions: Int32Array,
+  settings: LevelSettings,
+  level: Level,
+  homes: Homes,
+  bound: number,
+): { bin: Int32Array; lowerBound: number } {
+  const ledger: MoveLedger = {
+    home: gatherInt(homes.home, partitions),
+    counted: gatherByte(homes.counted, partitions),
+    slot: homes.slot === undefined ? undefined : gatherInt(homes.slot, partitions),
+    limit: settings.moves.limit - settings.moves.used,
+    used: 0,
+  };
+  // The by-weight core places the homeless by its repair, which weighs every move: it needs no
+  // allowance of moves made before it looks at what they cost.
+  const policy = {
+    tolerance: settings.tolerance * POLICY[level].toleranceFactor,
+    homelessAllowance: settings.core === 'by-weight' ? 0 : POLICY[level].homelessAllowance,
+    thorough: POLICY[level].thorough,
+    core: settings.core,
+    slotTolerance: level === 'instances' ? settings.tolerance * POLICY.members.toleranceFactor : undefined,
+  };
+  const solution = solve(problem, ledger, policy, settings.budget, bound);
+  settings.moves.used += ledger.used;
+  return solution;
+}
+
+/**
+ * `source[indexes[k]]` for every k. On the instance level the indexes are a range of every
+ * partition in model order: the source's own memory is shared then (a view), which saves a copy
+ * of 100k entries per array and phase. Nothing downstream writes to these arrays.
+ */
+function gatherFloat(source: Float64Array, indexes: Int32Array): Float64Array {
+  const from = rangeStart(indexes);
+  if (from >= 0) return source.subarray(from, from + indexes.length);
+  const out = new Float64Array(indexes.length);
+  for (let k = 0; k < indexes.length; k++) out[k] = source[indexes[k]!]!;
+  return out;
+}
+
+/** {@link gatherFloat} for integers. */
+function gatherInt(source: Int32Array, indexes: Int32Array): Int32Array {
+  const from = rangeStart(indexes);
+  if (from >= 0) return source.subarray(from, from + indexes.length);
+  const out = new Int32Array(indexes.length);
+  for (let k = 0; k < indexes.length; k++) out[k] = source[indexes[k]!]!;
+  return out;
+}
+
+/** {@link gatherFloat} for bytes. */
+function gatherByte(source: Uint8Array, indexes: Int32Array): Uint8Array {
+  const from = rangeStart(indexes);
+  if (from >= 0) return source.subarray(from, from + indexes.length);
+  const out = new Uint8Array(indexes.length);
+  for (let k = 0; k < indexes.length; k++) out[k] = source[indexes[k]!]!;
+  return out;
+}
+
+/**
+ * What {@link rangeStart} found for each array it scanned: one phase gathers from the same index
+ * array up to five times, and on the instance level each scan read all 100k entries. Nothing
+ * writes to these index arrays after they are made, so the answer cannot go stale.
+ */
+const rangeStarts = new WeakMap<Int32Array, number>();
+
+/** The first index when `indexes` counts up by one from it (a range), else -1. */
+function rangeStart(indexes: Int32Array): number {
+  let from = rangeStarts.get(indexes);
+  if (from === undefined) {
+    from = scanRangeStart(indexes);
+    rangeStarts.set(indexes, from);
+  }
+  return from;
+}
+
+/** {@link rangeStart} by reading every entry. */
+function scanRangeStart(indexes: Int32Array): number {
+  if (indexes.length === 0) return 0;
+  const first = indexes[0]!;
+  if (indexes[indexes.length - 1] !== first + indexes.length - 1) return -1;
+  for (let k = 1; k < indexes.length; k++) if (indexes[k] !== first + k) return -1;
+  return first;
+}
