@@ -3,13 +3,7 @@ import type { Problem } from '../model/problem.js';
 import { placementOf, type Placement } from '../place/placement.js';
 import type { MoveLedger, WorkBudget } from '../place/ledger.js';
 import { costOf, extremeBins, type Band } from './relink.js';
-import { preferred, shedCheapest, type Move } from './shed.js';
-
-/**
- * Bins an ejected item is tried on (the roomiest): a work cap, not a tuning. Room is what makes an
- * ejection cheap; trying every bin would make a step quadratic in the group size.
- */
-export const EJECTION_BINS = 8;
+import { preferred, roomiestBins, shedCheapest, type Move } from './shed.js';
 
 /** A set of moves that closes one bin's gap, with the weight it moves. */
 interface Plan {
@@ -156,16 +150,6 @@ function eject(
     }
   }
   return best;
-}
-
-/** The {@link EJECTION_BINS} bins other than `bin` with the most room below the band's top, ties by index. */
-function roomiestBins(problem: Problem, walk: Placement, bin: number, band: Band): number[] {
-  const { binCount, capacity } = problem;
-  const room = (b: number): number => band.maxTarget * capacity[b]! - walk.load[b]!;
-  return Array.from({ length: binCount }, (_, b) => b)
-    .filter((b) => b !== bin)
-    .sort((a, b) => room(b) - room(a) || a - b)
-    .slice(0, EJECTION_BINS);
 }
 
 /**

@@ -1,5 +1,13 @@
 import type { MoveLedger, WorkBudget } from '../place/ledger.js';
-import { costOf } from './relink.js';
+import { costOf, type Band } from './relink.js';
+import type { Problem } from '../model/problem.js';
+import type { Placement } from '../place/placement.js';
+
+/**
+ * Bins an ejected item is tried on (the roomiest): a work cap, not a tuning. Room is what makes an
+ * ejection cheap; trying every bin would make a step quadratic in the group size.
+ */
+export const EJECTION_BINS = 8;
 
 /** One planned move: `item` goes to bin `to`. */
 export interface Move {
@@ -84,4 +92,14 @@ export function preferred(
   if (cost <= 0) return pickCost > 0 || weight > pickWeight;
   if (pickCost <= 0) return false;
   return closes ? !pickCloses || weight < pickWeight : !pickCloses && weight > pickWeight;
+}
+
+/** The {@link EJECTION_BINS} bins other than `bin` with the most room below the band's top, ties by index. */
+export function roomiestBins(problem: Problem, walk: Placement, bin: number, band: Band): number[] {
+  const { binCount, capacity } = problem;
+  const room = (b: number): number => band.maxTarget * capacity[b]! - walk.load[b]!;
+  return Array.from({ length: binCount }, (_, b) => b)
+    .filter((b) => b !== bin)
+    .sort((a, b) => room(b) - room(a) || a - b)
+    .slice(0, EJECTION_BINS);
 }

@@ -3,9 +3,8 @@ import type { Problem } from '../model/problem.js';
 import type { Placement } from '../place/placement.js';
 import type { MoveLedger, WorkBudget } from '../place/ledger.js';
 import { costOf, type Band } from '../improve/relink.js';
-import { EJECTION_BINS } from '../improve/repair.js';
 import type { SlotLoads } from './slot-loads.js';
-import { shedCheapest, type Move } from '../improve/shed.js';
+import { EJECTION_BINS, shedCheapest, type Move } from '../improve/shed.js';
 
 export type { Move } from '../improve/shed.js';
 

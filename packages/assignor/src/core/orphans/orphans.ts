@@ -3,7 +3,7 @@ import type { Problem } from '../model/problem.js';
 import { emptyPlacement, place, type Placement } from '../place/placement.js';
 import type { MoveLedger, WorkBudget } from '../place/ledger.js';
 import type { Band } from '../improve/relink.js';
-import { EJECTION_BINS } from '../improve/repair.js';
+import { EJECTION_BINS } from '../improve/shed.js';
 import { bestFit, makeRoom, type Move } from './make-room.js';
 import { slotLoads } from './slot-loads.js';
 
