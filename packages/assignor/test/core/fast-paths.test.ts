@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { buildProblem, type Problem } from '../../src/core/model/problem.js';
 import { emptyPlacement, type Placement } from '../../src/core/place/placement.js';
-import { placeByScan, placeGreedily } from '../../src/core/place/heaviest-first.js';
+import { placeByScan, placeGreedily } from '../../src/core/place/fast-greedy.js';
 import { improve, nothingToDo, search, type SearchGoal } from '../../src/core/solve/search.js';
 import { freeLedger } from '../../src/core/place/ledger.js';
 import { lowerBound } from '../../src/core/model/lower-bound.js';

@@ -27,7 +27,7 @@ export function emptyTallies(model: BalanceModel): Tallies {
  *
  * Returns the owning member index of each of the model's partitions.
  *
- * `placeGreedily()` in heaviest-first.ts applies the same rule level by level, with tournaments for
+ * `placeGreedily()` in fast-greedy.ts applies the same rule level by level, with tournaments for
  * speed. This plain two-level loop is kept apart on purpose: it is the oracle `referenceBalance()`
  * and the property tests compare the fast path against, and an oracle that shared the fast path's
  * code could not catch its mistakes.

@@ -1,7 +1,7 @@
 import { noiseAt } from '../structures/numbers.js';
 import { hasEqualTerms, highestMinimum, type Problem } from '../model/problem.js';
 import { emptyPlacement, extremes, place, type Placement } from '../place/placement.js';
-import { placeGreedily } from '../place/heaviest-first.js';
+import { placeGreedily } from '../place/fast-greedy.js';
 import { countMoves, freeLedger, limitedLedger, type MoveLedger, type WorkBudget } from '../place/ledger.js';
 import { improve, type SearchGoal } from './search.js';
 import { relabel } from '../place/relabel.js';

@@ -1,5 +1,5 @@
 /**
- * The match of the greedy placement's tournament trees (heaviest-first.ts keeps the trees, one per
+ * The match of the greedy placement's tournament trees (fast-greedy.ts keeps the trees, one per
  * eligibility group, in flat arrays): the root of a tree is the bin with the smallest (load,
  * secondary tally, index), and one bin's change costs one walk up it, so placing 100k partitions
  * on 100 instances is 100k·log(100) steps instead of 100k·100.
