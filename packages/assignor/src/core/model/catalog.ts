@@ -1,5 +1,5 @@
 import type { WeightedPartition } from '../types.js';
-import { compareStrings } from '../structures/order.js';
+import { compareStrings, isAscending } from '../structures/order.js';
 import { isUsableWeight, weightScale } from './weights.js';
 import { orderHeaviestFirst } from '../structures/heaviest-first.js';
 import { rackMask, type RackNames } from './rack-mask.js';
@@ -262,12 +262,6 @@ function copyAscendingRun(start: number, size: number, t: number, entries: Entri
   }
   outRaw.set(raw.subarray(start, end), at);
   out.count = at + size;
-  return true;
-}
-
-/** True when `numbers[start, end)` strictly ascend. */
-function isAscending(numbers: ArrayLike<number>, start: number, end: number): boolean {
-  for (let e = start + 1; e < end; e++) if (!(numbers[e - 1]! < numbers[e]!)) return false;
   return true;
 }
 

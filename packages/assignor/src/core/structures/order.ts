@@ -14,3 +14,9 @@ export function compareStrings(a: string, b: string): number {
 export function comparePartitions(a: TopicPartition, b: TopicPartition): number {
   return compareStrings(a.topic, b.topic) || a.partition - b.partition;
 }
+
+/** True when `numbers[start, end)` strictly ascend. */
+export function isAscending(numbers: ArrayLike<number>, start: number, end: number): boolean {
+  for (let e = start + 1; e < end; e++) if (!(numbers[e - 1]! < numbers[e]!)) return false;
+  return true;
+}
