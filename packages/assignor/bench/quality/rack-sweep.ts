@@ -1,6 +1,7 @@
 import { balance, type BalanceMember, type WeightedPartition } from '@load-aware/assignor';
 import { markdownTable as markdown } from '@load-aware/test-support';
 import { createRng } from './rng.js';
+import { judge } from './racks.js';
 
 /**
  * Weighted racks beyond the six fixed cases: every combination of three rack sizes (even, 14/10/6
@@ -51,26 +52,6 @@ function group(split: ReadonlyArray<number>, count: number, rf: number, seed: nu
   return { members, partitions };
 }
 
-/** The busiest instance's load ÷ the mean, from the assignment alone. */
-function busiest(
-  members: ReadonlyArray<BalanceMember>,
-  weights: ReadonlyMap<string, number>,
-  assignments: ReadonlyMap<string, ReadonlyArray<{ topic: string; partition: number }>>,
-): number {
-  const instanceOf = new Map(members.map((m) => [m.memberId, m.instanceId]));
-  const load = new Map<string, number>();
-  let total = 0;
-  for (const [memberId, list] of assignments) {
-    for (const tp of list) {
-      const w = weights.get(`${tp.topic}:${String(tp.partition)}`)!;
-      total += w;
-      const instance = instanceOf.get(memberId)!;
-      load.set(instance, (load.get(instance) ?? 0) + w);
-    }
-  }
-  return Math.max(...load.values()) / (total / members.length);
-}
-
 /** Runs the sweep at `moveTolerance` (the default, 0.05, unless given). */
 export function runRackSweep(moveTolerance = 0.05): RackSweepRow[] {
   const rows: RackSweepRow[] = [];
@@ -84,14 +65,15 @@ export function runRackSweep(moveTolerance = 0.05): RackSweepRow[] {
         let worst = 0;
         for (let seed = 1; seed <= SEEDS; seed++) {
           const { members, partitions } = group(split, count, rf, seed);
-          const weights = new Map(partitions.map((p) => [`${p.topic}:${String(p.partition)}`, p.weight as number]));
           const racked = balance({ members, partitions });
           const blind = balance({
             members: members.map(({ rack: _r, ...m }) => m),
             partitions: partitions.map(({ racks: _r, ...p }) => p),
           });
-          const level = busiest(members, weights, racked.assignments);
-          if (level <= busiest(members, weights, blind.assignments) * (1 + moveTolerance) + 1e-9) balanced++;
+          // One member per instance, so busiest ÷ ideal is the busiest instance ÷ the mean.
+          const level = judge({ members, partitions }, racked.assignments).busiest;
+          if (level <= judge({ members, partitions }, blind.assignments).busiest * (1 + moveTolerance) + 1e-9)
+            balanced++;
           const share = racked.crossRackWeight / racked.totalWeight;
           const boundShare = racked.crossRackLowerBound / racked.totalWeight;
           if (share <= 1.1 * boundShare + 1e-9 || share <= 0.01) local++;

@@ -59,7 +59,10 @@ function buildRackCase(shape: RackShape): RackCase {
 }
 
 /** Busiest ÷ ideal and cross-rack share of one assignment, judged from the assignment alone. */
-function judge(c: RackCase, assignment: Assignment): { busiest: number; crossShare: number } {
+export function judge(
+  c: Pick<RackCase, 'members' | 'partitions'>,
+  assignment: Assignment,
+): { busiest: number; crossShare: number } {
   const rackOf = new Map(c.members.map((m) => [m.memberId, m.rack!]));
   const instanceOf = new Map(c.members.map((m) => [m.memberId, m.instanceId]));
   const byKey = new Map(c.partitions.map((p) => [`${p.topic}\u0000${String(p.partition)}`, p]));
