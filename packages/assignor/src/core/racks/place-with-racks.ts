@@ -8,7 +8,7 @@ import type { RackModel } from './rack-model.js';
 import { equalTerms } from './terms.js';
 import { placeByCounts } from './count-racks.js';
 import { noiseAt } from '../structures/numbers.js';
-import { aboveFloor } from './rack-floor.js';
+import { aboveFloor, instanceLoads } from './rack-floor.js';
 
 /**
  * The instance of every partition when racks can matter, and the lower bound of the instance
@@ -165,11 +165,12 @@ function withinBand(
 ): boolean {
   const { split, tolerance: t } = terms;
   const ref = levels(model, reference.instance, split, false);
-  const got = levels(model, candidate, split, false);
+  const gotLoad = instanceLoads(model, candidate, split, false);
+  const got = levelsOf(model, gotLoad);
   const eps = noiseAt(ref.max);
   const ceiling = Math.max(ref.max, reference.lowerBound * (1 + t));
   const floor = Math.min(ref.min * (1 - t / 2), meanLevel(model, split) * (1 - t));
-  if (got.max > ceiling + eps || !aboveFloor(model, rm, candidate, split, floor, t)) return false;
+  if (got.max > ceiling + eps || !aboveFloor(model, rm, gotLoad, floor, t)) return false;
   if (terms.kafka && !keepsKafkaRule(model, candidate)) return false;
   if (split === model.partitionCount) return true;
   // Counts include the weighted partitions, as the zero-weight phase counts them.
@@ -193,10 +194,10 @@ function withinBound(
 ): boolean {
   const { split, tolerance: t } = terms;
   if (split < model.partitionCount) return false;
-  const got = levels(model, candidate, split, false);
+  const load = instanceLoads(model, candidate, split, false);
   const eps = noiseAt(lowerBound);
-  if (got.max > lowerBound * (1 + t) + eps) return false;
-  if (!aboveFloor(model, rm, candidate, split, meanLevel(model, split) * (1 - t), t)) return false;
+  if (levelsOf(model, load).max > lowerBound * (1 + t) + eps) return false;
+  if (!aboveFloor(model, rm, load, meanLevel(model, split) * (1 - t), t)) return false;
   return !terms.kafka || keepsKafkaRule(model, candidate);
 }
 
@@ -232,13 +233,15 @@ function weightedCount(model: BalanceModel): number {
  * partitions `[0, to)`: combined load, or with `unit` partition counts (base loads left out).
  */
 function levels(model: BalanceModel, bin: Int32Array, to: number, unit: boolean): { max: number; min: number } {
-  const bins = model.instanceIds.length;
+  return levelsOf(model, instanceLoads(model, bin, to, unit));
+}
+
+/** The highest and lowest of `load` per unit of capacity. */
+function levelsOf(model: BalanceModel, load: Float64Array): { max: number; min: number } {
   const capacity = model.instanceCapacity;
-  const load = unit ? new Float64Array(bins) : Float64Array.from(model.instanceBaseLoad);
-  for (let p = 0; p < to; p++) load[bin[p]!] = load[bin[p]!]! + (unit ? 1 : model.weight[p]!);
   let max = Number.NEGATIVE_INFINITY;
   let min = Number.POSITIVE_INFINITY;
-  for (let b = 0; b < bins; b++) {
+  for (let b = 0; b < load.length; b++) {
     const level = load[b]! / capacity[b]!;
     if (level > max) max = level;
     if (level < min) min = level;

@@ -3,8 +3,18 @@ import type { RackModel } from './rack-model.js';
 import { noiseAt } from '../structures/numbers.js';
 
 /**
- * True when no instance's level under `bin` (partitions `[0, split)` and base loads, per unit
- * of capacity) is below `floor`, or below its rack's share less the tolerance where that is
+ * Each instance's load under `bin` from partitions `[0, to)`: their weights on top of the base
+ * loads, or with `unit` their count.
+ */
+export function instanceLoads(model: BalanceModel, bin: Int32Array, to: number, unit: boolean): Float64Array {
+  const load = unit ? new Float64Array(model.instanceIds.length) : Float64Array.from(model.instanceBaseLoad);
+  for (let p = 0; p < to; p++) load[bin[p]!] = load[bin[p]!]! + (unit ? 1 : model.weight[p]!);
+  return load;
+}
+
+/**
+ * True when no instance's level under `load` (combined load per instance, as
+ * {@link instanceLoads} gives it) is below `floor`, or below its rack's share less the tolerance where that is
  * lower. The floor is there so that a light instance gets its share (a joiner is not left idle):
  * with partitions kept in their racks, a rack whose replicas carry less than its share of the
  * weight can only reach its own share without fetching across racks, and the objective puts
@@ -13,15 +23,12 @@ import { noiseAt } from '../structures/numbers.js';
 export function aboveFloor(
   model: BalanceModel,
   rm: RackModel,
-  bin: Int32Array,
-  split: number,
+  load: Float64Array,
   floor: number,
   tolerance: number,
 ): boolean {
   const bins = model.instanceIds.length;
   const width = rm.racks.length;
-  const load = Float64Array.from(model.instanceBaseLoad);
-  for (let p = 0; p < split; p++) load[bin[p]!] = load[bin[p]!]! + model.weight[p]!;
   const rackOf = (b: number): number => (rm.instanceRack[b]! < 0 ? width : rm.instanceRack[b]!);
   const share = rackShares(model, load, rackOf, width + 1, tolerance);
   for (let b = 0; b < bins; b++) {
