@@ -6,7 +6,7 @@
  * exact rates. Sizes whose busiest member would get more than it can process are passed over
  * unmeasured (plans.ts).
  */
-import { DEFAULT_TARGET_UTILIZATION, sizeGroup } from '@load-aware/assignor';
+import { DEFAULT_TARGET_UTILIZATION, sizeGroup, utilizationForLatency } from '@load-aware/assignor';
 import { runSlaPhase, type PhaseContext, type PhaseResult } from './phase.js';
 import { predictedUtilization, SLA_ASSIGNERS, type SlaAssigner } from './plans.js';
 import { nextSearchStep } from './search.js';
@@ -46,6 +46,8 @@ export interface ShapeResult {
   targetUtilization: number;
   /** `sizeGroup` for the exact rates at other targets, by target: where the measured size sits. */
   desiredAt: Record<string, number>;
+  /** The target the SLA allows at the exact work a message costs (`utilizationForLatency`), and `sizeGroup` there. */
+  atSla: { targetUtilization: number; desiredMembers: number } | undefined;
 }
 
 /** Runs the experiment on `shape` (see the file comment). */
@@ -76,6 +78,20 @@ export async function runShape(
         .desiredMembers,
     ]),
   );
+  const slaTarget = utilizationForLatency({
+    slaSeconds: ctx.settings.slaMs / 1000,
+    secondsPerMessage: 1 / workload.memberRate,
+  });
+  const atSla = slaTarget.ok
+    ? {
+        targetUtilization: slaTarget.utilization,
+        desiredMembers: sizeGroup({
+          partitions: weighted,
+          memberCapacity: workload.memberRate,
+          targetUtilization: slaTarget.utilization,
+        }).desiredMembers,
+      }
+    : undefined;
   ctx.log(
     `\n== ${shape}: ${String(partitions)} partitions, ${workload.total.toFixed(0)} msg/s, ` +
       `${(workload.total / workload.memberRate).toFixed(2)} members' worth; sizeGroup at ` +
@@ -152,6 +168,7 @@ export async function runShape(
     desiredMembers,
     targetUtilization: DEFAULT_TARGET_UTILIZATION,
     desiredAt,
+    atSla,
   };
 }
 

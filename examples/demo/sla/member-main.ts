@@ -13,9 +13,24 @@
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Kafka, logLevel, PartitionAssigners, type Consumer, type PartitionAssigner } from 'kafkajs';
+import {
+  Kafka,
+  logLevel,
+  PartitionAssigners,
+  type Consumer,
+  type EachMessageHandler,
+  type PartitionAssigner,
+} from 'kafkajs';
 import { Registry } from 'prom-client';
-import { LoadAwareAssigner, sizeGroup, type Logger } from '@load-aware/assignor';
+import {
+  deriveMemberCapacity,
+  LoadAwareAssigner,
+  sizeGroup,
+  utilizationForLatency,
+  type Logger,
+  type WeightedPartition,
+} from '@load-aware/assignor';
+import { createBusyTimeRecorder, type BusyTimeRecorder } from '@load-aware/busy-time';
 import { createOffsetRateWeightSource, type OffsetRateWeightSource } from '@load-aware/weights-offset-rate';
 import { createTriggerController, type TriggerController } from '@load-aware/trigger';
 import { runInstance } from '../instance-process.js';
@@ -29,6 +44,34 @@ const WARM_UP_LIMIT_MS = 5000;
 
 /** How often the first process reports what sizing answers for its measured rates. */
 const SIZING_INTERVAL_MS = 2000;
+
+/**
+ * What the trigger's `sizing: { latencySla, measured }` answers for `measured` rates: the member
+ * capacity derived from this process's busy time, and the target its SLA allows at the work a
+ * message cost. Undefined until a message has been measured.
+ */
+function sizedFromBusyTime(
+  measured: ReadonlyArray<WeightedPartition>,
+  busy: BusyTimeRecorder,
+  slaSeconds: number,
+): Extract<SlaEvent, { event: 'sizing' }>['fromBusyTime'] {
+  const { busySeconds, messages } = busy.totals();
+  const capacity = deriveMemberCapacity({ weights: 'events', measured: { busySeconds, messages } });
+  if (!capacity.ok || capacity.secondsPerMessage === undefined) return undefined;
+  const target = utilizationForLatency({ slaSeconds, secondsPerMessage: capacity.secondsPerMessage });
+  if (!target.ok) return undefined;
+  const { desiredMembers } = sizeGroup({
+    partitions: measured,
+    memberCapacity: capacity.memberCapacity,
+    targetUtilization: target.utilization,
+  });
+  return {
+    desiredMembers,
+    memberCapacity: capacity.memberCapacity,
+    targetUtilization: target.utilization,
+    secondsPerMessage: capacity.secondsPerMessage,
+  };
+}
 
 function emit(event: SlaEvent): void {
   process.stdout.write(`${JSON.stringify(event)}\n`);
@@ -94,6 +137,8 @@ async function main(): Promise<void> {
   };
   const statsTimer = setInterval(stats, spec.statsIntervalMs);
   const source = weights;
+  // The handler's busy time, for the capacity and SLA target a trigger would derive from it.
+  const busy = weights === undefined ? undefined : createBusyTimeRecorder({ registry });
   const sizingTimer =
     source === undefined || spec.members[0] !== 0
       ? undefined
@@ -101,7 +146,8 @@ async function main(): Promise<void> {
           void source.getWeights(all).then((measured) => {
             if (measured.length < all.length) return;
             const { desiredMembers } = sizeGroup({ partitions: measured, memberCapacity: spec.memberRate });
-            emit({ event: 'sizing', desiredMembers, at: Date.now() });
+            const fromBusyTime = busy === undefined ? undefined : sizedFromBusyTime(measured, busy, spec.slaMs / 1000);
+            emit({ event: 'sizing', desiredMembers, fromBusyTime, at: Date.now() });
           });
         }, SIZING_INTERVAL_MS);
 
@@ -160,15 +206,20 @@ async function main(): Promise<void> {
     // From the latest offset: the producer started before the group, and the parent measures
     // only what is produced once the group has formed.
     await consumer.subscribe({ topic: spec.topic, fromBeginning: false });
+    const work: EachMessageHandler = async ({ message }) => {
+      const wait = pacer.start(performance.now());
+      // Under a millisecond is left to the next message's schedule: Node's timers round up to 1 ms.
+      if (wait >= 1) await sleep(wait);
+      pacer.finished(performance.now());
+      recorder.record(Number(message.timestamp), Date.now());
+    };
+    // Only the work is timed: messages passed over before the start cost nothing, and would
+    // make a message look cheaper than it is.
+    const measuredWork = busy === undefined ? work : busy.eachMessage(work);
     await consumer.run({
-      eachMessage: async ({ message }) => {
-        const producedAt = Number(message.timestamp);
-        if (producedAt < startAt) return;
-        const wait = pacer.start(performance.now());
-        // Under a millisecond is left to the next message's schedule: Node's timers round up to 1 ms.
-        if (wait >= 1) await sleep(wait);
-        pacer.finished(performance.now());
-        recorder.record(producedAt, Date.now());
+      eachMessage: async (payload) => {
+        if (Number(payload.message.timestamp) < startAt) return;
+        await measuredWork(payload);
       },
     });
   };

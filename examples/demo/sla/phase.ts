@@ -72,6 +72,8 @@ export interface PhaseResult {
   triggerFiresAt: number[];
   /** load-aware: the last `sizeGroup` answer for the rates the members measured. */
   measuredDesiredMembers: number | undefined;
+  /** load-aware: the same at the capacity and SLA target derived from the members' busy time. */
+  fromBusyTime: Extract<SlaEvent, { event: 'sizing' }>['fromBusyTime'];
   warnings: string[];
   /**
    * The member processes' event-loop delay over the measured window(s): the largest of their
@@ -115,6 +117,7 @@ export async function runSlaPhase(plan: PhasePlan, ctx: PhaseContext): Promise<P
   let joins = 0;
   let formedAt = Number.POSITIVE_INFINITY;
   let measuredDesiredMembers: number | undefined;
+  let fromBusyTime: PhaseResult['fromBusyTime'];
   const loopDelays: Array<{ at: number; p99Ms: number }> = [];
   const children: ChildProgram[] = [];
   // A producer per phase: KafkaJS keeps refreshing metadata of every topic a producer wrote to.
@@ -152,7 +155,10 @@ export async function runSlaPhase(plan: PhasePlan, ctx: PhaseContext): Promise<P
       } else if (event.event === 'joined') {
         if (event.at > formedAt) joins++;
       } else if (event.event === 'trigger') fires.push(event.at);
-      else if (event.event === 'sizing') measuredDesiredMembers = event.desiredMembers;
+      else if (event.event === 'sizing') {
+        measuredDesiredMembers = event.desiredMembers;
+        fromBusyTime = event.fromBusyTime ?? fromBusyTime;
+      }
       else if (event.event === 'warn' && warnings.length < 20) warnings.push(event.message);
     };
     const lifetimeMs = FORM_TIMEOUT_MS + 60_000 + phaseSeconds(plan) * 1000 + settings.warmSeconds * 1000;
@@ -240,6 +246,7 @@ export async function runSlaPhase(plan: PhasePlan, ctx: PhaseContext): Promise<P
       joinsAfterForming: joins,
       triggerFiresAt: fires.filter((at) => at >= formedAt).map((at) => (at - origin) / 1000),
       measuredDesiredMembers,
+      fromBusyTime,
       // Lines from the window's first second to the stop, each covering the second before it.
       loopDelayMaxP99Ms: Math.max(
         0,

@@ -71,6 +71,14 @@ export type SlaEvent =
        */
       event: 'sizing';
       desiredMembers: number;
+      /**
+       * What the trigger's `sizing: { latencySla, measured }` answers: the member capacity derived
+       * from the process's busy time and the target the SLA allows at the work a message cost.
+       * Undefined before a message was measured.
+       */
+      fromBusyTime:
+        | { desiredMembers: number; memberCapacity: number; targetUtilization: number; secondsPerMessage: number }
+        | undefined;
       at: number;
     }
   | { event: 'trigger'; message: string; at: number }

@@ -150,11 +150,16 @@ export function judgeTargets(results: readonly ShapeResult[]): TargetVerdict[] {
         met: vsSticky === undefined ? undefined : fewer >= 0.35 && vsSticky,
       };
     }),
-    per('sizeGroup’s desired members within ±1 of load-aware’s measured smallest N', (r) => {
+    per('desired members (latencySla, capacity from busy time) within ±1 of load-aware’s measured smallest N', (r) => {
       const la = r.smallest['load-aware'];
+      const derived = atLoadAwareN(r)?.fromBusyTime;
+      const atDefault = `default target ${String(r.targetUtilization)}: ${String(r.desiredMembers)}`;
+      if (derived === undefined) return { figures: `not measured (${atDefault})`, met: undefined };
       return {
-        figures: `desired ${String(r.desiredMembers)} (target ${String(r.targetUtilization)}), measured ${show(la)}`,
-        met: la === undefined ? undefined : Math.abs(r.desiredMembers - la) <= 1,
+        figures:
+          `desired ${String(derived.desiredMembers)} (target ${derived.targetUtilization.toFixed(3)} at ` +
+          `${(derived.secondsPerMessage * 1000).toFixed(2)} ms a message), measured ${show(la)}; ${atDefault}`,
+        met: la === undefined ? undefined : Math.abs(derived.desiredMembers - la) <= 1,
       };
     }),
     per('after the shift, load-aware within SLA ≥ 10 points above round-robin', (r) => {
@@ -168,6 +173,11 @@ export function judgeTargets(results: readonly ShapeResult[]): TargetVerdict[] {
       };
     }),
   ];
+}
+
+/** load-aware's fixed-rate phase at its smallest N: where the sizing it measured is read. */
+function atLoadAwareN(r: ShapeResult): PhaseResult | undefined {
+  return r.phases.find((p) => p.assigner === 'load-aware' && p.members === r.equalMembers);
 }
 
 function show(n: number | undefined): string {
@@ -218,8 +228,26 @@ export function summaryTable(results: readonly ShapeResult[], shiftAfterSeconds:
     [
       'sizeGroup desired members (rates load-aware measured)',
       ...results.map((r) => {
-        const la = r.phases.find((p) => p.assigner === 'load-aware' && p.members === r.equalMembers);
+        const la = atLoadAwareN(r);
         return la?.measuredDesiredMembers === undefined ? '-' : String(la.measuredDesiredMembers);
+      }),
+    ],
+    [
+      'sizeGroup at the SLA’s target (exact rates and work)',
+      ...results.map((r) =>
+        r.atSla === undefined
+          ? '-'
+          : `${String(r.atSla.desiredMembers)} (at ${r.atSla.targetUtilization.toFixed(3)})`,
+      ),
+    ],
+    [
+      'desired members, latencySla on measured rates and busy time',
+      ...results.map((r) => {
+        const derived = atLoadAwareN(r)?.fromBusyTime;
+        return derived === undefined
+          ? '-'
+          : `${String(derived.desiredMembers)} (at ${derived.targetUtilization.toFixed(3)}, ` +
+              `capacity ${derived.memberCapacity.toFixed(0)}/s)`;
       }),
     ],
     ...atEqual,

@@ -51,6 +51,13 @@ export {
   type CapacityProblem,
 } from './sizing/member-capacity.js';
 export {
+  utilizationForLatency,
+  DEFAULT_SLA_QUANTILE,
+  DEFAULT_VARIABILITY,
+  type LatencyTargetInput,
+  type LatencyTarget,
+} from './sizing/latency-target.js';
+export {
   ErrorCodes,
   LoadAwareError,
   ConfigError,

@@ -18,6 +18,7 @@ export type {
   MemberLevelOptions,
   SizingOptions,
   MeasuredCapacityOptions,
+  LatencySlaOptions,
   BusyTimeTotalsSource,
 } from './config/options.js';
 export type { CheckOutcome } from './controller/metrics.js';

@@ -45,7 +45,7 @@ export type CapacityDerivation =
       readonly ok: true;
       /** What one member processes at 100% busy, in the weights' units. */
       readonly memberCapacity: number;
-      /** The measured seconds of work per message; undefined with busy-time weights. */
+      /** The measured seconds of work per message; undefined when the window measured none. */
       readonly secondsPerMessage: number | undefined;
     }
   | {
@@ -69,9 +69,23 @@ export function deriveMemberCapacity(input: CapacityDerivationInput): CapacityDe
   if (!(Number.isInteger(slots) && slots >= 1)) {
     throw new RangeError(`slots must be a positive integer, got ${String(slots)}`);
   }
-  if (input.weights === 'busy') return { ok: true, memberCapacity: slots, secondsPerMessage: undefined };
-
   const measured = input.measured;
+  if (input.weights === 'busy') {
+    // The capacity needs no measurement; the work a message costs is still told when measured
+    // (a latency SLA's target is derived from it).
+    const usable =
+      measured !== undefined &&
+      Number.isFinite(measured.busySeconds) &&
+      Number.isFinite(measured.messages) &&
+      measured.busySeconds > 0 &&
+      measured.messages > 0;
+    return {
+      ok: true,
+      memberCapacity: slots,
+      secondsPerMessage: usable ? measured.busySeconds / measured.messages : undefined,
+    };
+  }
+
   if (measured === undefined) return problem('no_samples', 'no busy time measured yet');
   const { busySeconds, messages } = measured;
   if (!Number.isFinite(busySeconds) || !Number.isFinite(messages) || busySeconds < 0 || messages < 0) {

@@ -3,7 +3,9 @@ import type { Registry } from 'prom-client';
 import {
   DEFAULT_MOVE_TOLERANCE,
   DEFAULT_PARTITION_WEIGHT,
+  DEFAULT_SLA_QUANTILE,
   DEFAULT_TARGET_UTILIZATION,
+  DEFAULT_VARIABILITY,
   isLogger,
   isRegistry,
   isWeightSource,
@@ -190,7 +192,15 @@ const controllerSchema = z
     sizing: z
       .strictObject({
         memberCapacity: z.number().positive().max(Number.MAX_SAFE_INTEGER).optional(),
-        targetUtilization: z.number().gt(0).max(1).default(DEFAULT_TARGET_UTILIZATION),
+        // No default here: a stated target and a latency SLA exclude each other (refined below).
+        targetUtilization: z.number().gt(0).max(1).optional(),
+        latencySla: z
+          .strictObject({
+            seconds: z.number().positive().max(WEEK_MS / 1000),
+            quantile: z.number().gt(0).lt(1).default(DEFAULT_SLA_QUANTILE),
+            variability: z.number().positive().max(100).default(DEFAULT_VARIABILITY),
+          })
+          .optional(),
         measured: z
           .strictObject({
             weightUnits: z.enum(['events', 'busy']),
@@ -212,6 +222,19 @@ const controllerSchema = z
         message: 'expected memberCapacity, or measured to derive it from busy time',
         path: ['memberCapacity'],
       })
+      .refine((s) => s.latencySla === undefined || s.targetUtilization === undefined, {
+        message: 'expected targetUtilization or latencySla, not both: the SLA derives the target utilization',
+        path: ['latencySla'],
+      })
+      .refine(
+        (s) => s.latencySla === undefined || (s.memberCapacity === undefined && s.measured?.busyTime !== undefined),
+        {
+          message:
+            "expected measured.busyTime (the process's busy-time recorder) and no memberCapacity with latencySla: " +
+            'the target comes from the work a message measures, and the capacity from the same measurement',
+          path: ['latencySla'],
+        },
+      )
       .optional(),
     lag: z.boolean().optional(),
     weights: z
@@ -324,8 +347,19 @@ export interface SizingOptions {
    * weights). When stated it is used as is, even with `measured`. Required without `measured`.
    */
   memberCapacity?: number;
-  /** The share of the member capacity a member of a sized group may use, in (0, 1]. Default 0.7. */
+  /**
+   * The share of the member capacity a member of a sized group may use, in (0, 1]. Default 0.7,
+   * or derived from `latencySla` when that is given (not both).
+   */
   targetUtilization?: number;
+  /**
+   * Size for a latency SLA instead of a fixed target: at each check the target utilization is the
+   * largest at which a member, a queue whose messages each cost the work busy time measured,
+   * finishes `quantile` of its messages within `seconds` of their arrival (Kingman's
+   * heavy-traffic approximation; see `utilizationForLatency`). Needs `measured.busyTime` and no
+   * `memberCapacity`.
+   */
+  latencySla?: LatencySlaOptions;
   /**
    * Derive the member capacity from busy time when `memberCapacity` is not stated: over the last
    * 10 checks, the coordinator's busy seconds ÷ handled messages is the work one message costs.
@@ -333,12 +367,29 @@ export interface SizingOptions {
   measured?: MeasuredCapacityOptions;
 }
 
+/** The `sizing.latencySla` option; see {@link SizingOptions.latencySla}. */
+export interface LatencySlaOptions {
+  /** Seconds from a message reaching the handler's queue to the handler finishing it. */
+  seconds: number;
+  /** The share of messages the SLA holds for, in (0, 1). Default 0.99: the p99. */
+  quantile?: number;
+  /**
+   * How irregular arrivals and work are: the squared coefficients of variation of the gaps between
+   * messages and of a message's work, added (ca² + cs²), up to 100. Default 2: Poisson arrivals
+   * and work as variable as an exponential draw. A handler of fixed cost on Poisson traffic is 1;
+   * traffic that comes in bursts is above 2.
+   */
+  variability?: number;
+}
+
 /** What the controller's `sizing` option holds once resolved. */
 export interface SizingSettings {
   /** What one member processes at 100% busy, in the weights' units, when stated. */
   readonly memberCapacity: number | undefined;
-  /** The share of the member capacity a member may use. */
+  /** The share of the member capacity a member may use, when no latency SLA derives it. */
   readonly targetUtilization: number;
+  /** The latency SLA that derives the target utilization at each check, when given. */
+  readonly latencySla: Readonly<Required<LatencySlaOptions>> | undefined;
   /** How to derive the capacity when it is not stated. */
   readonly measured:
     | {
@@ -442,7 +493,15 @@ export function resolveControllerOptions(
           ? undefined
           : Object.freeze({
               memberCapacity: o.sizing.memberCapacity,
-              targetUtilization: o.sizing.targetUtilization,
+              targetUtilization: o.sizing.targetUtilization ?? DEFAULT_TARGET_UTILIZATION,
+              latencySla:
+                o.sizing.latencySla === undefined
+                  ? undefined
+                  : Object.freeze({
+                      seconds: o.sizing.latencySla.seconds,
+                      quantile: o.sizing.latencySla.quantile,
+                      variability: o.sizing.latencySla.variability,
+                    }),
               measured:
                 o.sizing.measured === undefined
                   ? undefined

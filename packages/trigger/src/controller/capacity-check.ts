@@ -1,5 +1,6 @@
 import { deriveMemberCapacity, errorMessageOf, type BusyTimeWindow, type Logger } from '@load-aware/assignor/internal';
 import type { SizingSettings } from '../config/options.js';
+import { figure } from '../judge/figure.js';
 
 /** The member capacity one sizing check used, and where it came from. */
 export interface UsedCapacity {
@@ -7,7 +8,7 @@ export interface UsedCapacity {
   readonly memberCapacity: number;
   /** `stated`: `sizing.memberCapacity`; `derived`: from busy time (`sizing.measured`). */
   readonly source: CapacitySource;
-  /** The measured seconds of work per message it was derived from, with events/s weights. */
+  /** The measured seconds of work per message (derived capacities only), when busy time measured one. */
   readonly secondsPerMessage: number | undefined;
 }
 
@@ -108,7 +109,13 @@ export function createCapacityCheck(settings: SizingSettings, sink: CapacitySink
     if (derived.ok) {
       return publish(
         group,
-        { memberCapacity: derived.memberCapacity, source: 'derived', secondsPerMessage: derived.secondsPerMessage },
+        {
+          memberCapacity: derived.memberCapacity,
+          source: 'derived',
+          // Busy-time weights need no messages for their capacity; a window without any keeps the
+          // work a message last cost (a latency SLA's target derives from it).
+          secondsPerMessage: derived.secondsPerMessage ?? last?.secondsPerMessage,
+        },
         logger,
       );
     }
@@ -153,7 +160,7 @@ function logCapacity(logger: Logger, used: UsedCapacity, settings: SizingSetting
   };
   let how: string;
   if (used.source === 'stated') how = 'as stated (sizing.memberCapacity)';
-  else if (used.secondsPerMessage === undefined) {
+  else if (settings.measured?.weightUnits === 'busy' || used.secondsPerMessage === undefined) {
     how = `derived: busy-time weights, ${String(settings.measured?.slots)} busy second(s) per second`;
   } else {
     how =
@@ -161,9 +168,4 @@ function logCapacity(logger: Logger, used: UsedCapacity, settings: SizingSetting
       `${String(settings.measured?.slots)} slot(s)`;
   }
   logger.info(fields, `member capacity: ${figure(used.memberCapacity)} per member at 100%, ${how}`);
-}
-
-/** Three significant digits, without trailing zeros. */
-function figure(value: number): string {
-  return String(Number(value.toPrecision(3)));
 }

@@ -21,6 +21,7 @@ import {
 import type { TriggerAssigner } from '../contract/target.js';
 import { seconds } from '../contract/text.js';
 import type { ObservedGroup } from './observe.js';
+import { figure } from '../judge/figure.js';
 
 /** Where a lag check's answer goes: the gauges; undefined removes them (nothing measured). */
 export interface LagSink {
@@ -178,9 +179,9 @@ function logLag(logger: Logger, lag: GroupLag, capacity: number | undefined): vo
   if (capacity !== undefined && lag.drainSeconds === 'never' && slowest !== undefined) {
     drain =
       `; never drains at this load: a member of instance ${slowest.instanceId} receives ` +
-      `${rate(slowest.arrivalRate)}, at or above the member capacity of ${rate(capacity)}`;
+      `${figure(slowest.arrivalRate)}, at or above the member capacity of ${figure(capacity)}`;
   } else if (typeof lag.drainSeconds === 'number') {
-    drain = `; drains in ${seconds(lag.drainSeconds * 1000)} at a member capacity of ${rate(capacity!)}${who}`;
+    drain = `; drains in ${seconds(lag.drainSeconds * 1000)} at a member capacity of ${figure(capacity!)}${who}`;
   } else if (capacity === undefined) {
     drain = who;
   }
@@ -202,7 +203,3 @@ function leftOut(unmeasured: Readonly<Record<LagUnmeasured, number>>): string {
   return said.length === 0 ? '' : `left out: ${said.join(', ')}`;
 }
 
-/** A rate in the weights' units: three significant digits are plenty for a log line. */
-function rate(value: number): string {
-  return Number(value.toPrecision(3)).toString();
-}

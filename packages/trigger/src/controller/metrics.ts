@@ -37,7 +37,7 @@ export interface TriggerMetrics {
   /** Publishes how many subscribed partitions no member held at the coordinator's last check. */
   unheld(group: string, partitions: number): void;
   /** Publishes the group's size at the last check (the `sizing` option). */
-  sizing(group: string, size: GroupSize): void;
+  sizing(group: string, size: GroupSize, targetUtilization: number): void;
   /** Publishes the member capacity the last sizing used, labelled with where it came from. */
   memberCapacity(group: string, used: UsedCapacity): void;
   /** Publishes the group's lag at the last check (the `lag` option); undefined removes it: not measured. */
@@ -123,6 +123,10 @@ const GAUGES = [
   [
     'load_aware_desired_instances',
     'Fewest instances, of as many members as the largest instance runs, that keep every member within the target.',
+  ],
+  [
+    'load_aware_target_utilization',
+    "Share of a member's capacity the last sizing allowed: the stated target, or the one the latency SLA derived.",
   ],
   [
     'load_aware_scale_out_futile',
@@ -295,7 +299,8 @@ export function createTriggerMetrics(
     unheld(group, partitions) {
       g.load_aware_trigger_unheld_partitions.set({ group }, partitions);
     },
-    sizing(group, size) {
+    sizing(group, size, targetUtilization) {
+      g.load_aware_target_utilization.set({ group }, targetUtilization);
       g.load_aware_desired_members.set({ group }, size.desiredMembers);
       g.load_aware_desired_instances.set({ group }, size.desiredInstances);
       g.load_aware_scale_out_futile.set({ group }, size.futile ? 1 : 0);

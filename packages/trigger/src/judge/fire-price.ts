@@ -1,5 +1,6 @@
 import { latestGroupPause, type ObservedMember } from '@load-aware/assignor/internal';
 import type { FirePrice } from '../contract/types.js';
+import { figure } from './figure.js';
 
 /** Shortest horizon a fire's gain is counted over: a cooldown of 0 must not make every fire free. */
 export const MIN_HORIZON_SECONDS = 60;
@@ -36,15 +37,11 @@ export function priceOf(
   };
 }
 
-/** A load × seconds amount for log text: 3 significant digits. */
-export function amount(value: number): string {
-  return Number.isFinite(value) ? String(Number(value.toPrecision(3))) : String(value);
-}
 
 /** How the price was made, for the decision line. */
 export function priceText(price: FirePrice): string {
   return (
-    `${amount(price.pausedMemberSeconds)} paused member-s ${price.pauseSource}, ` +
-    `gain over ${amount(price.horizonSeconds)} s`
+    `${figure(price.pausedMemberSeconds)} paused member-s ${price.pauseSource}, ` +
+    `gain over ${figure(price.horizonSeconds)} s`
   );
 }

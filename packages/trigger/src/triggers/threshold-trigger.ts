@@ -3,7 +3,8 @@
  * observations in, outcomes out. No timers and no I/O; the only impure inputs are the injected clocks
  * (a monotonic one for every interval, the wall clock only for the reported fire time).
  */
-import { amount, priceOf, priceText } from '../judge/fire-price.js';
+import { priceOf, priceText } from '../judge/fire-price.js';
+import { figure } from '../judge/figure.js';
 import {
   assignmentFingerprint,
   instanceCount,
@@ -285,7 +286,7 @@ export function createThresholdTrigger(options: ThresholdTriggerOptions = {}): T
         ? (member?.currentMaxLoad ?? 0) - (member?.optimalMaxLoad ?? 0)
         : currentMaxLoad - optimalMaxLoad;
     const price = priceOf(members, plan.totalWeight, excess, cooldownMs);
-    const priced = `expected gain ${amount(price.gain)} vs cost ${amount(price.cost)} (${priceText(price)})`;
+    const priced = `expected gain ${figure(price.gain)} vs cost ${figure(price.cost)} (${priceText(price)})`;
     if (o.minGainToCost > 0 && price.gain < o.minGainToCost * price.cost) {
       const b = base(now);
       return {

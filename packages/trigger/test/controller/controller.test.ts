@@ -282,6 +282,79 @@ describe('createTriggerController', () => {
         /sizing\.measured\.slots/,
       );
     });
+
+    describe('with a latency SLA', () => {
+      const targetOf = (registry: Registry) => metricValue(registry, 'load_aware_target_utilization', { group: 'g' });
+      const desiredOf = (registry: Registry) => metricValue(registry, 'load_aware_desired_members', { group: 'g' });
+
+      it('sizes at the utilization the SLA allows for the measured work a message costs', async () => {
+        // 20 ms a message, 50 events/s a member, four partitions of 10. A 1 s p99 allows 0.908 of a
+        // member (45.4/s), so one member carries all 40/s where the default 0.7 (35/s) needs two;
+        // 0.1 s allows only 0.223 (11.2/s), one partition a member.
+        const busy = totals(1.2, 60);
+        const slow = setup('a-1', () => description('g', even), {
+          sizing: { measured: { weightUnits: 'events', busyTime: busy }, latencySla: { seconds: 1 } },
+        });
+        await slow.controller.checkNow();
+        expect(await targetOf(slow.registry)).toBeCloseTo(0.908, 3);
+        expect(await desiredOf(slow.registry)).toBe(1);
+        expect(slow.logger.messages('info').filter((m) => m.startsWith('group size:'))).toEqual([
+          'group size: 1 members (or 1 instances of 1) keep every member within 90.8% of its capacity ' +
+            '(the 1 s p99 latency SLA at 20 ms a message); the group has 2',
+        ]);
+        const tight = setup('a-1', () => description('g', even), {
+          sizing: { measured: { weightUnits: 'events', busyTime: busy }, latencySla: { seconds: 0.1 } },
+        });
+        await tight.controller.checkNow();
+        expect(await targetOf(tight.registry)).toBeCloseTo(0.2234, 4);
+        expect(await desiredOf(tight.registry)).toBe(4);
+      });
+
+      it('leaves the group unsized, with one WARN a streak, while no target follows from the SLA', async () => {
+        // Busy-time weights have a capacity without messages, but no work a message costs yet.
+        const busy = totals(0, 0);
+        const { controller, registry, logger } = setup('a-1', () => description('g', even), {
+          sizing: { measured: { weightUnits: 'busy', busyTime: busy }, latencySla: { seconds: 1, quantile: 0.999 } },
+        });
+        await controller.checkNow();
+        await controller.checkNow();
+        expect(await desiredOf(registry)).toBeNaN();
+        expect(warnings(logger)).toEqual([
+          'group not sized: no target utilization follows from the latency SLA: busy time has not measured ' +
+            'the work a message costs yet',
+        ]);
+        // 2 s a message: past the SLA on its own.
+        busy.add(4, 2);
+        await controller.checkNow();
+        expect(await desiredOf(registry)).toBeNaN();
+        expect(warnings(logger)).toHaveLength(1);
+        busy.add(0.02, 998);
+        await controller.checkNow();
+        expect(await desiredOf(registry)).toBeGreaterThan(0);
+        expect(await targetOf(registry)).toBeGreaterThan(0);
+      });
+
+      it('refuses a latency SLA beside a stated target or capacity, or without a recorder', () => {
+        const even4 = () => description('g', even);
+        const busy = totals(1, 10);
+        const measured = { weightUnits: 'events', busyTime: busy } as const;
+        expect(() =>
+          setup('a-1', even4, { sizing: { measured, latencySla: { seconds: 1 }, targetUtilization: 0.8 } }),
+        ).toThrow(/targetUtilization or latencySla, not both[\s\S]*sizing\.latencySla/);
+        expect(() =>
+          setup('a-1', even4, { sizing: { measured, memberCapacity: 10, latencySla: { seconds: 1 } } }),
+        ).toThrow(/measured\.busyTime[\s\S]*no memberCapacity/);
+        expect(() =>
+          setup('a-1', even4, { sizing: { measured: { weightUnits: 'busy' }, latencySla: { seconds: 1 } } }),
+        ).toThrow(/sizing\.latencySla/);
+        expect(() => setup('a-1', even4, { sizing: { measured, latencySla: { seconds: 1, quantile: 1 } } })).toThrow(
+          /sizing\.latencySla\.quantile/,
+        );
+        expect(() => setup('a-1', even4, { sizing: { measured, latencySla: { seconds: 0 } } })).toThrow(
+          /sizing\.latencySla\.seconds/,
+        );
+      });
+    });
   });
 
   it('ignores members without load-aware userData in the election', async () => {
