@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Kafka, logLevel } from 'kafkajs';
 import type { Registry } from 'prom-client';
-import { sizeGroup } from '@load-aware/assignor';
+import { sizeGroup, utilizationForLatency } from '@load-aware/assignor';
 import { kafkaBrokersFromEnv, uniqueName } from './support';
 import { waitForStableGroup } from './support/group';
 import { produceAtRates, type RateProducer } from './support/offset-rate-producer';
@@ -21,6 +21,11 @@ import { waitUntil } from './support/wait';
  * group needs 2 members. Any measured cost between 58 and 117 ms gives 2, so the answer does not
  * hang on timer jitter; the test also checks it is the one `sizeGroup()` gives at the capacity
  * the coordinator published.
+ *
+ * With a latency SLA of 0.6 s (p99) instead of the fixed target, the target follows from the work a
+ * message costs: 0.42 at 80 ms (5.3 events/s a member), so two partitions a member and 3 members.
+ * Any cost from 80 to 90 ms keeps it between 4 and 6 events/s, so again the answer does not hang
+ * on jitter.
  */
 
 // A group must form, the handler must measure, and the window must fill over several checks.
@@ -30,6 +35,7 @@ const PARTITIONS = 6;
 const RATE = 2;
 const COST_MS = 80;
 const TARGET_UTILIZATION = 0.7;
+const SLA_SECONDS = 0.6;
 
 const brokers = kafkaBrokersFromEnv();
 const kafka = new Kafka({ clientId: 'capacity-busy-time-int', brokers, logLevel: logLevel.NOTHING });
@@ -109,5 +115,54 @@ describe('member capacity derived from busy time on a real group', () => {
     expect(said?.message).toMatch(/per member at 100%, derived from busy time: \d+(\.\d+)? ms of work a message/);
     expect(said?.fields).toMatchObject({ capacitySource: 'derived', weightUnits: 'events', slots: 1 });
     expect(pod.logger.records.filter((r) => r.level === 'error')).toEqual([]);
+  });
+  it('sizes for a latency SLA at the target the measured work a message allows', async () => {
+    const topic = await createTopic(PARTITIONS);
+    const groupId = uniqueName('capacity-sla-group');
+    const rates = Array.from({ length: PARTITIONS }, (_, partition) => ({ topic, partition, perSecond: RATE }));
+    producer = produceAtRates(kafka, rates, 110_000);
+    const g = (group = await startSizedGroup({
+      kafka,
+      groupId,
+      topic,
+      weights: settableWeights(Object.fromEntries(rates.map((r) => [`${topic}:${String(r.partition)}`, RATE]))),
+      sizing: { latencySla: { seconds: SLA_SECONDS } },
+      busyTime: { weightUnits: 'events' },
+      membersPerPod: [1, 1],
+      serveMetrics: false,
+      eachMessage: () => sleep(COST_MS),
+    }));
+    closeBeforeCleanup(() => g.close());
+    await waitForStableGroup(admin, groupId, 2, PARTITIONS);
+    const { pod, trigger } = await g.coordinator();
+    await waitUntil(
+      () => gaugeValue(pod.registry, 'load_aware_desired_members', groupId),
+      "the coordinator's first sizing for the SLA",
+      60_000,
+    );
+    await sleep(12_000);
+    await trigger.checkNow();
+
+    const derived = (await capacityGauge(pod.registry, groupId, 'derived'))!;
+    const target = (await gaugeValue(pod.registry, 'load_aware_target_utilization', groupId))!;
+    const desiredMembers = await gaugeValue(pod.registry, 'load_aware_desired_members', groupId);
+    process.stdout.write(
+      `latency SLA ${String(SLA_SECONDS)} s p99: ${(1000 / derived).toFixed(2)} ms a message measured, target ` +
+        `${target.toFixed(3)} of ${derived.toFixed(2)} events/s; desired members ${String(desiredMembers)}\n`,
+    );
+    // One slot: the capacity is 1 ÷ the work a message cost in the window, and the target follows from it.
+    const expected = utilizationForLatency({ slaSeconds: SLA_SECONDS, secondsPerMessage: 1 / derived });
+    expect(expected.ok).toBe(true);
+    expect(target).toBeCloseTo(expected.ok ? expected.utilization : Number.NaN, 9);
+    const weighted = rates.map((r) => ({ topic, partition: r.partition, weight: RATE }));
+    expect(desiredMembers).toBe(
+      sizeGroup({ partitions: weighted, memberCapacity: derived, targetUtilization: target }).desiredMembers,
+    );
+    expect(desiredMembers).toBe(3);
+    const sized = pod.logger.records.filter((r) => r.message.startsWith('group size: '));
+    expect(sized.at(-1)?.message).toMatch(/\(the 0\.6 s p99 latency SLA at \d+(\.\d+)? ms a message\)/);
+    expect(pod.logger.records.filter((r) => r.level === 'error' || r.level === 'warn').map((r) => r.message)).toEqual(
+      [],
+    );
   });
 });

@@ -158,8 +158,7 @@ export async function runSlaPhase(plan: PhasePlan, ctx: PhaseContext): Promise<P
       else if (event.event === 'sizing') {
         measuredDesiredMembers = event.desiredMembers;
         fromBusyTime = event.fromBusyTime ?? fromBusyTime;
-      }
-      else if (event.event === 'warn' && warnings.length < 20) warnings.push(event.message);
+      } else if (event.event === 'warn' && warnings.length < 20) warnings.push(event.message);
     };
     const lifetimeMs = FORM_TIMEOUT_MS + 60_000 + phaseSeconds(plan) * 1000 + settings.warmSeconds * 1000;
     const pinnedPlan = plan.assigner === 'sticky' ? stickyGrowthPlan(partitions, plan.members) : undefined;

@@ -235,9 +235,7 @@ export function summaryTable(results: readonly ShapeResult[], shiftAfterSeconds:
     [
       'sizeGroup at the SLA’s target (exact rates and work)',
       ...results.map((r) =>
-        r.atSla === undefined
-          ? '-'
-          : `${String(r.atSla.desiredMembers)} (at ${r.atSla.targetUtilization.toFixed(3)})`,
+        r.atSla === undefined ? '-' : `${String(r.atSla.desiredMembers)} (at ${r.atSla.targetUtilization.toFixed(3)})`,
       ),
     ],
     [

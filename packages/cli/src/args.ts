@@ -3,6 +3,7 @@
  * (required flags, ranges, the SASL password's source) is unit-tested without a broker.
  */
 import { parseArgs } from 'node:util';
+import { DEFAULT_SLA_QUANTILE, DEFAULT_TARGET_UTILIZATION, utilizationForLatency } from '@load-aware/assignor';
 
 /** The two commands; both only read the group. */
 export type Command = 'inspect' | 'plan';
@@ -56,10 +57,22 @@ export interface CliOptions {
    * offset-rate weights). Undefined: no sizing in the report.
    */
   readonly memberCapacity: number | undefined;
-  /** Sizing: the share of `memberCapacity` a member may use (default 0.7). */
+  /** Sizing: the share of `memberCapacity` a member may use (default 0.7, or derived from the SLA). */
   readonly targetUtilization: number;
   /** Sizing what-if: the busiest member's utilization with this many members. */
   readonly whatIfMembers: number | undefined;
+  /** Where the capacity and target came from when derived (`--ms-per-message`, `--latency-sla`). */
+  readonly sizingBasis: SizingBasis | undefined;
+}
+
+/** What a derived member capacity or target utilization was derived from, for the report. */
+export interface SizingBasis {
+  /** `--ms-per-message` ÷ 1000: the work one message costs; the capacity is `slots` ÷ it. */
+  readonly secondsPerMessage: number;
+  /** `--slots`: handlers of one member that work at once without slowing each other. */
+  readonly slots: number;
+  /** `--latency-sla` and `--sla-quantile`, when the target was derived from them. */
+  readonly latencySla: { readonly seconds: number; readonly quantile: number } | undefined;
 }
 
 /**
@@ -115,6 +128,12 @@ Options:
                             and when it has drained its lag
   --target-utilization U    with --member-capacity: the share of it a member may use (default 0.7)
   --members N               with --member-capacity: the busiest member's utilization at N members
+  --ms-per-message MS       instead of --member-capacity: the work one message costs (busy time's
+                            busy seconds ÷ messages); capacity = slots × 1000 ÷ MS events/s
+  --slots N                 with --ms-per-message: handlers of a member that work at once (default 1)
+  --latency-sla S           with --ms-per-message, instead of --target-utilization: derive the target
+                            from a latency SLA of S seconds (Kingman's approximation, variability 2)
+  --sla-quantile Q          with --latency-sla: the share of messages within it (default 0.99)
   --timeout S               connection and request timeout in seconds (default 10)
   --client-id ID            KafkaJS client id (default load-aware-cli)
   --ssl                     connect with TLS
@@ -154,6 +173,10 @@ export function parseCliArgs(
         'member-capacity': { type: 'string' },
         'target-utilization': { type: 'string' },
         members: { type: 'string' },
+        'ms-per-message': { type: 'string' },
+        slots: { type: 'string' },
+        'latency-sla': { type: 'string' },
+        'sla-quantile': { type: 'string' },
         'prometheus-url': { type: 'string' },
         query: { type: 'string' },
         json: { type: 'boolean' },
@@ -199,15 +222,7 @@ export function parseCliArgs(
   if (command === 'inspect' && (v['move-tolerance'] !== undefined || v['max-moves'] !== undefined)) {
     throw new UsageError('--move-tolerance and --max-moves apply to plan only');
   }
-  const memberCapacity = optionalNumber(
-    '--member-capacity',
-    v['member-capacity'],
-    (n) => n > 0 && Number.isFinite(n),
-    'a rate above 0',
-  );
-  if (memberCapacity === undefined && (v['target-utilization'] !== undefined || v.members !== undefined)) {
-    throw new UsageError('--target-utilization and --members need --member-capacity');
-  }
+  const sizing = sizingOptions(v);
 
   return {
     help: false,
@@ -228,20 +243,97 @@ export function parseCliArgs(
       maxMoves: optionalNumber('--max-moves', v['max-moves'], (n) => Number.isInteger(n) && n >= 0, 'an integer >= 0'),
       instanceFrom: instanceFromOption(v['instance-from']),
       foreignCapacity: foreignCapacityOption(v.capacity),
-      memberCapacity,
-      targetUtilization:
-        optionalNumber(
-          '--target-utilization',
-          v['target-utilization'],
-          (n) => n > 0 && n <= 1,
-          'a fraction in (0, 1]',
-        ) ?? 0.7,
+      ...sizing,
       whatIfMembers: optionalNumber('--members', v.members, (n) => Number.isInteger(n) && n >= 1, 'an integer >= 1'),
     },
   };
 }
 
 type Values = Record<string, string | boolean | undefined>;
+
+/**
+ * The sizing flags: a capacity stated (`--member-capacity`) or derived from the work a message
+ * costs (`--ms-per-message`, `--slots`), and a target stated (`--target-utilization`) or derived
+ * from a latency SLA (`--latency-sla`, `--sla-quantile`), as the trigger's `sizing` option does.
+ */
+function sizingOptions(v: Values): Pick<CliOptions, 'memberCapacity' | 'targetUtilization' | 'sizingBasis'> {
+  const stated = optionalNumber(
+    '--member-capacity',
+    v['member-capacity'] as string | undefined,
+    (n) => n > 0 && Number.isFinite(n),
+    'a rate above 0',
+  );
+  const ms = optionalNumber(
+    '--ms-per-message',
+    v['ms-per-message'] as string | undefined,
+    (n) => n > 0 && Number.isFinite(n),
+    'milliseconds above 0',
+  );
+  const slots = optionalNumber(
+    '--slots',
+    v['slots'] as string | undefined,
+    (n) => Number.isInteger(n) && n >= 1 && n <= 1024,
+    'an integer from 1 to 1024',
+  );
+  const slaSeconds = optionalNumber(
+    '--latency-sla',
+    v['latency-sla'] as string | undefined,
+    (n) => n > 0 && Number.isFinite(n),
+    'seconds above 0',
+  );
+  const quantile = optionalNumber(
+    '--sla-quantile',
+    v['sla-quantile'] as string | undefined,
+    (n) => n > 0 && n < 1,
+    'a fraction in (0, 1)',
+  );
+  const statedTarget = optionalNumber(
+    '--target-utilization',
+    v['target-utilization'] as string | undefined,
+    (n) => n > 0 && n <= 1,
+    'a fraction in (0, 1]',
+  );
+  if (stated !== undefined && ms !== undefined) {
+    throw new UsageError('--member-capacity or --ms-per-message, not both: the capacity is stated or derived');
+  }
+  if (slots !== undefined && ms === undefined) throw new UsageError('--slots needs --ms-per-message');
+  if (slaSeconds !== undefined && ms === undefined) {
+    throw new UsageError('--latency-sla needs --ms-per-message: the target comes from the work a message costs');
+  }
+  if (quantile !== undefined && slaSeconds === undefined) throw new UsageError('--sla-quantile needs --latency-sla');
+  if (slaSeconds !== undefined && statedTarget !== undefined) {
+    throw new UsageError('--target-utilization or --latency-sla, not both: the SLA derives the target');
+  }
+  if (stated === undefined && ms === undefined && (statedTarget !== undefined || v.members !== undefined)) {
+    throw new UsageError('--target-utilization and --members need --member-capacity or --ms-per-message');
+  }
+  if (ms === undefined) {
+    return {
+      memberCapacity: stated,
+      targetUtilization: statedTarget ?? DEFAULT_TARGET_UTILIZATION,
+      sizingBasis: undefined,
+    };
+  }
+  const secondsPerMessage = ms / 1000;
+  const basis = {
+    secondsPerMessage,
+    slots: slots ?? 1,
+    latencySla:
+      slaSeconds === undefined ? undefined : { seconds: slaSeconds, quantile: quantile ?? DEFAULT_SLA_QUANTILE },
+  };
+  let targetUtilization = statedTarget ?? DEFAULT_TARGET_UTILIZATION;
+  if (basis.latencySla !== undefined) {
+    const derived = utilizationForLatency({
+      slaSeconds: basis.latencySla.seconds,
+      quantile: basis.latencySla.quantile,
+      secondsPerMessage,
+      slots: basis.slots,
+    });
+    if (!derived.ok) throw new UsageError(`--latency-sla: ${derived.reason}; no utilization holds it`);
+    targetUtilization = derived.utilization;
+  }
+  return { memberCapacity: basis.slots / secondsPerMessage, targetUtilization, sizingBasis: basis };
+}
 
 function nonEmpty(flag: string, value: string | undefined): string | undefined {
   if (value === '') throw new UsageError(`${flag} needs a value`);

@@ -67,6 +67,7 @@ export async function runCliWith(read: ClusterReader, argv: ReadonlyArray<string
       memberCapacity: options.memberCapacity,
       targetUtilization: options.targetUtilization,
       whatIfMembers: options.whatIfMembers,
+      sizingBasis: options.sizingBasis,
     });
     io.stdout.write(
       options.json

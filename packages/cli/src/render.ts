@@ -173,9 +173,16 @@ export function renderText(command: Command, report: GroupReport, options: Rende
 
 /** The sizing block: utilization now, the members and instances needed, what-if and futility. */
 function sizingLines(sizing: NonNullable<GroupReport['sizing']>): string[] {
+  const basis = sizing.basis;
+  const capacityFrom =
+    basis === undefined ? '' : ` (${num(basis.secondsPerMessage * 1000)} ms a message, ${String(basis.slots)} slot(s))`;
+  const targetFrom =
+    basis?.latencySla === undefined
+      ? ''
+      : ` (the ${num(basis.latencySla.seconds)} s p${num(100 * basis.latencySla.quantile)} latency SLA)`;
   const lines = [
-    `capacity: ${num(sizing.memberCapacity)} per member at 100%, target ${pct(sizing.targetUtilization)}; ` +
-      `busiest member now at ${pct(sizing.busiestUtilizationNow)}`,
+    `capacity: ${num(sizing.memberCapacity)} per member at 100%${capacityFrom}, target ` +
+      `${pct(sizing.targetUtilization)}${targetFrom}; busiest member now at ${pct(sizing.busiestUtilizationNow)}`,
     `needs ${String(sizing.desiredMembers)} member(s) (one an instance), or ${String(sizing.desiredInstances)} ` +
       `instance(s) of ${String(sizing.membersPerInstance)} member(s)`,
   ];

@@ -31,6 +31,7 @@ import {
   type ObservedMember,
 } from '@load-aware/trigger/internal';
 import { CliError } from './errors.js';
+import type { SizingBasis } from './args.js';
 
 /** Who a member's client is, as DescribeGroups reports it. */
 export interface MemberClient {
@@ -70,12 +71,16 @@ export interface PlanOptions {
   readonly targetUtilization?: number | undefined;
   /** Sizing what-if: the busiest member's utilization with this many members. */
   readonly whatIfMembers?: number | undefined;
+  /** What a derived capacity and target came from, carried into the report. */
+  readonly sizingBasis?: SizingBasis | undefined;
 }
 
 /** How many members the group needs at the measured weights (`--member-capacity`). */
 export interface SizingReport {
   readonly memberCapacity: number;
   readonly targetUtilization: number;
+  /** What the capacity (and the target, with a latency SLA) was derived from; undefined when stated. */
+  readonly basis: SizingBasis | undefined;
   /** The busiest member's load now ÷ `memberCapacity`. */
   readonly busiestUtilizationNow: number;
   /** The fewest members (one an instance) whose placement keeps every member at the target. */
@@ -413,6 +418,7 @@ function sizingOf(
   return {
     memberCapacity,
     targetUtilization,
+    basis: options.sizingBasis,
     busiestUtilizationNow: Math.max(0, ...members.map((m) => m.load)) / weightScale / memberCapacity,
     desiredMembers: size.desiredMembers,
     desiredInstances: size.desiredInstances,

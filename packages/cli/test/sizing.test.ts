@@ -64,6 +64,64 @@ describe('sizing flags', () => {
     ).toMatchObject({ targetUtilization: 0.5, whatIfMembers: 6 });
   });
 
+  it('derives the capacity from --ms-per-message and the target from --latency-sla', () => {
+    const options = (argv: string[]) => {
+      const parsed = parseCliArgs(argv, {});
+      if (parsed.help) throw new Error('asked for help');
+      return parsed.options;
+    };
+    // 4 ms a message: 250 events/s a member; a 1 s p99 allows 0.982 of it (bench:sla's workload).
+    const derived = options([...BASE, '--ms-per-message', '4', '--latency-sla', '1']);
+    expect(derived.memberCapacity).toBeCloseTo(250, 9);
+    expect(derived.targetUtilization).toBeCloseTo(0.9816, 4);
+    expect(derived.sizingBasis).toEqual({
+      secondsPerMessage: 0.004,
+      slots: 1,
+      latencySla: { seconds: 1, quantile: 0.99 },
+    });
+    const slotted = options([...BASE, '--ms-per-message', '80', '--slots', '4', '--target-utilization', '0.5']);
+    expect(slotted).toMatchObject({ memberCapacity: 50, targetUtilization: 0.5 });
+    expect(slotted.sizingBasis?.latencySla).toBeUndefined();
+    const strict = options([...BASE, '--ms-per-message', '4', '--latency-sla', '1', '--sla-quantile', '0.999']);
+    expect(strict.targetUtilization).toBeLessThan(derived.targetUtilization);
+  });
+
+  it('says where a derived capacity and target came from', () => {
+    const parsed = parseCliArgs([...BASE, '--ms-per-message', '4', '--latency-sla', '1'], {});
+    if (parsed.help) throw new Error('asked for help');
+    const { memberCapacity, targetUtilization, sizingBasis } = parsed.options;
+    const snapshot = fakeSnapshot(
+      [
+        { memberId: 'a', instanceId: 'pod-a', held: [0, 1] },
+        { memberId: 'b', instanceId: 'pod-b', held: [2, 3] },
+      ],
+      [200, 100, 100, 100],
+    );
+    const report = buildReport(snapshot, { memberCapacity, targetUtilization, sizingBasis });
+    // 500/s at 0.982 × 250 = 245.4 a member: 200 + 100 does not fit, so three members.
+    expect(report.sizing).toMatchObject({ desiredMembers: 3, basis: sizingBasis });
+    const text = renderText('plan', report, { color: false, weightsLabel: 'test' });
+    expect(text).toContain(
+      'capacity: 250 per member at 100% (4 ms a message, 1 slot(s)), target 98.2% (the 1 s p99 latency SLA)',
+    );
+  });
+
+  it.each([
+    [['--ms-per-message', '4', '--member-capacity', '250'], /not both/],
+    [['--latency-sla', '1'], /--latency-sla needs --ms-per-message/],
+    [['--member-capacity', '250', '--latency-sla', '1'], /--latency-sla needs --ms-per-message/],
+    [['--ms-per-message', '4', '--latency-sla', '1', '--target-utilization', '0.5'], /not both/],
+    [['--ms-per-message', '4', '--sla-quantile', '0.9'], /--sla-quantile needs --latency-sla/],
+    [['--slots', '2'], /--slots needs --ms-per-message/],
+    [['--ms-per-message', '0'], /--ms-per-message/],
+    [['--ms-per-message', '4', '--slots', '0'], /--slots/],
+    [['--ms-per-message', '4', '--latency-sla', '1', '--sla-quantile', '1'], /--sla-quantile/],
+    [['--ms-per-message', '1500', '--latency-sla', '1'], /alone takes the 1 s SLA/],
+  ])('refuses %j', (flags, message) => {
+    expect(() => parseCliArgs([...BASE, ...flags], {})).toThrow(UsageError);
+    expect(() => parseCliArgs([...BASE, ...flags], {})).toThrow(message);
+  });
+
   it.each([
     [['--target-utilization', '0.5'], /need --member-capacity/],
     [['--members', '3'], /need --member-capacity/],

@@ -79,9 +79,11 @@ export function utilizationForLatency(input: LatencyTargetInput): LatencyTarget 
   const variability = input.variability ?? DEFAULT_VARIABILITY;
   const work = input.secondsPerMessage;
   const sla = input.slaSeconds;
-  if (!(Number.isFinite(sla) && sla > 0)) throw new RangeError(`slaSeconds must be a positive number, got ${String(sla)}`);
+  if (!(Number.isFinite(sla) && sla > 0))
+    throw new RangeError(`slaSeconds must be a positive number, got ${String(sla)}`);
   if (!(quantile > 0 && quantile < 1)) throw new RangeError(`quantile must be in (0, 1), got ${String(quantile)}`);
-  if (!(Number.isInteger(slots) && slots >= 1)) throw new RangeError(`slots must be a positive integer, got ${String(slots)}`);
+  if (!(Number.isInteger(slots) && slots >= 1))
+    throw new RangeError(`slots must be a positive integer, got ${String(slots)}`);
   if (!(Number.isFinite(variability) && variability > 0)) {
     throw new RangeError(`variability must be a positive number, got ${String(variability)}`);
   }

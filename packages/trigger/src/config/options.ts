@@ -196,7 +196,10 @@ const controllerSchema = z
         targetUtilization: z.number().gt(0).max(1).optional(),
         latencySla: z
           .strictObject({
-            seconds: z.number().positive().max(WEEK_MS / 1000),
+            seconds: z
+              .number()
+              .positive()
+              .max(WEEK_MS / 1000),
             quantile: z.number().gt(0).lt(1).default(DEFAULT_SLA_QUANTILE),
             variability: z.number().positive().max(100).default(DEFAULT_VARIABILITY),
           })

@@ -202,4 +202,3 @@ function leftOut(unmeasured: Readonly<Record<LagUnmeasured, number>>): string {
   const said = parts.filter(([n]) => n > 0).map(([n, what]) => `${String(n)} partition(s) ${what}`);
   return said.length === 0 ? '' : `left out: ${said.join(', ')}`;
 }
-

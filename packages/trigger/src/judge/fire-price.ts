@@ -37,7 +37,6 @@ export function priceOf(
   };
 }
 
-
 /** How the price was made, for the decision line. */
 export function priceText(price: FirePrice): string {
   return (
