@@ -7,6 +7,7 @@ import { waitForStableGroup } from './support/group';
 import { produceAtRates, type RateProducer } from './support/offset-rate-producer';
 import { useSharedBrokerAdmin } from './support/shared-broker';
 import { gaugeValue, settableWeights, startSizedGroup, type SizedGroup } from './support/sized-group';
+import type { SizingOptions } from '@load-aware/trigger';
 import { waitUntil } from './support/wait';
 
 /**
@@ -60,9 +61,14 @@ describe('member capacity derived from busy time on a real group', () => {
     producer = undefined;
   });
 
-  it('sizes the group at 1 ÷ the measured seconds per message when no capacity is stated', async () => {
+  /**
+   * Two pods of one member, each handler awaiting COST_MS a message under its own busy-time
+   * recorder, sized with `sizing` at a derived capacity; resolves once the window of 10 checks
+   * has filled with measured messages and a last check ran.
+   */
+  async function sizedAtMeasuredCapacity(name: string, sizing: SizingOptions) {
     const topic = await createTopic(PARTITIONS);
-    const groupId = uniqueName('capacity-group');
+    const groupId = uniqueName(name);
     const rates = Array.from({ length: PARTITIONS }, (_, partition) => ({ topic, partition, perSecond: RATE }));
     producer = produceAtRates(kafka, rates, 110_000);
     const g = (group = await startSizedGroup({
@@ -70,7 +76,7 @@ describe('member capacity derived from busy time on a real group', () => {
       groupId,
       topic,
       weights: settableWeights(Object.fromEntries(rates.map((r) => [`${topic}:${String(r.partition)}`, RATE]))),
-      sizing: { targetUtilization: TARGET_UTILIZATION },
+      sizing,
       busyTime: { weightUnits: 'events' },
       membersPerPod: [1, 1],
       serveMetrics: false,
@@ -87,7 +93,14 @@ describe('member capacity derived from busy time on a real group', () => {
     // Let the window (10 checks of 1 s) fill with measured messages before reading the answer.
     await sleep(12_000);
     await trigger.checkNow();
+    const weighted = rates.map((r) => ({ topic, partition: r.partition, weight: RATE }));
+    return { pod, groupId, weighted };
+  }
 
+  it('sizes the group at 1 ÷ the measured seconds per message when no capacity is stated', async () => {
+    const { pod, groupId, weighted } = await sizedAtMeasuredCapacity('capacity-group', {
+      targetUtilization: TARGET_UTILIZATION,
+    });
     const derived = (await capacityGauge(pod.registry, groupId, 'derived'))!;
     const desiredMembers = await gaugeValue(pod.registry, 'load_aware_desired_members', groupId);
     const totals = pod.busyTime!.totals();
@@ -104,7 +117,6 @@ describe('member capacity derived from busy time on a real group', () => {
     expect(derived).toBeLessThanOrEqual(trueCapacity * 1.01);
     expect(derived).toBeGreaterThan(trueCapacity * 0.8);
     // The answer is the placement's at the derived capacity, and the true cost's too.
-    const weighted = rates.map((r) => ({ topic, partition: r.partition, weight: RATE }));
     const at = (memberCapacity: number) =>
       sizeGroup({ partitions: weighted, memberCapacity, targetUtilization: TARGET_UTILIZATION }).desiredMembers;
     expect(desiredMembers).toBe(at(derived));
@@ -117,32 +129,9 @@ describe('member capacity derived from busy time on a real group', () => {
     expect(pod.logger.records.filter((r) => r.level === 'error')).toEqual([]);
   });
   it('sizes for a latency SLA at the target the measured work a message allows', async () => {
-    const topic = await createTopic(PARTITIONS);
-    const groupId = uniqueName('capacity-sla-group');
-    const rates = Array.from({ length: PARTITIONS }, (_, partition) => ({ topic, partition, perSecond: RATE }));
-    producer = produceAtRates(kafka, rates, 110_000);
-    const g = (group = await startSizedGroup({
-      kafka,
-      groupId,
-      topic,
-      weights: settableWeights(Object.fromEntries(rates.map((r) => [`${topic}:${String(r.partition)}`, RATE]))),
-      sizing: { latencySla: { seconds: SLA_SECONDS } },
-      busyTime: { weightUnits: 'events' },
-      membersPerPod: [1, 1],
-      serveMetrics: false,
-      eachMessage: () => sleep(COST_MS),
-    }));
-    closeBeforeCleanup(() => g.close());
-    await waitForStableGroup(admin, groupId, 2, PARTITIONS);
-    const { pod, trigger } = await g.coordinator();
-    await waitUntil(
-      () => gaugeValue(pod.registry, 'load_aware_desired_members', groupId),
-      "the coordinator's first sizing for the SLA",
-      60_000,
-    );
-    await sleep(12_000);
-    await trigger.checkNow();
-
+    const { pod, groupId, weighted } = await sizedAtMeasuredCapacity('capacity-sla-group', {
+      latencySla: { seconds: SLA_SECONDS },
+    });
     const derived = (await capacityGauge(pod.registry, groupId, 'derived'))!;
     const target = (await gaugeValue(pod.registry, 'load_aware_target_utilization', groupId))!;
     const desiredMembers = await gaugeValue(pod.registry, 'load_aware_desired_members', groupId);
@@ -154,7 +143,6 @@ describe('member capacity derived from busy time on a real group', () => {
     const expected = utilizationForLatency({ slaSeconds: SLA_SECONDS, secondsPerMessage: 1 / derived });
     expect(expected.ok).toBe(true);
     expect(target).toBeCloseTo(expected.ok ? expected.utilization : Number.NaN, 9);
-    const weighted = rates.map((r) => ({ topic, partition: r.partition, weight: RATE }));
     expect(desiredMembers).toBe(
       sizeGroup({ partitions: weighted, memberCapacity: derived, targetUtilization: target }).desiredMembers,
     );

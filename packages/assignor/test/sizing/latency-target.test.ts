@@ -1,17 +1,6 @@
 import fc from 'fast-check';
 import { utilizationForLatency, sizeGroup } from '@load-aware/assignor';
-
-/** A deterministic generator for the simulated queues (mulberry32), seeded by fast-check. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { createRandom } from '@load-aware/test-support';
 
 /**
  * The share of messages one handler finishes within `sla` of their arrival, over `messages`
@@ -22,8 +11,8 @@ function simulatedShareWithin(
   seed: number,
   options: { utilization: number; work: number; sla: number; messages: number; fixedWork: boolean },
 ): number {
-  const random = mulberry32(seed);
-  const exponential = (mean: number): number => -mean * Math.log(1 - random());
+  const random = createRandom(seed);
+  const exponential = (mean: number): number => -mean * Math.log(1 - random.next());
   const meanGap = options.work / options.utilization;
   let wait = 0;
   let within = 0;
