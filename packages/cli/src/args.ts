@@ -257,39 +257,28 @@ type Values = Record<string, string | boolean | undefined>;
  * from a latency SLA (`--latency-sla`, `--sla-quantile`), as the trigger's `sizing` option does.
  */
 function sizingOptions(v: Values): Pick<CliOptions, 'memberCapacity' | 'targetUtilization' | 'sizingBasis'> {
-  const stated = optionalNumber(
-    '--member-capacity',
-    v['member-capacity'] as string | undefined,
-    (n) => n > 0 && Number.isFinite(n),
-    'a rate above 0',
-  );
-  const ms = optionalNumber(
-    '--ms-per-message',
-    v['ms-per-message'] as string | undefined,
-    (n) => n > 0 && Number.isFinite(n),
-    'milliseconds above 0',
-  );
+  // A flag's value read by its own name, without the dashes.
+  const flag = (name: string): string | undefined => v[name.slice(2)] as string | undefined;
+  const positive = (name: string, what: string) =>
+    optionalNumber(name, flag(name), (n) => n > 0 && Number.isFinite(n), `${what} above 0`);
+  const stated = positive('--member-capacity', 'a rate');
+  const ms = positive('--ms-per-message', 'milliseconds');
   const slots = optionalNumber(
     '--slots',
-    v['slots'] as string | undefined,
+    flag('--slots'),
     (n) => Number.isInteger(n) && n >= 1 && n <= 1024,
     'an integer from 1 to 1024',
   );
-  const slaSeconds = optionalNumber(
-    '--latency-sla',
-    v['latency-sla'] as string | undefined,
-    (n) => n > 0 && Number.isFinite(n),
-    'seconds above 0',
-  );
+  const slaSeconds = positive('--latency-sla', 'seconds');
   const quantile = optionalNumber(
     '--sla-quantile',
-    v['sla-quantile'] as string | undefined,
+    flag('--sla-quantile'),
     (n) => n > 0 && n < 1,
     'a fraction in (0, 1)',
   );
   const statedTarget = optionalNumber(
     '--target-utilization',
-    v['target-utilization'] as string | undefined,
+    flag('--target-utilization'),
     (n) => n > 0 && n <= 1,
     'a fraction in (0, 1]',
   );
