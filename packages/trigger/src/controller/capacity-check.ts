@@ -1,6 +1,6 @@
 import { deriveMemberCapacity, errorMessageOf, type BusyTimeWindow, type Logger } from '@load-aware/assignor/internal';
 import type { SizingSettings } from '../config/options.js';
-import { figure } from '../judge/figure.js';
+import { figure } from '../contract/text.js';
 
 /** The member capacity one sizing check used, and where it came from. */
 export interface UsedCapacity {

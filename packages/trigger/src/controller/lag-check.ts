@@ -19,9 +19,8 @@ import {
   type WeightedPartition,
 } from '@load-aware/assignor/internal';
 import type { TriggerAssigner } from '../contract/target.js';
-import { seconds } from '../contract/text.js';
+import { figure, seconds } from '../contract/text.js';
 import type { ObservedGroup } from './observe.js';
-import { figure } from '../judge/figure.js';
 
 /** Where a lag check's answer goes: the gauges; undefined removes them (nothing measured). */
 export interface LagSink {

@@ -8,7 +8,7 @@ import {
 import type { SizingSettings } from '../config/options.js';
 import type { ObservedGroup } from './observe.js';
 import type { UsedCapacity } from './capacity-check.js';
-import { figure } from '../judge/figure.js';
+import { figure } from '../contract/text.js';
 
 /** Where a sizing check's answer goes: the gauges. */
 export interface SizingSink {

@@ -1,6 +1,6 @@
 import { latestGroupPause, type ObservedMember } from '@load-aware/assignor/internal';
+import { figure } from '../contract/text.js';
 import type { FirePrice } from '../contract/types.js';
-import { figure } from './figure.js';
 
 /** Shortest horizon a fire's gain is counted over: a cooldown of 0 must not make every fire free. */
 export const MIN_HORIZON_SECONDS = 60;

@@ -4,7 +4,6 @@
  * (a monotonic one for every interval, the wall clock only for the reported fire time).
  */
 import { priceOf, priceText } from '../judge/fire-price.js';
-import { figure } from '../judge/figure.js';
 import {
   assignmentFingerprint,
   instanceCount,
@@ -20,7 +19,7 @@ import {
   type JudgingSettings,
   type ThresholdTriggerOptions,
 } from '../config/options.js';
-import { ratioText, seconds } from '../contract/text.js';
+import { figure, ratioText, seconds } from '../contract/text.js';
 import type { Trigger } from '../contract/trigger.js';
 import {
   TRIGGER_OUTCOMES,
