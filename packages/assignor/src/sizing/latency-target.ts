@@ -95,7 +95,8 @@ export function utilizationForLatency(input: LatencyTargetInput): LatencyTarget 
     return {
       ok: false,
       problem: 'sla_below_work',
-      reason: `one message's work (${String(work)} s) alone takes the ${String(sla)} s SLA or longer`,
+      // Three significant digits: the reason is read in a log line, not computed with.
+      reason: `one message's work (${String(Number(work.toPrecision(3)))} s) alone takes the ${String(sla)} s SLA or longer`,
     };
   }
   // In logs, so that budgets of millions of messages' work neither overflow nor round to 1:

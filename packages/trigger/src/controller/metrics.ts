@@ -1,11 +1,7 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import {
-  getOrCreateMetric,
-  LAG_UNMEASURED_REASONS,
-  type GroupLag,
-  type GroupSize,
-} from '@load-aware/assignor/internal';
+import { getOrCreateMetric, LAG_UNMEASURED_REASONS, type GroupLag } from '@load-aware/assignor/internal';
 import { CAPACITY_SOURCES, type UsedCapacity } from './capacity-check.js';
+import type { SizedGroup } from './sizing-check.js';
 import { TRIGGER_LEVELS, TRIGGER_OUTCOMES, type Evaluation, type TriggerOutcome } from '../contract/types.js';
 
 /**
@@ -36,8 +32,8 @@ export interface TriggerMetrics {
   samplerError(group: string): void;
   /** Publishes how many subscribed partitions no member held at the coordinator's last check. */
   unheld(group: string, partitions: number): void;
-  /** Publishes the group's size at the last check (the `sizing` option). */
-  sizing(group: string, size: GroupSize, targetUtilization: number): void;
+  /** Publishes the group's size at the last check (the `sizing` option); undefined removes it: not sized. */
+  sizing(group: string, sized: SizedGroup | undefined): void;
   /** Publishes the member capacity the last sizing used, labelled with where it came from. */
   memberCapacity(group: string, used: UsedCapacity): void;
   /** Publishes the group's lag at the last check (the `lag` option); undefined removes it: not measured. */
@@ -299,11 +295,18 @@ export function createTriggerMetrics(
     unheld(group, partitions) {
       g.load_aware_trigger_unheld_partitions.set({ group }, partitions);
     },
-    sizing(group, size, targetUtilization) {
-      g.load_aware_target_utilization.set({ group }, targetUtilization);
-      g.load_aware_desired_members.set({ group }, size.desiredMembers);
-      g.load_aware_desired_instances.set({ group }, size.desiredInstances);
-      g.load_aware_scale_out_futile.set({ group }, size.futile ? 1 : 0);
+    sizing(group, sized) {
+      if (sized === undefined) {
+        g.load_aware_target_utilization.remove({ group });
+        g.load_aware_desired_members.remove({ group });
+        g.load_aware_desired_instances.remove({ group });
+        g.load_aware_scale_out_futile.remove({ group });
+        return;
+      }
+      g.load_aware_target_utilization.set({ group }, sized.targetUtilization);
+      g.load_aware_desired_members.set({ group }, sized.size.desiredMembers);
+      g.load_aware_desired_instances.set({ group }, sized.size.desiredInstances);
+      g.load_aware_scale_out_futile.set({ group }, sized.size.futile ? 1 : 0);
     },
     memberCapacity(group, used) {
       // One series: the source in use. A capacity is never both.

@@ -10,9 +10,15 @@ import type { ObservedGroup } from './observe.js';
 import type { UsedCapacity } from './capacity-check.js';
 import { figure } from '../contract/text.js';
 
-/** Where a sizing check's answer goes: the gauges. */
+/** Where a sizing check's answer goes: the gauges; undefined removes them (the group is not sized). */
 export interface SizingSink {
-  sizing(group: string, size: GroupSize, targetUtilization: number): void;
+  sizing(group: string, sized: SizedGroup | undefined): void;
+}
+
+/** One sizing check's answer: the group's size and the target utilization it was sized at. */
+export interface SizedGroup {
+  readonly size: GroupSize;
+  readonly targetUtilization: number;
 }
 
 /** The target utilization one sizing check used, or why there was none. */
@@ -68,6 +74,9 @@ export function createSizingCheck(settings: SizingCheckSettings, sink: SizingSin
   ): GroupSize | undefined => {
     const target = targetOf(settings, capacity);
     if (!target.ok) {
+      // Figures from before would tell an autoscaler a size nothing supports any more.
+      sink.sizing(group.groupId, undefined);
+      said.delete(group.groupId);
       if (!unsized.has(group.groupId)) {
         unsized.add(group.groupId);
         logger.warn(
@@ -87,7 +96,7 @@ export function createSizingCheck(settings: SizingCheckSettings, sink: SizingSin
       targetUtilization: target.utilization,
       membersPerInstance,
     });
-    sink.sizing(group.groupId, size, target.utilization);
+    sink.sizing(group.groupId, { size, targetUtilization: target.utilization });
     const heavy = size.futilePartitions.map((p) => `${p.topic}:${String(p.partition)}`);
     // A derived target moves a little at every check; the line is for a changed answer.
     const summary = `${String(size.desiredMembers)}/${String(size.desiredInstances)}/${heavy.join(',')}`;

@@ -332,6 +332,18 @@ describe('createTriggerController', () => {
         await controller.checkNow();
         expect(await desiredOf(registry)).toBeGreaterThan(0);
         expect(await targetOf(registry)).toBeGreaterThan(0);
+        // The handler slows past the SLA after the group was sized: the old answer goes with it.
+        busy.add(4000, 2);
+        await controller.checkNow();
+        expect(await desiredOf(registry)).toBeNaN();
+        expect(await targetOf(registry)).toBeNaN();
+        expect(await metricValue(registry, 'load_aware_scale_out_futile', { group: 'g' })).toBeNaN();
+        expect(warnings(logger).filter((w) => w.startsWith('group not sized:'))).toEqual([
+          'group not sized: no target utilization follows from the latency SLA: busy time has not measured ' +
+            'the work a message costs yet',
+          "group not sized: no target utilization follows from the latency SLA: one message's work (4 s) alone " +
+            'takes the 1 s SLA or longer',
+        ]);
       });
 
       it('refuses a latency SLA beside a stated target or capacity, or without a recorder', () => {
