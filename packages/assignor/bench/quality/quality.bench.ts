@@ -8,11 +8,20 @@
  * move under ±10% weight noise and when one instance leaves (also as moved ÷ what it held). Prints Markdown tables for
  * BENCHMARKS.md and checks the targets. Informational: it always exits 0.
  *
- * Usage: node packages/assignor/.build/bench/quality/quality.bench.js [case-id ...]
+ * `--core by-weight` scores the core that is to replace the cascade (see `CoreVersion`) on the same
+ * cases; the cascade, what `balance()` runs, is the default.
+ *
+ * Usage: node packages/assignor/.build/bench/quality/quality.bench.js [--core cascade|by-weight] [case-id ...]
  */
 import { baseLoadTable, scoreWithBaseLoads, type BaseLoadReport } from './base-loads.js';
 import { availableParallelism, cpus, loadavg } from 'node:os';
-import { balance, referenceBalance } from '@load-aware/assignor/internal';
+import {
+  balanceWithCore,
+  referenceBalance,
+  type BalanceInput,
+  type BalanceResult,
+  type CoreVersion,
+} from '@load-aware/assignor/internal';
 import { optimum } from './exact.js';
 import { moved, score, weightMap, type Assignment } from './judge.js';
 import { createKafkaJsRoundRobin } from './kafkajs-round-robin.js';
@@ -22,6 +31,21 @@ import { markdownTable as markdown } from '@load-aware/test-support';
 import { runTimed } from './timing.js';
 import { racksTable, runRackCases } from './racks.js';
 import { rackSweepTable, runRackSweep } from './rack-sweep.js';
+
+/** The core scored: `--core by-weight`, or the cascade that `balance()` runs. */
+const CORE = coreOf(process.argv.slice(2));
+
+/** `balance()` by the core scored. */
+const balance = (input: BalanceInput): BalanceResult => balanceWithCore(input, {}, CORE);
+
+function coreOf(args: ReadonlyArray<string>): CoreVersion {
+  const at = args.indexOf('--core');
+  if (at < 0) return 'cascade';
+  const core = args[at + 1];
+  if (core !== 'cascade' && core !== 'by-weight')
+    throw new Error(`--core: expected cascade or by-weight, got ${String(core)}`);
+  return core;
+}
 
 /** Noise draws per case: each scales every weight by an independent factor in [0.9, 1.1). */
 const NOISE_DRAWS = 3;
@@ -306,7 +330,10 @@ function targets(rows: ReadonlyArray<CaseReport>): string {
 }
 
 async function main(): Promise<void> {
-  const wanted = process.argv.slice(2);
+  const args = process.argv.slice(2);
+  const at = args.indexOf('--core');
+  const wanted = at < 0 ? args : [...args.slice(0, at), ...args.slice(at + 2)];
+  process.stderr.write(`core: ${CORE}\n`);
   const started = performance.now();
   // `racks` (or a racks-… case id) runs only the rack-aware cases.
   if (wanted.length > 0 && wanted.every((w) => w === 'racks' || w.startsWith('racks-'))) {
