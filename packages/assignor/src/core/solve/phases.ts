@@ -159,6 +159,7 @@ function solvePhase(
     thorough: POLICY[level].thorough,
     core: settings.core,
     slotTolerance: level === 'instances' ? settings.tolerance * POLICY.members.toleranceFactor : undefined,
+    shedsToAim: level === 'instances',
   };
   const solution = solve(problem, ledger, policy, settings.budget, bound);
   settings.moves.used += ledger.used;

@@ -8,7 +8,7 @@ import { relabel } from '../place/relabel.js';
 import { searchExactly } from '../improve/exact.js';
 import { untangle } from '../improve/untangle.js';
 import { searchFewestMoves } from '../improve/fewest-moves.js';
-import { reachByWeight } from './by-weight.js';
+import { reachByWeight, shedToAim, type Extremes } from './by-weight.js';
 
 /**
  * Searches stop once the busiest level is this close to the lower bound (and the least busy this
@@ -44,6 +44,11 @@ export interface StickyPolicy {
    * the by-weight core places a homeless item where that level can take it without moves.
    */
   readonly slotTolerance?: number | undefined;
+  /**
+   * The level whose busiest bin the objective ranks first (the instances): there the by-weight
+   * core sheds a start within the tolerance down to its aim after placing homeless items.
+   */
+  readonly shedsToAim?: boolean | undefined;
 }
 
 /**
@@ -53,12 +58,6 @@ export interface StickyPolicy {
  * a walk towards the from-scratch placement (solve/by-weight.ts).
  */
 export type CoreVersion = 'cascade' | 'by-weight';
-
-/** Levels of a placement that the tolerance is judged on. */
-interface Extremes {
-  readonly max: number;
-  readonly min: number;
-}
 
 /**
  * Places every item of one level. Without homes in the ledger this is the from-scratch
@@ -119,14 +118,14 @@ export function solve(
   // (1e10 next to 6) excuse an idle one.
   const eps = noiseAt(Math.max(bound, start.max));
   if (start.max <= bound * (1 + tolerance) + eps && start.min >= mean * (1 - tolerance) - noiseAt(mean)) {
-    return { bin: trimMoves(problem, sticky, ledger, budget), lowerBound: bound };
+    return { bin: keepOrShed(problem, sticky, { max: bound, min: mean }, policy, ledger, budget), lowerBound: bound };
   }
 
   const best = fromScratch(problem, tight, bound, budget);
   const target = extremes(problem, best);
   const within = (e: Extremes): boolean =>
     e.max <= target.max * (1 + tolerance) + eps && e.min >= target.min * (1 - tolerance) - noiseAt(target.min);
-  if (within(start)) return { bin: trimMoves(problem, sticky, ledger, budget), lowerBound: bound };
+  if (within(start)) return { bin: keepOrShed(problem, sticky, target, policy, ledger, budget), lowerBound: bound };
 
   if (policy.core === 'by-weight') {
     const reached = reachByWeight(problem, sticky, best.bin, target, policy, ledger, budget, within);
@@ -155,6 +154,26 @@ export function solve(
     if (adopted !== undefined) return { bin: adopted.bin, lowerBound: bound };
   }
   return { bin: trimMoves(problem, sticky, ledger, budget), lowerBound: bound };
+}
+
+/**
+ * A sticky start within the tolerance of `reference`: kept (with the fewest moves that keep its
+ * levels), or, on the instance level of the by-weight core, its busiest shed down to the aim
+ * when this rebalance placed homeless items ({@link shedToAim}).
+ */
+function keepOrShed(
+  problem: Problem,
+  sticky: Placement,
+  reference: Extremes,
+  policy: StickyPolicy,
+  ledger: MoveLedger,
+  budget: WorkBudget,
+): Int32Array {
+  const shed =
+    policy.core === 'by-weight' && policy.shedsToAim === true
+      ? shedToAim(problem, sticky, reference, policy.tolerance, ledger, budget)
+      : undefined;
+  return trimMoves(problem, shed ?? sticky, ledger, budget);
 }
 
 /**
