@@ -8,7 +8,8 @@
  * count, and the busiest instance against the best placement known for the smaller group. Placing
  * an orphaned load W needs about 2W of movement at most (the orphans, plus what a receiver sheds
  * to make room), so moved ÷ held weight is judged against 2 (p95) and 2.5 (worst). Also checks
- * that placing an unchanged group again moves nothing.
+ * that placing an unchanged group again moves nothing, and says how much of the weight moved
+ * beyond the orphans moved between members of one instance (the member level's part).
  *
  * Informational, like `bench:quality`: it prints the seed and Markdown tables and always exits 0.
  *
@@ -44,6 +45,8 @@ export interface Leave {
   readonly heldWeight: number;
   readonly movedCount: number;
   readonly movedWeight: number;
+  /** Weight that moved between two members of one instance: the member level's share of the moves. */
+  readonly withinInstanceWeight: number;
   /** Busiest instance load after the leave ÷ the best placement known for the smaller group. */
   readonly busiestToBest: number;
   /** The same, against the lower bound balance() reports. */
@@ -117,6 +120,7 @@ export function sweepGroup(group: Group, core: CoreVersion): { leaves: Leave[]; 
   // An unchanged group placed again from its own placement.
   const again = place({ ...inputOf(group, group.members), previous: start.assignments });
   const unchangedMoved = [...ownersOf(again.assignments)].filter(([p, m]) => before.get(p) !== m).length;
+  const instanceOf = new Map(group.members.map((m) => [m.memberId, m.instanceId]));
   const leaves: Leave[] = [];
   for (let i = 0; i < group.instances; i++) {
     const departed = `i${String(i)}`;
@@ -128,6 +132,7 @@ export function sweepGroup(group: Group, core: CoreVersion): { leaves: Leave[]; 
     let heldWeight = 0;
     let movedCount = 0;
     let movedWeight = 0;
+    let withinInstanceWeight = 0;
     for (const [p, member] of ownersOf(after.assignments)) {
       const weight = group.weights.get(p)!;
       const was = before.get(p)!;
@@ -138,6 +143,7 @@ export function sweepGroup(group: Group, core: CoreVersion): { leaves: Leave[]; 
       if (was !== member) {
         movedCount++;
         movedWeight += weight;
+        if (instanceOf.get(was) === instanceOf.get(member)) withinInstanceWeight += weight;
       }
     }
     const fresh = balance(input);
@@ -149,6 +155,7 @@ export function sweepGroup(group: Group, core: CoreVersion): { leaves: Leave[]; 
       heldWeight,
       movedCount,
       movedWeight,
+      withinInstanceWeight,
       busiestToBest: after.maxInstanceLoad / best,
       busiestToBound: after.maxInstanceLoad / Math.max(after.lowerBound, Number.MIN_VALUE),
     });
@@ -162,7 +169,11 @@ function quantile(values: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? Number.NaN;
 }
 
-/** The figures the issue's targets name, over `leaves`. */
+function sum(leaves: ReadonlyArray<Leave>, of: (leave: Leave) => number): number {
+  return leaves.reduce((total, leave) => total + of(leave), 0);
+}
+
+/** The figures the issue's targets name, over `leaves`, and where the moves beyond the orphans went. */
 export function summarize(leaves: ReadonlyArray<Leave>) {
   const ratios = leaves.filter((l) => l.heldWeight > 0).map((l) => l.movedWeight / l.heldWeight);
   const big = leaves.filter((l) => l.heldCount >= 10);
@@ -175,6 +186,7 @@ export function summarize(leaves: ReadonlyArray<Leave>) {
     countWithin15: big.filter((l) => l.movedCount <= 1.5 * l.heldCount).length / Math.max(1, big.length),
     worstBusiestToBest: Math.max(...leaves.map((l) => l.busiestToBest)),
     worstBusiestToBound: Math.max(...leaves.map((l) => l.busiestToBound)),
+    withinInstanceShare: sum(leaves, (l) => l.withinInstanceWeight) / sum(leaves, (l) => l.movedWeight - l.heldWeight),
   };
 }
 
@@ -227,6 +239,7 @@ function report(core: CoreVersion, drawn: ReadonlyArray<Group>): void {
         'leaves holding ≥ 10 moving ≤ 1.5× by count (target ≥ 90%)',
         'busiest ÷ best known, worst (target ≤ 1.03)',
         'busiest ÷ lower bound, worst',
+        'weight moved beyond the orphans: share between members of one instance',
       ],
       rows.map(([name, s]) => [
         name,
@@ -237,8 +250,9 @@ function report(core: CoreVersion, drawn: ReadonlyArray<Group>): void {
         `${(100 * s.countWithin15).toFixed(0)}% of ${String(s.bigLeaves)}`,
         s.worstBusiestToBest.toFixed(3),
         s.worstBusiestToBound.toFixed(3),
+        Number.isFinite(s.withinInstanceShare) ? `${(100 * s.withinInstanceShare).toFixed(0)}%` : '–',
       ]),
-      new Set([1, 2, 3, 4, 5, 6, 7]),
+      new Set([1, 2, 3, 4, 5, 6, 7, 8]),
     ),
   );
   process.stdout.write(`\nunchanged groups placed again: ${String(unchangedMoved)} partitions moved (target 0)\n`);

@@ -27,11 +27,18 @@ describe('bench:leave-sweep', () => {
         expect(leave.movedCount).toBeGreaterThanOrEqual(leave.heldCount);
         expect(leave.movedWeight).toBeGreaterThanOrEqual(leave.heldWeight - 1e-9);
         expect(leave.busiestToBest).toBeGreaterThanOrEqual(1);
+        // Moves inside an instance are sticky partitions: never more than what moved beyond the orphans.
+        expect(leave.withinInstanceWeight).toBeGreaterThanOrEqual(0);
+        expect(leave.withinInstanceWeight).toBeLessThanOrEqual(leave.movedWeight - leave.heldWeight + 1e-9);
       }
       const summary = summarize(leaves);
       expect(summary.leaves).toBe(leaves.length);
       expect(summary.medianWeightRatio).toBeGreaterThanOrEqual(1);
       expect(summary.worstWeightRatio).toBeGreaterThanOrEqual(summary.p95WeightRatio);
+      if (Number.isFinite(summary.withinInstanceShare)) {
+        expect(summary.withinInstanceShare).toBeGreaterThanOrEqual(0);
+        expect(summary.withinInstanceShare).toBeLessThanOrEqual(1 + 1e-9);
+      }
     },
   );
 });
