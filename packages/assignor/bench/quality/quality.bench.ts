@@ -32,19 +32,19 @@ import { runTimed } from './timing.js';
 import { racksTable, runRackCases } from './racks.js';
 import { rackSweepTable, runRackSweep } from './rack-sweep.js';
 
-/** The core scored: `--core by-weight`, or the cascade that `balance()` runs. */
-const CORE = coreOf(process.argv.slice(2));
+/** The command line read once: the core scored (`--core`, else the cascade) and the case ids. */
+const ARGS = readArgs(process.argv.slice(2));
 
 /** `balance()` by the core scored. */
-const balance = (input: BalanceInput): BalanceResult => balanceWithCore(input, {}, CORE);
+const balance = (input: BalanceInput): BalanceResult => balanceWithCore(input, {}, ARGS.core);
 
-function coreOf(args: ReadonlyArray<string>): CoreVersion {
+function readArgs(args: ReadonlyArray<string>): { core: CoreVersion; wanted: string[] } {
   const at = args.indexOf('--core');
-  if (at < 0) return 'cascade';
+  if (at < 0) return { core: 'cascade', wanted: [...args] };
   const core = args[at + 1];
   if (core !== 'cascade' && core !== 'by-weight')
     throw new Error(`--core: expected cascade or by-weight, got ${String(core)}`);
-  return core;
+  return { core, wanted: [...args.slice(0, at), ...args.slice(at + 2)] };
 }
 
 /** Noise draws per case: each scales every weight by an independent factor in [0.9, 1.1). */
@@ -330,10 +330,8 @@ function targets(rows: ReadonlyArray<CaseReport>): string {
 }
 
 async function main(): Promise<void> {
-  const args = process.argv.slice(2);
-  const at = args.indexOf('--core');
-  const wanted = at < 0 ? args : [...args.slice(0, at), ...args.slice(at + 2)];
-  process.stderr.write(`core: ${CORE}\n`);
+  const { wanted } = ARGS;
+  process.stderr.write(`core: ${ARGS.core}\n`);
   const started = performance.now();
   // `racks` (or a racks-… case id) runs only the rack-aware cases.
   if (wanted.length > 0 && wanted.every((w) => w === 'racks' || w.startsWith('racks-'))) {
