@@ -57,6 +57,7 @@ export function reachByWeight(
     minTarget: target.min * (1 - tolerance / 2),
     resplit: false,
     level: false,
+    slotFirst: true,
   };
   const searchLedger = copyLedger(ledger);
   const searched = placementOf(problem, sticky.bin);

@@ -94,11 +94,13 @@ export function solve(
   // On equal terms levelling alone reaches the optimum; re-splits and the exact search could only
   // spend the budget proving a lower bound that restricted subscriptions leave out of reach.
   const equal = hasEqualTerms(problem);
+  const slotFirst = policy.core === 'by-weight';
   const tight: SearchGoal = {
     maxTarget: bound * (1 + GOOD_ENOUGH),
     minTarget: mean * (1 - GOOD_ENOUGH),
     resplit: policy.thorough && !equal,
     level: true,
+    slotFirst,
   };
   if (!anyHome(ledger.home)) {
     return { bin: fromScratch(problem, tight, bound, budget).bin, lowerBound: bound };
@@ -110,6 +112,7 @@ export function solve(
     minTarget: mean * (1 - tolerance / 4),
     resplit: false,
     level: false,
+    slotFirst,
   };
   const sticky = stickyStart(problem, ledger, settle, policy.homelessAllowance, budget);
   const start = extremes(problem, sticky);
@@ -138,6 +141,7 @@ export function solve(
     minTarget: target.min * (1 - tolerance / 2),
     resplit: false,
     level: false,
+    slotFirst,
   };
   improve(problem, sticky, halfway, ledger, budget);
   const improved = extremes(problem, sticky);
@@ -267,7 +271,13 @@ function stickyStart(
   if (homeless === 0) return sticky;
   placeGreedily(problem, sticky);
   // Moving only the homeless costs nothing, so they may level out every bin, not just the extremes.
-  const levelling = { maxTarget: goal.maxTarget, minTarget: goal.minTarget, resplit: goal.resplit, level: true };
+  const levelling: SearchGoal = {
+    maxTarget: goal.maxTarget,
+    minTarget: goal.minTarget,
+    resplit: goal.resplit,
+    level: true,
+    slotFirst: goal.slotFirst,
+  };
   improve(problem, sticky, levelling, limitedLedger(ledger, 0), budget);
   // Rounded down, so the homeless and the moves they cause stay within 1 + allowance per item
   // of them; one at least, so a single heavy newcomer may still make room for itself.
