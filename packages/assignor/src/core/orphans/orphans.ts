@@ -15,7 +15,8 @@ import { slotLoads } from './slot-loads.js';
  * tip one member of an even instance out of that tolerance), else the bin it leaves the least
  * room in, so that the large holes stay for the large items.
  * A homeless item that fits nowhere goes to the bin where making room for it moves the least
- * weight (then the fewest items): that bin sheds the cheapest items that restore its top onto
+ * weight (then the fewest items), the moves its members must then make among themselves
+ * included (`SlotLoads.excess`): that bin sheds the cheapest items that restore its top onto
  * bins with room, the same way. Placing an orphaned load W this way moves W plus what the
  * receivers shed, and a receiver sheds only what the heavier newcomer does not leave room for.
  *
@@ -89,12 +90,15 @@ export function placeOrphans(
     for (const bin of candidates.slice(0, EJECTION_BINS)) {
       const plan = makeRoom(problem, ledger, walk, items, room, band, bin, w - room[bin]!, budget, -1, true, slots);
       if (plan === undefined) continue;
+      // The level below pays too: a receiver whose members cannot take the newcomer within their
+      // tolerance moves that much between them, a move like any other.
+      const cost = plan.cost + (slots === undefined ? 0 : slots.excess(bin, w, plan.moves, walk.bin));
       if (
         chosen === undefined ||
-        plan.cost < chosen.cost - noiseAt(chosen.cost) ||
-        (plan.cost <= chosen.cost + noiseAt(chosen.cost) && plan.moves.length < chosen.moves.length)
+        cost < chosen.cost - noiseAt(chosen.cost) ||
+        (cost <= chosen.cost + noiseAt(chosen.cost) && plan.moves.length < chosen.moves.length)
       )
-        chosen = { bin, moves: plan.moves, cost: plan.cost };
+        chosen = { bin, moves: plan.moves, cost };
     }
     if (chosen === undefined) {
       // Nowhere can shed enough: the roomiest bin overflows least; the repair takes it from there.

@@ -1,6 +1,7 @@
 import { noiseAt } from '../structures/numbers.js';
 import type { Problem } from '../model/problem.js';
 import type { MoveLedger } from '../place/ledger.js';
+import type { Move } from '../improve/shed.js';
 
 /**
  * Each bin's load per slot (its members, where the ledger has slots), as the level below will
@@ -12,6 +13,12 @@ export interface SlotLoads {
   takes(bin: number, w: number): boolean;
   /** Records `item` going from `from` (-1 for none) to `to`. */
   move(item: number, from: number, to: number): void;
+  /**
+   * The weight the level below must move inside `bin` when it takes `w` there after `moves`
+   * (items from their bins in `bin`): how far the slot that gets `w` ends above its tolerance.
+   * Nothing is recorded.
+   */
+  excess(bin: number, w: number, moves: ReadonlyArray<Move>, binOf: Int32Array): number;
 }
 
 /**
@@ -48,28 +55,55 @@ export function slotLoads(problem: Problem, ledger: MoveLedger, tolerance: numbe
     total[b] = sum;
   };
   for (let b = 0; b < binCount; b++) refresh(b);
+  /**
+   * How far the least loaded slot of `bin` ends above what its tolerance allows when it takes
+   * `w` (the heavier of `w` and an even split, plus the tolerance); zero or less when it fits.
+   */
+  const over = (bin: number, w: number): number => {
+    const members = loads[bin]!;
+    if (members.size < 2) return 0;
+    const after = total[bin]! + w;
+    const lowest = members.get(least[bin]!)!;
+    return lowest + w - (1 + tolerance) * Math.max(w, after / members.size) - noiseAt(after);
+  };
+  /** Records `item` going from `from` (-1 for none) to `to` (see {@link SlotLoads.move}). */
+  const record = (item: number, from: number, to: number): void => {
+    const w = weight[item]!;
+    if (from >= 0 && at[item]! >= 0) {
+      const bin = loads[from]!;
+      bin.set(at[item]!, bin.get(at[item]!)! - w);
+      refresh(from);
+    }
+    const s = to === ledger.home[item] && slot[item]! >= 0 ? slot[item]! : least[to]!;
+    at[item] = s;
+    if (s >= 0) {
+      const bin = loads[to]!;
+      bin.set(s, (bin.get(s) ?? 0) + w);
+      refresh(to);
+    }
+  };
   return {
     takes(bin: number, w: number): boolean {
-      const members = loads[bin]!;
-      if (members.size < 2) return true;
-      const after = total[bin]! + w;
-      const lowest = members.get(least[bin]!)!;
-      return lowest + w <= (1 + tolerance) * Math.max(w, after / members.size) + noiseAt(after);
+      return over(bin, w) <= 0;
     },
-    move(item: number, from: number, to: number): void {
-      const w = weight[item]!;
-      if (from >= 0 && at[item]! >= 0) {
-        const bin = loads[from]!;
-        bin.set(at[item]!, bin.get(at[item]!)! - w);
-        refresh(from);
+    excess(bin: number, w: number, moves: ReadonlyArray<Move>, binOf: Int32Array): number {
+      const touched = new Set<number>([bin]);
+      for (const m of moves) {
+        if (binOf[m.item]! >= 0) touched.add(binOf[m.item]!);
+        touched.add(m.to);
       }
-      const s = to === ledger.home[item] && slot[item]! >= 0 ? slot[item]! : least[to]!;
-      at[item] = s;
-      if (s >= 0) {
-        const bin = loads[to]!;
-        bin.set(s, (bin.get(s) ?? 0) + w);
-        refresh(to);
+      // Applied, read and undone: the bins touched and the moved items' slots are restored.
+      const saved = [...touched].map((b) => ({ b, map: new Map(loads[b]) }));
+      const savedAt = moves.map((m) => at[m.item]!);
+      for (const m of moves) record(m.item, binOf[m.item]!, m.to);
+      const result = Math.max(0, over(bin, w));
+      for (const { b, map } of saved) {
+        loads[b] = map;
+        refresh(b);
       }
+      moves.forEach((m, k) => (at[m.item] = savedAt[k]!));
+      return result;
     },
+    move: record,
   };
 }
