@@ -321,3 +321,32 @@ describe('by weight: a homeless partition placed within the tolerance but above 
     expect(again.movedCount).toBe(0);
   });
 });
+
+describe('by weight: a leave where the aim costs more than the orphan weighs', () => {
+  // b holds 18.3 and 1.4, c 1.9, 15.2 and 2, d 13.7 and 11.4; a leaves with one partition of
+  // 19.3. The best placement of the three has its busiest at 29.7 (18.3 + 11.4), and the one
+  // placement at half the tolerance above it that the core finds moves 28 beyond the orphan
+  // (11.4, 15.2 and 1.4). At the tolerance's edge the orphan goes to d, d's 13.7 to c and two light
+  // partitions of c to b: 17.6 beyond the orphan, with the busiest at 30.7, 3.4% above the best.
+  const members = ['b', 'c', 'd'].map((i) => member(`${i}1`, i, ['t']));
+  const weights = [18.3, 1.9, 19.3, 1.4, 15.2, 13.7, 11.4, 2];
+  const partitions: WeightedPartition[] = weights.map((weight, partition) => ({ topic: 't', partition, weight }));
+  const tp = (...ps: number[]): TopicPartition[] => ps.map((partition) => ({ topic: 't', partition }));
+  const previous = new Map([
+    ['a1', tp(2)],
+    ['b1', tp(0, 3)],
+    ['c1', tp(1, 4, 7)],
+    ['d1', tp(5, 6)],
+  ]);
+
+  it('stays within the tolerance for at most twice the orphan’s weight instead of reaching the aim', () => {
+    const result = balanceWithCore({ members, partitions, previous }, {}, 'by-weight');
+    const before = new Map<string, string>();
+    for (const [m, ps] of previous) for (const p of ps) before.set(keyOf(p), m);
+    let moved = 0;
+    for (const [m, ps] of result.assignments)
+      for (const p of ps) if (before.get(keyOf(p)) !== m) moved += weights[p.partition]!;
+    expect(moved).toBeLessThanOrEqual(2 * 19.3);
+    expect(result.maxInstanceLoad).toBeLessThanOrEqual(29.7 * 1.05);
+  });
+});

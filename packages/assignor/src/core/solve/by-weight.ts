@@ -34,9 +34,9 @@ export interface Extremes {
  *   sticky start instead finds the heavy newcomer already dropped on the least busy bin.
  *
  * Of those within the tolerance and the ledger's limit, the one moving the least weight wins,
- * among those that reach the aim (half the tolerance on the busiest side) when any does: the
- * busiest level comes before moves in the objective, and the aim is what keeps the next small
- * drift from moving everything again. (Cheapest alone: leave sweep seed 5 ends with the busiest
+ * among those that reach the aim (half the tolerance on the busiest side) within the aim's budget
+ * ({@link aimBudgetOf}) when any does: the busiest level comes before moves in the objective,
+ * and the aim is what keeps the next small drift from moving everything again. (Cheapest alone: leave sweep seed 5 ends with the busiest
  * 5.0% above the best known; aim first: 2.5%, at the same moved weight.)
  * `searched` says whether that is the local search's (its caller may then trim its moves).
  * Updates `ledger.used`.
@@ -78,6 +78,7 @@ export function reachByWeight(
     repair(problem, placeOrphans(problem, sticky, ledger, band, budget, policy.slotTolerance), band, ledger, budget);
   const settled = [settle(halfway), settle(mixed)];
   if (!settled.some((p) => within(extremes(problem, p)))) settled.push(settle(edge));
+  const aimBudget = aimBudgetOf(problem, ledger);
   let chosen: Placement | undefined;
   let cost = Infinity;
   let onTarget = false;
@@ -85,9 +86,9 @@ export function reachByWeight(
     if (candidate === undefined) continue;
     const levels = extremes(problem, candidate);
     if (!within(levels) || countMoves(ledger, candidate.bin) > ledger.limit) continue;
-    const onAim = levels.max <= halfway.maxTarget + noiseAt(halfway.maxTarget);
-    if (onTarget && !onAim) continue;
     const moved = movedWeight(problem, ledger, candidate.bin);
+    const onAim = levels.max <= halfway.maxTarget + noiseAt(halfway.maxTarget) && moved <= aimBudget;
+    if (onTarget && !onAim) continue;
     if (moved < cost || (onAim && !onTarget)) {
       chosen = candidate;
       cost = moved;
@@ -100,6 +101,21 @@ export function reachByWeight(
   }
   ledger.used = countMoves(ledger, chosen.bin);
   return { placement: chosen, searched: false };
+}
+
+/**
+ * The most weight, beyond the homeless items, that a placement may move and still be preferred
+ * for reaching the aim: the homeless items' own weight, so that placing an orphaned load W moves
+ * at most 2W (the stickiness bound of docs/placement.md). The aim is a margin against the next
+ * small drift, worth a few moves, not a reshuffle: on a tightly packed group, reaching it after a
+ * leave can take a chain of heavy partitions each pushing out the next (leave sweep seed 101: 24
+ * times the weight the instance held), where the tolerance's edge takes far less. Unbounded when
+ * nothing is homeless (a join, or weights that drifted): the aim then comes first, as before.
+ */
+function aimBudgetOf(problem: Problem, ledger: MoveLedger): number {
+  let homeless = 0;
+  for (let k = 0; k < ledger.home.length; k++) if (ledger.home[k]! < 0) homeless += problem.weight[k]!;
+  return homeless > 0 ? homeless : Number.POSITIVE_INFINITY;
 }
 
 /**
