@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import type { BalanceInput, BalanceMember, TopicPartition, WeightedPartition } from '@load-aware/assignor';
+import { buildProblem, type Problem } from '../../src/core/model/problem.js';
 
 /** A member of `instanceId` subscribed to `topics`, optionally declaring its instance's capacity. */
 export function member(memberId: string, instanceId: string, topics: string[], capacity?: number): BalanceMember {
@@ -70,4 +71,21 @@ export function withShuffledCopies<M, P>(group: fc.Arbitrary<[M[], P[]]>): fc.Ar
       fc.shuffledSubarray(partitions, { minLength: partitions.length, maxLength: partitions.length }),
     ),
   );
+}
+
+/**
+ * A one-level problem for the core's stages: items of one topic weighing `weights` (heaviest
+ * first, as a problem's items are) on `binCount` bins of capacity 1, every bin eligible.
+ */
+export function oneTopicProblem(weights: ReadonlyArray<number>, binCount: number): Problem {
+  const weight = Float64Array.from(weights);
+  const bins = Int32Array.from({ length: binCount }, (_, b) => b);
+  return buildProblem({
+    capacity: new Float64Array(binCount).fill(1),
+    weight,
+    tieWeight: 1,
+    topic: new Int32Array(weight.length),
+    topicCount: 1,
+    binsOf: () => bins,
+  });
 }

@@ -1,4 +1,4 @@
-import { buildProblem } from '../../../src/core/model/problem.js';
+import { oneTopicProblem } from '../fixtures';
 import { bestMoveOffTop, type SearchContext } from '../../../src/core/improve/moves.js';
 import { placementOf } from '../../../src/core/place/placement.js';
 import type { MoveLedger } from '../../../src/core/place/ledger.js';
@@ -11,15 +11,7 @@ import type { MoveLedger } from '../../../src/core/place/ledger.js';
  * slot 1 is the 1 (to 29, a gain of 1, a fifth of that).
  */
 function contextOf(slotFirst: boolean): SearchContext {
-  const weight = Float64Array.from([20, 20, 20, 5, 4, 1]);
-  const problem = buildProblem({
-    capacity: Float64Array.from([1, 1, 1]),
-    weight,
-    tieWeight: 1,
-    topic: new Int32Array(weight.length),
-    topicCount: 1,
-    binsOf: () => Int32Array.from([0, 1, 2]),
-  });
+  const problem = oneTopicProblem([20, 20, 20, 5, 4, 1], 3);
   const placement = placementOf(problem, Int32Array.from([0, 1, 2, 0, 0, 0]));
   const ledger: MoveLedger = {
     home: Int32Array.from([-1, 1, 2, 0, 0, 0]),

@@ -1,4 +1,4 @@
-import { buildProblem } from '../../../src/core/model/problem.js';
+import { oneTopicProblem } from '../fixtures';
 import { placeOrphans } from '../../../src/core/orphans/orphans.js';
 import { placementOf } from '../../../src/core/place/placement.js';
 import type { MoveLedger } from '../../../src/core/place/ledger.js';
@@ -12,15 +12,7 @@ describe('placeOrphans: where a newcomer too heavy for any room goes', () => {
    * partition between them as well; instance 1's single member takes it as it is.
    */
   it('counts the moves the receiving members must make among themselves', () => {
-    const weight = Float64Array.from([8, 4, 4, 4, 4, 1, 1, 1, 1]);
-    const problem = buildProblem({
-      capacity: Float64Array.from([1, 1]),
-      weight,
-      tieWeight: 1,
-      topic: new Int32Array(weight.length),
-      topicCount: 1,
-      binsOf: () => Int32Array.from([0, 1]),
-    });
+    const problem = oneTopicProblem([8, 4, 4, 4, 4, 1, 1, 1, 1], 2);
     const ledger: MoveLedger = {
       home: Int32Array.from([-1, 0, 0, 1, 1, 0, 0, 1, 1]),
       counted: Uint8Array.from([0, 1, 1, 1, 1, 1, 1, 1, 1]),

@@ -1,4 +1,4 @@
-import { buildProblem } from '../../../src/core/model/problem.js';
+import { oneTopicProblem } from '../fixtures';
 import { slotLoads } from '../../../src/core/orphans/slot-loads.js';
 import type { MoveLedger } from '../../../src/core/place/ledger.js';
 
@@ -7,15 +7,7 @@ import type { MoveLedger } from '../../../src/core/place/ledger.js';
  * the second one member holding a 4. The members' tolerance is 10%.
  */
 function loadsOf() {
-  const weight = Float64Array.from([5, 4, 3, 2]);
-  const problem = buildProblem({
-    capacity: Float64Array.from([1, 1]),
-    weight,
-    tieWeight: 1,
-    topic: new Int32Array(weight.length),
-    topicCount: 1,
-    binsOf: () => Int32Array.from([0, 1]),
-  });
+  const problem = oneTopicProblem([5, 4, 3, 2], 2);
   const ledger: MoveLedger = {
     home: Int32Array.from([0, 1, 0, 0]),
     counted: Uint8Array.from([1, 1, 1, 1]),
