@@ -88,7 +88,7 @@ export type { PartitionProgress } from './kafkajs/group-progress.js';
 export { balanceWithCore } from './core/balance.js';
 export { assignerInternals, type LoadAwareAssignerInternals } from './assigner.js';
 export { measureRebalancePauses, type PauseSink } from './member/pause-meter.js';
-export type { CoreVersion } from './core/solve/solve.js';
+export type { CoreVersion } from './core/solve/policy.js';
 export {
   groupLag,
   lagOf,

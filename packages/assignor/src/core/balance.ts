@@ -3,7 +3,7 @@ import { buildModel } from './model/model.js';
 import { emptyTallies, placeGreedy } from './place/greedy.js';
 import { instanceLowerBound, placeOnInstances, placeOnMembers } from './solve/levels.js';
 import { resolvePrevious } from './model/previous.js';
-import type { CoreVersion } from './solve/solve.js';
+import type { CoreVersion } from './solve/policy.js';
 import { summarize } from './report/summarize.js';
 import { resolveBalanceOptions } from './model/tuning.js';
 import { buildRackModel, memberRacksOf, type RackModel } from './racks/rack-model.js';

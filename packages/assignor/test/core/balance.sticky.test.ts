@@ -356,3 +356,35 @@ function movedWeight(
     for (const p of ps) if (before.get(keyOf(p)) !== m) moved += partitions[p.partition]!.weight!;
   return moved;
 }
+
+describe('by weight: members of one instance, the least busy one', () => {
+  // One instance of three members: a1 holds 3, 2 and 0.5, a2 the same, a3 one partition of 4.
+  // The busiest members (5.5) are within twice the tolerance of the best split (5 each); a3 is
+  // 20% below the mean. Members share their instance's process, so a lighter member costs no
+  // latency: only one left with nothing is worth a move.
+  const weights = [3, 3, 2, 2, 0.5, 0.5, 4];
+  const partitions = weighted('t', weights);
+  const tp = (...ps: number[]): TopicPartition[] => ps.map((partition) => ({ topic: 't', partition }));
+  const previous = new Map([
+    ['a1', tp(0, 2, 4)],
+    ['a2', tp(1, 3, 5)],
+    ['a3', tp(6)],
+  ]);
+  const membersOf = (ids: string[]): BalanceMember[] => ids.map((id) => member(id, 'A', ['t']));
+
+  it('leaves a lighter member as it is where the cascade moves two partitions to lift it', () => {
+    const members = membersOf(['a1', 'a2', 'a3']);
+    expect(balanceWithCore({ members, partitions, previous }, {}, 'by-weight').movedCount).toBe(0);
+    expect(balanceWithCore({ members, partitions, previous }, {}, 'cascade').movedCount).toBe(2);
+  });
+
+  it('gives a member that joins the instance its share', () => {
+    const result = balanceWithCore(
+      { members: membersOf(['a1', 'a2', 'a3', 'a4']), partitions, previous },
+      {},
+      'by-weight',
+    );
+    const joined = result.members.find((m) => m.memberId === 'a4')!;
+    expect(joined.load).toBeGreaterThanOrEqual(3.5);
+  });
+});

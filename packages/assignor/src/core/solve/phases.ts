@@ -1,6 +1,7 @@
 import type { BalanceModel } from '../model/model.js';
 import { buildProblem, type Problem } from '../model/problem.js';
-import { solve, type CoreVersion } from './solve.js';
+import { solve } from './solve.js';
+import type { CoreVersion } from './policy.js';
 import { lowerBound } from '../model/lower-bound.js';
 import type { MoveLedger, WorkBudget } from '../place/ledger.js';
 
@@ -160,6 +161,7 @@ function solvePhase(
     core: settings.core,
     slotTolerance: level === 'instances' ? settings.tolerance * POLICY.members.toleranceFactor : undefined,
     shedsToAim: level === 'instances',
+    idleOnly: settings.core === 'by-weight' && level === 'members',
   };
   const solution = solve(problem, ledger, policy, settings.budget, bound);
   settings.moves.used += ledger.used;

@@ -9,6 +9,8 @@ import { searchExactly } from '../improve/exact.js';
 import { untangle } from '../improve/untangle.js';
 import { searchFewestMoves } from '../improve/fewest-moves.js';
 import { reachByWeight, shedToAim, type Extremes } from './by-weight.js';
+import type { StickyPolicy } from './policy.js';
+
 
 /**
  * Searches stop once the busiest level is this close to the lower bound (and the least busy this
@@ -23,41 +25,6 @@ export interface Solution {
   readonly lowerBound: number;
 }
 
-/** How sticky one level is. */
-export interface StickyPolicy {
-  /** See `BalanceOptions.moveTolerance`. */
-  readonly tolerance: number;
-  /**
-   * Counted moves allowed per homeless item (owner left, or new) to place the homeless well: a
-   * heavy orphan dropped on a balanced group otherwise sticks out by its whole weight.
-   */
-  readonly homelessAllowance: number;
-  /**
-   * Also use the expensive neighbourhoods when moves and swaps are stuck: optimal re-splits of
-   * pairs of bins, and the exact search on small problems.
-   */
-  readonly thorough: boolean;
-  /** Which core reaches the tolerance when the sticky start is outside it (see `CoreVersion`). */
-  readonly core: CoreVersion;
-  /**
-   * The tolerance of the level below (members inside an instance), where the ledger has slots:
-   * the by-weight core places a homeless item where that level can take it without moves.
-   */
-  readonly slotTolerance?: number | undefined;
-  /**
-   * The level whose busiest bin the objective ranks first (the instances): there the by-weight
-   * core sheds a start within the tolerance down to its aim after placing homeless items.
-   */
-  readonly shedsToAim?: boolean | undefined;
-}
-
-/**
- * The two cores, kept side by side until the new one matches the old on every benchmark:
- * `cascade` improves the sticky start by the local search and adopts the from-scratch placement
- * when that fails; `by-weight` takes the cheapest, in moved weight, of the search, a repair and
- * a walk towards the from-scratch placement (solve/by-weight.ts).
- */
-export type CoreVersion = 'cascade' | 'by-weight';
 
 /**
  * Places every item of one level. Without homes in the ledger this is the from-scratch
@@ -106,10 +73,12 @@ export function solve(
     return { bin: fromScratch(problem, tight, bound, budget).bin, lowerBound: bound };
   }
   if (equal) return { bin: levelFromHomes(problem, ledger, tight, budget).bin, lowerBound: bound };
+  // What the least busy bin is held to from here: nothing on a level that only guards idle bins.
+  const floor = policy.idleOnly === true && !leavesIdle(problem, ledger) ? 0 : mean;
 
   const settle: SearchGoal = {
     maxTarget: bound * (1 + tolerance / 4),
-    minTarget: mean * (1 - tolerance / 4),
+    minTarget: floor * (1 - tolerance / 4),
     resplit: false,
     level: false,
     slotFirst,
@@ -120,12 +89,12 @@ export function solve(
   // near their own target. One allowance scaled by the busiest level would let a dominant bin
   // (1e10 next to 6) excuse an idle one.
   const eps = noiseAt(Math.max(bound, start.max));
-  if (start.max <= bound * (1 + tolerance) + eps && start.min >= mean * (1 - tolerance) - noiseAt(mean)) {
-    return { bin: keepOrShed(problem, sticky, { max: bound, min: mean }, policy, ledger, budget), lowerBound: bound };
+  if (start.max <= bound * (1 + tolerance) + eps && start.min >= floor * (1 - tolerance) - noiseAt(floor)) {
+    return { bin: keepOrShed(problem, sticky, { max: bound, min: floor }, policy, ledger, budget), lowerBound: bound };
   }
 
   const best = fromScratch(problem, tight, bound, budget);
-  const target = extremes(problem, best);
+  const target = { max: extremes(problem, best).max, min: floor === 0 ? 0 : extremes(problem, best).min };
   const within = (e: Extremes): boolean =>
     e.max <= target.max * (1 + tolerance) + eps && e.min >= target.min * (1 - tolerance) - noiseAt(target.min);
   if (within(start)) return { bin: keepOrShed(problem, sticky, target, policy, ledger, budget), lowerBound: bound };
@@ -289,6 +258,13 @@ function stickyStart(
     ledger.used += counting.used;
   }
   return sticky;
+}
+
+/** True when some bin holds no item from before: it would be left idle if none came to it. */
+function leavesIdle(problem: Problem, ledger: MoveLedger): boolean {
+  const held = new Uint8Array(problem.binCount);
+  for (let k = 0; k < ledger.home.length; k++) if (ledger.home[k]! >= 0) held[ledger.home[k]!] = 1;
+  return held.includes(0);
 }
 
 /** True when some item has a home: a plain loop, as `some` called a closure per item on 100k items. */

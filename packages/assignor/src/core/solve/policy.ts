@@ -1,0 +1,46 @@
+/*
+ * How the core solves one level: the stickiness settings every level passes to `solve`.
+ */
+
+/** How sticky one level is. */
+export interface StickyPolicy {
+  /** See `BalanceOptions.moveTolerance`. */
+  readonly tolerance: number;
+  /**
+   * Counted moves allowed per homeless item (owner left, or new) to place the homeless well: a
+   * heavy orphan dropped on a balanced group otherwise sticks out by its whole weight.
+   */
+  readonly homelessAllowance: number;
+  /**
+   * Also use the expensive neighbourhoods when moves and swaps are stuck: optimal re-splits of
+   * pairs of bins, and the exact search on small problems.
+   */
+  readonly thorough: boolean;
+  /** Which core reaches the tolerance when the sticky start is outside it (see `CoreVersion`). */
+  readonly core: CoreVersion;
+  /**
+   * The tolerance of the level below (members inside an instance), where the ledger has slots:
+   * the by-weight core places a homeless item where that level can take it without moves.
+   */
+  readonly slotTolerance?: number | undefined;
+  /**
+   * The level whose busiest bin the objective ranks first (the instances): there the by-weight
+   * core sheds a start within the tolerance down to its aim after placing homeless items.
+   */
+  readonly shedsToAim?: boolean | undefined;
+  /**
+   * Judge the least busy bin only where some bin holds nothing from before (a member that just
+   * joined): the by-weight core's member level. Members share their instance's process, so one
+   * lighter than the rest costs no latency, and lifting it moves partitions for nothing; an idle
+   * one wastes a consumer. With equal weights Kafka's count contract holds regardless.
+   */
+  readonly idleOnly?: boolean | undefined;
+}
+
+/**
+ * The two cores, kept side by side until the new one matches the old on every benchmark:
+ * `cascade` improves the sticky start by the local search and adopts the from-scratch placement
+ * when that fails; `by-weight` takes the cheapest, in moved weight, of the search, a repair and
+ * a walk towards the from-scratch placement (solve/by-weight.ts).
+ */
+export type CoreVersion = 'cascade' | 'by-weight';
