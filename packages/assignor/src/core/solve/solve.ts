@@ -11,7 +11,6 @@ import { searchFewestMoves } from '../improve/fewest-moves.js';
 import { reachByWeight, shedToAim, type Extremes } from './by-weight.js';
 import type { StickyPolicy } from './policy.js';
 
-
 /**
  * Searches stop once the busiest level is this close to the lower bound (and the least busy this
  * close to the mean): 0.01% is far below what weights can measure, and chasing it costs most of
@@ -24,7 +23,6 @@ export interface Solution {
   readonly bin: Int32Array;
   readonly lowerBound: number;
 }
-
 
 /**
  * Places every item of one level. Without homes in the ledger this is the from-scratch
