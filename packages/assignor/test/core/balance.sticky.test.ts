@@ -388,3 +388,41 @@ describe('by weight: members of one instance, the least busy one', () => {
     expect(joined.load).toBeGreaterThanOrEqual(3.5);
   });
 });
+
+describe('by weight: instances, the least busy one', () => {
+  // a holds one partition of 100, the lower bound of any placement. b, c, d and e hold 20, 20
+  // and 10 each; f leaves with 30 and 20. Wherever the orphans go, the busiest stays at a's 100,
+  // and two of b–e stay at 50, 0.71 of the new mean (70). The cascade lifts them with two sticky
+  // partitions; the objective ranks the least busy instance nowhere, so the by-weight core moves
+  // only the orphans. A joining instance holds nothing and would waste a consumer: it is lifted.
+  const weights = [100, 20, 20, 10, 20, 20, 10, 20, 20, 10, 20, 20, 10, 30, 20];
+  const partitions = weighted('t', weights);
+  const tp = (...ps: number[]): TopicPartition[] => ps.map((partition) => ({ topic: 't', partition }));
+  const previous = new Map([
+    ['a1', tp(0)],
+    ['b1', tp(1, 2, 3)],
+    ['c1', tp(4, 5, 6)],
+    ['d1', tp(7, 8, 9)],
+    ['e1', tp(10, 11, 12)],
+    ['f1', tp(13, 14)],
+  ]);
+  const membersOf = (instances: string[]): BalanceMember[] => instances.map((i) => member(`${i}1`, i, ['t']));
+
+  it('moves only the orphans after a leave, where the cascade also moves two partitions to lift the least busy', () => {
+    const input = { members: membersOf(['a', 'b', 'c', 'd', 'e']), partitions, previous };
+    const byWeight = balanceWithCore(input, {}, 'by-weight');
+    expect(byWeight.movedCount).toBe(2);
+    expect(byWeight.forcedMoveCount).toBe(2);
+    expect(byWeight.maxInstanceLoad).toBe(100);
+    expect(balanceWithCore(input, {}, 'cascade').movedCount).toBe(4);
+  });
+
+  it('gives an instance that joins its share, as the cascade does', () => {
+    const input = { members: membersOf(['a', 'b', 'c', 'd', 'e', 'f', 'g']), partitions, previous };
+    const byWeight = balanceWithCore(input, {}, 'by-weight');
+    const joined = byWeight.instances.find((i) => i.instanceId === 'g')!;
+    // 350 over seven instances is 50 each; partitions of 10 and 20 leave the newcomer 40.
+    expect(joined.load).toBeGreaterThanOrEqual(40);
+    expect(byWeight.movedCount).toBeLessThanOrEqual(balanceWithCore(input, {}, 'cascade').movedCount);
+  });
+});

@@ -161,7 +161,7 @@ function solvePhase(
     core: settings.core,
     slotTolerance: level === 'instances' ? settings.tolerance * POLICY.members.toleranceFactor : undefined,
     shedsToAim: level === 'instances',
-    idleOnly: settings.core === 'by-weight' && level === 'members',
+    idleOnly: settings.core === 'by-weight',
   };
   const solution = solve(problem, ledger, policy, settings.budget, bound);
   settings.moves.used += ledger.used;
