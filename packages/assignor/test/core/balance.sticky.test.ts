@@ -13,6 +13,11 @@ function spread(count: number): number[] {
   return Array.from({ length: count }, (_, i) => 1 + ((i * 7919) % 40));
 }
 
+/** Partitions of topic `t`, by number: a previous assignment's list. */
+function tp(...ps: number[]): TopicPartition[] {
+  return ps.map((partition) => ({ topic: 't', partition }));
+}
+
 /** `instances` instances of `perInstance` members each, all subscribed to `t`. */
 function group(instances: number, perInstance: number): BalanceMember[] {
   return Array.from({ length: instances * perInstance }, (_, m) =>
@@ -327,7 +332,6 @@ describe('by weight: a leave where the aim costs more than the orphan weighs', (
   const members = ['b', 'c', 'd'].map((i) => member(`${i}1`, i, ['t']));
   const weights = [18.3, 1.9, 19.3, 1.4, 15.2, 13.7, 11.4, 2];
   const partitions: WeightedPartition[] = weights.map((weight, partition) => ({ topic: 't', partition, weight }));
-  const tp = (...ps: number[]): TopicPartition[] => ps.map((partition) => ({ topic: 't', partition }));
   const previous = new Map([
     ['a1', tp(2)],
     ['b1', tp(0, 3)],
@@ -364,7 +368,6 @@ describe('by weight: members of one instance, the least busy one', () => {
   // latency: only one left with nothing is worth a move.
   const weights = [3, 3, 2, 2, 0.5, 0.5, 4];
   const partitions = weighted('t', weights);
-  const tp = (...ps: number[]): TopicPartition[] => ps.map((partition) => ({ topic: 't', partition }));
   const previous = new Map([
     ['a1', tp(0, 2, 4)],
     ['a2', tp(1, 3, 5)],
@@ -397,7 +400,6 @@ describe('by weight: instances, the least busy one', () => {
   // only the orphans. A joining instance holds nothing and would waste a consumer: it is lifted.
   const weights = [100, 20, 20, 10, 20, 20, 10, 20, 20, 10, 20, 20, 10, 30, 20];
   const partitions = weighted('t', weights);
-  const tp = (...ps: number[]): TopicPartition[] => ps.map((partition) => ({ topic: 't', partition }));
   const previous = new Map([
     ['a1', tp(0)],
     ['b1', tp(1, 2, 3)],
