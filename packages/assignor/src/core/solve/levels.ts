@@ -140,6 +140,13 @@ export function placeOnMembers(
 ): Int32Array {
   const count = model.partitionCount;
   const owner = new Int32Array(count).fill(-1);
+  const sole = soleMembers(model.instanceMembers);
+  if (sole !== undefined) {
+    // One member an instance (one consumer a pod, the common deployment): nothing to place, and
+    // grouping the partitions by instance first was 5–8% of a from-scratch call on 100k of them.
+    for (let p = 0; p < count; p++) owner[p] = sole[instanceOf[p]!]!;
+    return owner;
+  }
   // Scratch arrays shared by every instance: each writes only its own partitions' entries.
   const slots = new Int32Array(count);
   const home = new Int32Array(count);
@@ -175,6 +182,17 @@ export function placeOnMembers(
     for (let k = 0; k < partitions.length; k++) owner[partitions[k]!] = members[slots[partitions[k]!]!]!;
   });
   return owner;
+}
+
+/** Each instance's only member, when every instance has exactly one; else undefined. */
+function soleMembers(instanceMembers: ReadonlyArray<Int32Array>): Int32Array | undefined {
+  const sole = new Int32Array(instanceMembers.length);
+  for (let i = 0; i < instanceMembers.length; i++) {
+    const members = instanceMembers[i]!;
+    if (members.length !== 1) return undefined;
+    sole[i] = members[0]!;
+  }
+  return sole;
 }
 
 /**
