@@ -8,6 +8,7 @@ import { movedWeight, relink, type Band } from '../improve/relink.js';
 import { repair } from '../improve/repair.js';
 import { placeOrphans } from '../orphans/orphans.js';
 import { noiseAt } from '../structures/numbers.js';
+import { HOMELESS_AIM } from './policy.js';
 
 /** Levels of a placement that the tolerance is judged on. */
 export interface Extremes {
@@ -33,11 +34,16 @@ export interface Extremes {
  *   This is the "orphans W, plus what receivers shed to make room" placement: the repair from the
  *   sticky start instead finds the heavy newcomer already dropped on the least busy bin.
  *
+ * With homeless items, two more candidates aim closer, at {@link HOMELESS_AIM} of the tolerance:
+ * the homeless placed first and the repair, each with that busiest target.
+ *
  * Of those within the tolerance and the ledger's limit, the one moving the least weight wins,
- * among those that reach the aim (half the tolerance on the busiest side) within the aim's budget
- * ({@link aimBudgetOf}) when any does: the busiest level comes before moves in the objective,
- * and the aim is what keeps the next small drift from moving everything again. (Cheapest alone: leave sweep seed 5 ends with the busiest
- * 5.0% above the best known; aim first: 2.5%, at the same moved weight.)
+ * among those on the highest rung: the closer aim within the aim's budget ({@link aimBudgetOf}),
+ * then half the tolerance within it, then anywhere within the tolerance. The busiest level comes
+ * before moves in the objective, and the aim is what keeps the next small drift from moving
+ * everything again. (Cheapest alone: leave sweep seed 5 ends with the busiest 5.0% above the best
+ * known; half the tolerance first: 2.5%, at the same moved weight; the closer aim: 1.2% after the
+ * seeded leaves of bench:quality, for about 3% more moved weight at the sweep's median.)
  * `searched` says whether that is the local search's (its caller may then trim its moves).
  * Updates `ledger.used`.
  */
@@ -79,21 +85,39 @@ export function reachByWeight(
   const settled = [settle(halfway), settle(mixed)];
   if (!settled.some((p) => within(extremes(problem, p)))) settled.push(settle(edge));
   const aimBudget = aimBudgetOf(problem, ledger);
+  // With homeless items, two more candidates aimed closer ({@link HOMELESS_AIM}): tried only then, as
+  // without them the aim's budget is unbounded and a drift or a join would pay for the closer
+  // aim with moves of sticky partitions alone.
+  const close = target.max * (1 + tolerance * HOMELESS_AIM);
+  const closer = Number.isFinite(aimBudget)
+    ? [
+        settle({ maxTarget: close, minTarget: edge.minTarget }),
+        repair(problem, sticky, { maxTarget: close, minTarget: halfway.minTarget }, ledger, budget),
+      ]
+    : [];
+  // The highest rung wins, then the least moved weight: 2, the close aim within the aim's budget;
+  // 1, half the tolerance within it; 0, anywhere within the tolerance.
+  const rungOf = (max: number, moved: number): number =>
+    moved > aimBudget
+      ? 0
+      : max <= close + noiseAt(close)
+        ? 2
+        : max <= halfway.maxTarget + noiseAt(halfway.maxTarget)
+          ? 1
+          : 0;
   let chosen: Placement | undefined;
   let cost = Infinity;
-  let onTarget = false;
-  for (const candidate of [searched, repaired, relinked, ...settled]) {
+  let rung = -1;
+  for (const candidate of [searched, repaired, relinked, ...settled, ...closer]) {
     if (candidate === undefined) continue;
     const levels = extremes(problem, candidate);
     if (!within(levels) || countMoves(ledger, candidate.bin) > ledger.limit) continue;
     const moved = movedWeight(problem, ledger, candidate.bin);
-    const onAim = levels.max <= halfway.maxTarget + noiseAt(halfway.maxTarget) && moved <= aimBudget;
-    if (onTarget && !onAim) continue;
-    if (moved < cost || (onAim && !onTarget)) {
-      chosen = candidate;
-      cost = moved;
-      onTarget = onAim;
-    }
+    const r = rungOf(levels.max, moved);
+    if (r < rung || (r === rung && moved >= cost)) continue;
+    chosen = candidate;
+    cost = moved;
+    rung = r;
   }
   if (chosen === undefined || chosen === searched) {
     ledger.used = searchLedger.used;
@@ -140,16 +164,18 @@ function towardsBest(
 /**
  * The by-weight core's last stage on the instance level, for a sticky start already within the
  * tolerance: when partitions without a home were placed (an instance left, or partitions are
- * new) and the busiest instance ended above the aim (half the tolerance above `reference.max`,
- * the lower bound or the from-scratch placement's busiest), the repair sheds the busiest
- * instances down to the aim, raising no least busy one. Undefined, and nothing counted, when
- * there is nothing to shed or the repair cannot reach the aim within the ledger's limit.
+ * new) and the busiest instance ended above the aim ({@link HOMELESS_AIM} of the tolerance above
+ * `reference.max`, the lower bound or the from-scratch placement's busiest), the repair sheds the
+ * busiest instances down to the aim, raising no least busy one, for at most the homeless items'
+ * own weight ({@link aimBudgetOf}); failing that, down to half the tolerance at any cost within the
+ * ledger's limit. Undefined, and nothing counted, when there is nothing to shed or the repair
+ * reaches neither aim.
  *
  * Why only with homeless partitions: a drift of weights alone stays within the tolerance, which
  * is what `moveTolerance` promises. But the homeless were just placed where they fit, and the
  * greedy that placed them may leave an instance up to the tolerance above the best: in random
  * groups (`bench:leave-sweep`) the busiest ended 4–5% above the best known after some leaves,
- * where shedding one or two light partitions brings it to 2.5%. Why not on the member level: the
+ * where shedding one or two light partitions brings it to 1.2–2.5%. Why not on the member level: the
  * objective ranks member balance last, so members are not rebalanced for less than the tolerance.
  */
 export function shedToAim(
@@ -162,15 +188,21 @@ export function shedToAim(
 ): Placement | undefined {
   if (!placedHomeless(ledger)) return undefined;
   const start = extremes(problem, sticky);
-  const aim = reference.max * (1 + tolerance / 2);
-  if (start.max <= aim + noiseAt(aim)) return undefined;
   // The least busy keep their level: raising them would move sticky load for no gain on the busiest.
-  const band = { maxTarget: aim, minTarget: Math.min(start.min, reference.min * (1 - tolerance)) };
-  const shed = repair(problem, sticky, band, ledger, budget);
-  const moves = countMoves(ledger, shed.bin);
-  if (extremes(problem, shed).max > aim + noiseAt(aim) || moves > ledger.limit) return undefined;
-  ledger.used = moves;
-  return shed;
+  const minTarget = Math.min(start.min, reference.min * (1 - tolerance));
+  const shedTo = (aim: number, most: number): Placement | undefined => {
+    if (start.max <= aim + noiseAt(aim)) return undefined;
+    const shed = repair(problem, sticky, { maxTarget: aim, minTarget }, ledger, budget);
+    const moves = countMoves(ledger, shed.bin);
+    if (extremes(problem, shed).max > aim + noiseAt(aim) || moves > ledger.limit) return undefined;
+    if (movedWeight(problem, ledger, shed.bin) > most) return undefined;
+    ledger.used = moves;
+    return shed;
+  };
+  return (
+    shedTo(reference.max * (1 + tolerance * HOMELESS_AIM), aimBudgetOf(problem, ledger)) ??
+    shedTo(reference.max * (1 + tolerance / 2), Number.POSITIVE_INFINITY)
+  );
 }
 
 /** True when some item has no home: this rebalance placed it (its owner left, or it is new). */

@@ -9,7 +9,7 @@ import { searchExactly } from '../improve/exact.js';
 import { untangle } from '../improve/untangle.js';
 import { searchFewestMoves } from '../improve/fewest-moves.js';
 import { reachByWeight, shedToAim, type Extremes } from './by-weight.js';
-import type { StickyPolicy } from './policy.js';
+import { HOMELESS_AIM, type StickyPolicy } from './policy.js';
 
 /**
  * Searches stop once the busiest level is this close to the lower bound (and the least busy this
@@ -75,8 +75,8 @@ export function solve(
   const floor = policy.idleOnly === true && !leavesIdle(problem, ledger) ? 0 : mean;
 
   const settle: SearchGoal = {
-    maxTarget: bound * (1 + tolerance / 4),
-    minTarget: floor * (1 - tolerance / 4),
+    maxTarget: bound * (1 + tolerance * HOMELESS_AIM),
+    minTarget: floor * (1 - tolerance * HOMELESS_AIM),
     resplit: false,
     level: false,
     slotFirst,
