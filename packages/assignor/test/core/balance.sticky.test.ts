@@ -323,6 +323,35 @@ describe('by weight: a homeless partition placed within the tolerance but above 
   });
 });
 
+describe('by weight: a homeless partition placed within half the tolerance', () => {
+  // a holds one partition of 100; b, c and d hold 98 each (40, 40, 16.5, 1.5). e leaves with one
+  // partition of 4, which fits nowhere below 100: wherever it lands, that instance is at 102. The
+  // best placement has its busiest at 100.5 (the three 16.5s cannot go two to a bin, and 16.5 + 4
+  // is the smallest third bin), so 102 is within half the 5% tolerance (103.0) but above a quarter
+  // of it (101.76). Moving one 1.5 away costs less than the orphan weighs, so the core takes it.
+  const members = ['a', 'b', 'c', 'd'].map((i) => member(`${i}1`, i, ['t']));
+  const partitions: WeightedPartition[] = [{ topic: 't', partition: 0, weight: 100 }];
+  const previous = new Map<string, TopicPartition[]>([['a1', [{ topic: 't', partition: 0 }]]]);
+  for (const i of ['b', 'c', 'd']) {
+    const held: TopicPartition[] = [];
+    for (const weight of [40, 40, 16.5, 1.5]) {
+      held.push({ topic: 't', partition: partitions.length });
+      partitions.push({ topic: 't', partition: partitions.length, weight });
+    }
+    previous.set(`${i}1`, held);
+  }
+  previous.set('e1', [{ topic: 't', partition: partitions.length }]);
+  partitions.push({ topic: 't', partition: partitions.length, weight: 4 });
+
+  it('sheds the busiest instance to a quarter of the tolerance for one light move', () => {
+    const result = balanceWithCore({ members, partitions, previous }, {}, 'by-weight');
+    expect(result.maxInstanceLoad).toBeLessThanOrEqual(100.5 * 1.0125);
+    // The orphan, plus one sticky partition of 1.5: within the orphan's own weight beyond it.
+    expect(result.movedCount).toBe(2);
+    expect(movedWeight(previous, result.assignments, partitions)).toBeCloseTo(5.5, 9);
+  });
+});
+
 describe('by weight: a leave where the aim costs more than the orphan weighs', () => {
   // b holds 18.3 and 1.4, c 1.9, 15.2 and 2, d 13.7 and 11.4; a leaves with one partition of
   // 19.3. The best placement of the three has its busiest at 29.7 (18.3 + 11.4), and the one
