@@ -208,7 +208,7 @@ function main(): void {
   process.stdout.write(
     `leave sweep: seed ${String(seed)}, ${String(groups)} groups, 1-${String(maxMembers)} members per instance\n`,
   );
-  // Both cores on the same groups, side by side until the by-weight core replaces the cascade.
+  // Both cores on the same groups, side by side until the cascade it replaced is removed.
   for (const core of ['cascade', 'by-weight'] as const) report(core, drawn);
 }
 

@@ -8,8 +8,8 @@
  * move under ±10% weight noise and when one instance leaves (also as moved ÷ what it held). Prints Markdown tables for
  * BENCHMARKS.md and checks the targets. Informational: it always exits 0.
  *
- * `--core by-weight` scores the core that is to replace the cascade (see `CoreVersion`) on the same
- * cases; the cascade, what `balance()` runs, is the default.
+ * `--core cascade` scores the core that `balance()` ran before the by-weight one (see
+ * `CoreVersion`) on the same cases; the by-weight core, what `balance()` runs, is the default.
  *
  * Usage: node packages/assignor/.build/bench/quality/quality.bench.js [--core cascade|by-weight] [case-id ...]
  */
@@ -32,7 +32,7 @@ import { runTimed } from './timing.js';
 import { racksTable, runRackCases } from './racks.js';
 import { rackSweepTable, runRackSweep } from './rack-sweep.js';
 
-/** The command line read once: the core scored (`--core`, else the cascade) and the case ids. */
+/** The command line read once: the core scored (`--core`, else the by-weight one) and the case ids. */
 const ARGS = readArgs(process.argv.slice(2));
 
 /** `balance()` by the core scored. */
@@ -40,7 +40,7 @@ const balance = (input: BalanceInput): BalanceResult => balanceWithCore(input, {
 
 function readArgs(args: ReadonlyArray<string>): { core: CoreVersion; wanted: string[] } {
   const at = args.indexOf('--core');
-  if (at < 0) return { core: 'cascade', wanted: [...args] };
+  if (at < 0) return { core: 'by-weight', wanted: [...args] };
   const core = args[at + 1];
   if (core !== 'cascade' && core !== 'by-weight')
     throw new Error(`--core: expected cascade or by-weight, got ${String(core)}`);

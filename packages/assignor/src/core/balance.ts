@@ -59,13 +59,14 @@ import { NO_RACKS, tallyRacks } from './racks/rack-tally.js';
  * ```
  */
 export function balance(input: BalanceInput, options: BalanceOptions = {}): BalanceResult {
-  return balanceWithCore(input, options, 'cascade');
+  return balanceWithCore(input, options, 'by-weight');
 }
 
 /**
- * {@link balance} by the chosen core (see `CoreVersion` in solve/solve.ts): `cascade` is what
- * `balance()` runs, `by-weight` the core that weighs every sticky move, kept beside it until it
- * matches it on every benchmark. Internal: benchmarks and tests compare the two through it.
+ * {@link balance} by the chosen core (see `CoreVersion` in solve/policy.ts): `by-weight`, the core
+ * that weighs every sticky move, is what `balance()` runs; `cascade`, the core it replaced, stays
+ * runnable until the comparison of the two is published. Internal: benchmarks and tests compare
+ * the two through it.
  */
 export function balanceWithCore(input: BalanceInput, options: BalanceOptions, core: CoreVersion): BalanceResult {
   const settings = resolveBalanceOptions(options);

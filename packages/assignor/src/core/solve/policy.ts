@@ -50,15 +50,15 @@ export interface StickyPolicy {
  * tolerance, or not even that, it aims there. Why closer than half: placing the homeless moves
  * partitions anyway, and the busiest level is the objective's first term. At half the tolerance
  * the by-weight core left the busiest instance 2.5% above the best known after the seeded leaves
- * of bench:quality (the default's: 0.8–2.0%) and at 2.4–2.5% after half the leaves of the leave
+ * of bench:quality (the cascade's: 0.8–2.0%) and at 2.4–2.5% after half the leaves of the leave
  * sweep; at a quarter, 1.2% on both, for about 3% more moved weight at the sweep's median.
  */
 export const HOMELESS_AIM = 1 / 4;
 
 /**
- * The two cores, kept side by side until the new one matches the old on every benchmark:
- * `cascade` improves the sticky start by the local search and adopts the from-scratch placement
- * when that fails; `by-weight` takes the cheapest, in moved weight, of the search, a repair and
- * a walk towards the from-scratch placement (solve/by-weight.ts).
+ * The two cores: `by-weight`, what `balance()` runs, takes the cheapest, in moved weight, of the
+ * search, a repair and a walk towards the from-scratch placement (solve/by-weight.ts); `cascade`,
+ * the core it replaced, improves the sticky start by the local search and adopts the from-scratch
+ * placement when that fails. The cascade stays runnable until the comparison is published.
  */
 export type CoreVersion = 'cascade' | 'by-weight';
