@@ -293,20 +293,8 @@ describe('by weight: a homeless partition placed within the tolerance but above 
   // leaves with one partition of 7, which fits nowhere below 100: wherever it lands, that
   // instance is at 104, within the 5% tolerance of 100. Kept so, the next leave starts 4% above
   // the best; one light move (a 3 to another instance) brings it to 101, within half the tolerance.
-  const members = ['a', 'b', 'c', 'd'].map((i) => member(`${i}1`, i, ['t']));
-  const partitions: WeightedPartition[] = [{ topic: 't', partition: 0, weight: 100 }];
-  const previous = new Map<string, TopicPartition[]>([['a1', [{ topic: 't', partition: 0 }]]]);
-  for (const i of ['b', 'c', 'd']) {
-    const held: TopicPartition[] = [];
-    for (const weight of [40, 40, 14, 3]) {
-      held.push({ topic: 't', partition: partitions.length });
-      partitions.push({ topic: 't', partition: partitions.length, weight });
-    }
-    previous.set(`${i}1`, held);
-  }
-  previous.set('e1', [{ topic: 't', partition: partitions.length }]);
-  partitions.push({ topic: 't', partition: partitions.length, weight: 7 });
-  const input = { members, partitions, previous };
+  const input = heavyAndThreeAfterLeave([40, 40, 14, 3], 7);
+  const { members, partitions } = input;
 
   it('sheds the busiest instance to half the tolerance, moving one light partition', () => {
     const result = balanceWithCore(input, {}, 'by-weight');
@@ -329,19 +317,7 @@ describe('by weight: a homeless partition placed within half the tolerance', () 
   // best placement has its busiest at 100.5 (the three 16.5s cannot go two to a bin, and 16.5 + 4
   // is the smallest third bin), so 102 is within half the 5% tolerance (103.0) but above a quarter
   // of it (101.76). Moving one 1.5 away costs less than the orphan weighs, so the core takes it.
-  const members = ['a', 'b', 'c', 'd'].map((i) => member(`${i}1`, i, ['t']));
-  const partitions: WeightedPartition[] = [{ topic: 't', partition: 0, weight: 100 }];
-  const previous = new Map<string, TopicPartition[]>([['a1', [{ topic: 't', partition: 0 }]]]);
-  for (const i of ['b', 'c', 'd']) {
-    const held: TopicPartition[] = [];
-    for (const weight of [40, 40, 16.5, 1.5]) {
-      held.push({ topic: 't', partition: partitions.length });
-      partitions.push({ topic: 't', partition: partitions.length, weight });
-    }
-    previous.set(`${i}1`, held);
-  }
-  previous.set('e1', [{ topic: 't', partition: partitions.length }]);
-  partitions.push({ topic: 't', partition: partitions.length, weight: 4 });
+  const { members, partitions, previous } = heavyAndThreeAfterLeave([40, 40, 16.5, 1.5], 4);
 
   it('sheds the busiest instance to a quarter of the tolerance for one light move', () => {
     const result = balanceWithCore({ members, partitions, previous }, {}, 'by-weight');
@@ -375,6 +351,30 @@ describe('by weight: a leave where the aim costs more than the orphan weighs', (
     expect(result.maxInstanceLoad).toBeLessThanOrEqual(29.7 * 1.05);
   });
 });
+
+/**
+ * Instance a holds one partition of 100; b, c and d each hold partitions of the weights `held`;
+ * e, gone from `members`, held one partition of `orphan`: the leave the aim's tests start from.
+ */
+function heavyAndThreeAfterLeave(
+  held: ReadonlyArray<number>,
+  orphan: number,
+): { members: BalanceMember[]; partitions: WeightedPartition[]; previous: Map<string, TopicPartition[]> } {
+  const members = ['a', 'b', 'c', 'd'].map((i) => member(`${i}1`, i, ['t']));
+  const partitions: WeightedPartition[] = [{ topic: 't', partition: 0, weight: 100 }];
+  const previous = new Map<string, TopicPartition[]>([['a1', [{ topic: 't', partition: 0 }]]]);
+  for (const i of ['b', 'c', 'd']) {
+    const owned: TopicPartition[] = [];
+    for (const weight of held) {
+      owned.push({ topic: 't', partition: partitions.length });
+      partitions.push({ topic: 't', partition: partitions.length, weight });
+    }
+    previous.set(`${i}1`, owned);
+  }
+  previous.set('e1', [{ topic: 't', partition: partitions.length }]);
+  partitions.push({ topic: 't', partition: partitions.length, weight: orphan });
+  return { members, partitions, previous };
+}
 
 /** The weight of the partitions (of one topic, numbered from 0) whose owner changed from `previous`. */
 function movedWeight(
