@@ -97,14 +97,11 @@ export function reachByWeight(
     : [];
   // The highest rung wins, then the least moved weight: 2, the close aim within the aim's budget;
   // 1, half the tolerance within it; 0, anywhere within the tolerance.
-  const rungOf = (max: number, moved: number): number =>
-    moved > aimBudget
-      ? 0
-      : max <= close + noiseAt(close)
-        ? 2
-        : max <= halfway.maxTarget + noiseAt(halfway.maxTarget)
-          ? 1
-          : 0;
+  const rungOf = (max: number, moved: number): number => {
+    if (moved > aimBudget) return 0;
+    if (max <= close + noiseAt(close)) return 2;
+    return max <= halfway.maxTarget + noiseAt(halfway.maxTarget) ? 1 : 0;
+  };
   let chosen: Placement | undefined;
   let cost = Infinity;
   let rung = -1;
