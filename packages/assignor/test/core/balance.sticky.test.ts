@@ -390,6 +390,30 @@ function movedWeight(
   return moved;
 }
 
+describe('by weight: members of one instance, a closer aim that costs moves', () => {
+  // One instance of three members: a1 holds 5, 6 and 7.5 (18.5), a2 3.5, 2 and 1.5 (7), a3 9. The
+  // best split has its busiest member at 12.5, so a1 is outside the members' 10% tolerance. One move
+  // (the 6 to a2) leaves the busiest at 13, within half the tolerance (13.125); three moves
+  // (weight 20) reach 12.5, a quarter of it (12.8). Member balance ranks after moves, so the core
+  // takes the one move; ranked first, as the instances' busiest is, the aim took the three.
+  const weights = [3.5, 9, 5, 6, 7.5, 2, 1.5];
+  const partitions = weighted('t', weights);
+  const previous = new Map([
+    ['a1', tp(2, 3, 4)],
+    ['a2', tp(0, 5, 6)],
+    ['a3', tp(1)],
+  ]);
+  const members = ['a1', 'a2', 'a3'].map((id) => member(id, 'A', ['t']));
+
+  it('moves one partition into half the tolerance instead of three to reach a quarter of it', () => {
+    const result = balance({ members, partitions, previous });
+    expect(result.movedCount).toBe(1);
+    expect(movedWeight(previous, result.assignments, partitions)).toBeCloseTo(6, 9);
+    const loads = [...result.assignments.values()].map((ps) => ps.reduce((sum, p) => sum + weights[p.partition]!, 0));
+    expect(Math.max(...loads)).toBeLessThanOrEqual(12.5 * 1.05);
+  });
+});
+
 describe('by weight: members of one instance, the least busy one', () => {
   // One instance of three members: a1 holds 3, 2 and 0.5, a2 the same, a3 one partition of 4.
   // The busiest members (5.5) are within twice the tolerance of the best split (5 each); a3 is

@@ -160,7 +160,7 @@ function solvePhase(
     thorough: POLICY[level].thorough,
     core: settings.core,
     slotTolerance: level === 'instances' ? settings.tolerance * POLICY.members.toleranceFactor : undefined,
-    shedsToAim: level === 'instances',
+    aimsCloser: level === 'instances',
     idleOnly: settings.core === 'by-weight',
   };
   const solution = solve(problem, ledger, policy, settings.budget, bound);

@@ -24,10 +24,13 @@ export interface StickyPolicy {
    */
   readonly slotTolerance?: number | undefined;
   /**
-   * The level whose busiest bin the objective ranks first (the instances): there the by-weight
-   * core sheds a start within the tolerance down to its aim after placing homeless items.
+   * The level whose busiest bin the objective ranks first (the instances): only there does the
+   * by-weight core spend moves on the closer aim ({@link HOMELESS_AIM}) after placing homeless
+   * items, shedding a start within the tolerance down to it or preferring a candidate that
+   * reaches it. Below, member balance ranks after moves, so a placement that reaches the aim wins
+   * only by moving less.
    */
-  readonly shedsToAim?: boolean | undefined;
+  readonly aimsCloser?: boolean | undefined;
   /**
    * Judge the least busy bin only where some bin holds nothing from before (a member or an
    * instance that just joined): the by-weight core, on both levels. The objective ranks the

@@ -141,7 +141,7 @@ function keepOrShed(
   budget: WorkBudget,
 ): Int32Array {
   const shed =
-    policy.core === 'by-weight' && policy.shedsToAim === true
+    policy.core === 'by-weight' && policy.aimsCloser === true
       ? shedToAim(problem, sticky, reference, policy.tolerance, ledger, budget)
       : undefined;
   return trimMoves(problem, shed ?? sticky, ledger, budget);
