@@ -85,10 +85,8 @@ export {
 } from './core/index.js';
 export { latestGroupPause, type GroupPause, type PauseReporter } from './leader/rebalance-report.js';
 export type { PartitionProgress } from './kafkajs/group-progress.js';
-export { balanceWithCore } from './core/balance.js';
 export { assignerInternals, type LoadAwareAssignerInternals } from './assigner.js';
 export { measureRebalancePauses, type PauseSink } from './member/pause-meter.js';
-export type { CoreVersion } from './core/solve/policy.js';
 export {
   groupLag,
   lagOf,

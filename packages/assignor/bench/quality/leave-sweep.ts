@@ -15,14 +15,7 @@
  *
  * Usage: node packages/assignor/.build/bench/quality/leave-sweep.js [--seed N] [--groups N] [--max-members N]
  */
-import {
-  balance,
-  balanceWithCore,
-  referenceBalance,
-  type BalanceInput,
-  type BalanceMember,
-  type CoreVersion,
-} from '@load-aware/assignor/internal';
+import { balance, referenceBalance, type BalanceInput, type BalanceMember } from '@load-aware/assignor/internal';
 import { markdownTable } from '@load-aware/test-support';
 import { createRng, type Rng } from './rng.js';
 
@@ -113,8 +106,8 @@ function ownersOf(placement: Placement): Map<string, string> {
 }
 
 /** Every instance of `group` leaving its from-scratch placement in turn. */
-export function sweepGroup(group: Group, core: CoreVersion): { leaves: Leave[]; unchangedMoved: number } {
-  const place = (input: BalanceInput) => balanceWithCore(input, {}, core);
+export function sweepGroup(group: Group): { leaves: Leave[]; unchangedMoved: number } {
+  const place = (input: BalanceInput) => balance(input);
   const start = place(inputOf(group, group.members));
   const before = ownersOf(start.assignments);
   // An unchanged group placed again from its own placement.
@@ -208,17 +201,16 @@ function main(): void {
   process.stdout.write(
     `leave sweep: seed ${String(seed)}, ${String(groups)} groups, 1-${String(maxMembers)} members per instance\n`,
   );
-  // Both cores on the same groups, side by side until the cascade it replaced is removed.
-  for (const core of ['cascade', 'by-weight'] as const) report(core, drawn);
+  report(drawn);
 }
 
-/** Sweeps every group with one core and prints its table. */
-function report(core: CoreVersion, drawn: ReadonlyArray<Group>): void {
+/** Sweeps every group and prints the table. */
+function report(drawn: ReadonlyArray<Group>): void {
   const leaves: Leave[] = [];
   let unchangedMoved = 0;
   const started = Date.now();
   for (const group of drawn) {
-    const result = sweepGroup(group, core);
+    const result = sweepGroup(group);
     leaves.push(...result.leaves);
     unchangedMoved += result.unchangedMoved;
   }
@@ -227,7 +219,7 @@ function report(core: CoreVersion, drawn: ReadonlyArray<Group>): void {
     ['all', summarize(leaves)] as const,
     ...SHAPES.map((s) => [s, summarize(leaves.filter((l) => l.shape === s))] as const),
   ];
-  process.stdout.write(`\n### ${core} core: ${String(leaves.length)} leaves in ${String(Date.now() - started)} ms\n\n`);
+  process.stdout.write(`\n${String(leaves.length)} leaves in ${String(Date.now() - started)} ms\n\n`);
   process.stdout.write(
     markdownTable(
       [

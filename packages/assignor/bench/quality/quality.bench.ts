@@ -8,20 +8,11 @@
  * move under ±10% weight noise and when one instance leaves (also as moved ÷ what it held). Prints Markdown tables for
  * BENCHMARKS.md and checks the targets. Informational: it always exits 0.
  *
- * `--core cascade` scores the core that `balance()` ran before the by-weight one (see
- * `CoreVersion`) on the same cases; the by-weight core, what `balance()` runs, is the default.
- *
- * Usage: node packages/assignor/.build/bench/quality/quality.bench.js [--core cascade|by-weight] [case-id ...]
+ * Usage: node packages/assignor/.build/bench/quality/quality.bench.js [case-id ...]
  */
 import { baseLoadTable, scoreWithBaseLoads, type BaseLoadReport } from './base-loads.js';
 import { availableParallelism, cpus, loadavg } from 'node:os';
-import {
-  balanceWithCore,
-  referenceBalance,
-  type BalanceInput,
-  type BalanceResult,
-  type CoreVersion,
-} from '@load-aware/assignor/internal';
+import { balance, referenceBalance } from '@load-aware/assignor/internal';
 import { optimum } from './exact.js';
 import { moved, score, weightMap, type Assignment } from './judge.js';
 import { createKafkaJsRoundRobin } from './kafkajs-round-robin.js';
@@ -32,20 +23,8 @@ import { runTimed } from './timing.js';
 import { racksTable, runRackCases } from './racks.js';
 import { rackSweepTable, runRackSweep } from './rack-sweep.js';
 
-/** The command line read once: the core scored (`--core`, else the by-weight one) and the case ids. */
-const ARGS = readArgs(process.argv.slice(2));
-
-/** `balance()` by the core scored. */
-const balance = (input: BalanceInput): BalanceResult => balanceWithCore(input, {}, ARGS.core);
-
-function readArgs(args: ReadonlyArray<string>): { core: CoreVersion; wanted: string[] } {
-  const at = args.indexOf('--core');
-  if (at < 0) return { core: 'by-weight', wanted: [...args] };
-  const core = args[at + 1];
-  if (core !== 'cascade' && core !== 'by-weight')
-    throw new Error(`--core: expected cascade or by-weight, got ${String(core)}`);
-  return { core, wanted: [...args.slice(0, at), ...args.slice(at + 2)] };
-}
+/** The command line read once: the case ids. */
+const ARGS = { wanted: process.argv.slice(2) };
 
 /** Noise draws per case: each scales every weight by an independent factor in [0.9, 1.1). */
 const NOISE_DRAWS = 3;
@@ -331,7 +310,6 @@ function targets(rows: ReadonlyArray<CaseReport>): string {
 
 async function main(): Promise<void> {
   const { wanted } = ARGS;
-  process.stderr.write(`core: ${ARGS.core}\n`);
   const started = performance.now();
   // `racks` (or a racks-… case id) runs only the rack-aware cases.
   if (wanted.length > 0 && wanted.every((w) => w === 'racks' || w.startsWith('racks-'))) {

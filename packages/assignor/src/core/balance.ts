@@ -3,7 +3,6 @@ import { buildModel } from './model/model.js';
 import { emptyTallies, placeGreedy } from './place/greedy.js';
 import { instanceLowerBound, placeOnInstances, placeOnMembers } from './solve/levels.js';
 import { resolvePrevious } from './model/previous.js';
-import type { CoreVersion } from './solve/policy.js';
 import { summarize } from './report/summarize.js';
 import { resolveBalanceOptions } from './model/tuning.js';
 import { buildRackModel, memberRacksOf, type RackModel } from './racks/rack-model.js';
@@ -59,16 +58,6 @@ import { NO_RACKS, tallyRacks } from './racks/rack-tally.js';
  * ```
  */
 export function balance(input: BalanceInput, options: BalanceOptions = {}): BalanceResult {
-  return balanceWithCore(input, options, 'by-weight');
-}
-
-/**
- * {@link balance} by the chosen core (see `CoreVersion` in solve/policy.ts): `by-weight`, the core
- * that weighs every sticky move, is what `balance()` runs; `cascade`, the core it replaced, stays
- * runnable until the comparison of the two is published. Internal: benchmarks and tests compare
- * the two through it.
- */
-export function balanceWithCore(input: BalanceInput, options: BalanceOptions, core: CoreVersion): BalanceResult {
   const settings = resolveBalanceOptions(options);
   const memberRacks = memberRacksOf(input);
   const model = buildModel(input, settings.defaultWeight, memberRacks);
@@ -77,7 +66,6 @@ export function balanceWithCore(input: BalanceInput, options: BalanceOptions, co
     tolerance: settings.moveTolerance,
     budget: { remaining: settings.searchBudget },
     moves: { limit: settings.maxMoves, used: 0 },
-    core,
   };
   const racks = memberRacks === undefined ? undefined : buildRackModel(model, input, memberRacks);
   const instances =

@@ -8,10 +8,6 @@ import {
   type WeightedPartition,
 } from '@load-aware/assignor/internal';
 import { keyOf } from './fixtures';
-import { balanceWithCore, type CoreVersion } from '@load-aware/assignor/internal';
-
-/** Both cores, side by side until the by-weight one replaces the cascade. */
-const CORES: ReadonlyArray<CoreVersion> = ['cascade', 'by-weight'];
 
 const RUNS = { numRuns: 150 };
 const INSTANCE_POOL = ['i0', 'i1', 'i2', 'I3', 'i4'];
@@ -198,20 +194,17 @@ describe('balance stickiness properties', () => {
     );
   });
 
-  it.each(CORES)(
-    '%s core: assigns every partition exactly once to a subscriber, whatever junk the previous holds',
-    (core) => {
-      fc.assert(
-        fc.property(withPreviousArb, ([{ members, partitions }, previous]) => {
-          const result = balanceWithCore({ members, partitions, previous }, {}, core);
-          expectValid(result, members, partitions);
-          expect(result.forcedMoveCount).toBeLessThanOrEqual(result.movedCount);
-          expect(result.movedCount).toBeLessThanOrEqual(result.previouslyOwnedCount);
-        }),
-        RUNS,
-      );
-    },
-  );
+  it('assigns every partition exactly once to a subscriber, whatever junk the previous holds', () => {
+    fc.assert(
+      fc.property(withPreviousArb, ([{ members, partitions }, previous]) => {
+        const result = balance({ members, partitions, previous });
+        expectValid(result, members, partitions);
+        expect(result.forcedMoveCount).toBeLessThanOrEqual(result.movedCount);
+        expect(result.movedCount).toBeLessThanOrEqual(result.previouslyOwnedCount);
+      }),
+      RUNS,
+    );
+  });
 
   it('never moves more partitions away from a still-valid owner than maxMovesPerRebalance', () => {
     fc.assert(
@@ -249,7 +242,7 @@ describe('balance stickiness properties', () => {
   // Placing an orphaned load W needs about 2W of movement at most: the orphans, plus what a
   // receiver sheds to make room. Weights are lumpy, so a receiver may have to shed up to one
   // partition more than that: the bound allows the heaviest partition on top.
-  const leaveProperty = (core: CoreVersion) =>
+  const leaveProperty = () =>
     fc.property(leaveArb, ({ members, partitions, departed }) => {
       const first = balance({ members, partitions });
       const gone = new Set(members.filter((m) => m.instanceId === departed).map((m) => m.memberId));
@@ -265,7 +258,7 @@ describe('balance stickiness properties', () => {
         heldCount++;
       }
       const stayed = members.filter((m) => !gone.has(m.memberId));
-      const result = balanceWithCore({ members: stayed, partitions, previous: first.assignments }, {}, core);
+      const result = balance({ members: stayed, partitions, previous: first.assignments });
       let moved = 0;
       for (const [m, ps] of result.assignments) {
         for (const p of ps) {
@@ -277,12 +270,12 @@ describe('balance stickiness properties', () => {
       expect(moved).toBeLessThanOrEqual(2 * held + result.heaviestWeight + 1e-9 * held);
     });
 
-  it.each(CORES)('%s core: moves at most twice the weight a departed instance held, plus one partition', (core) => {
-    fc.assert(leaveProperty(core), { numRuns: 60 });
+  it('moves at most twice the weight a departed instance held, plus one partition', () => {
+    fc.assert(leaveProperty(), { numRuns: 60 });
   });
 
-  it.each(CORES)('%s core: keeps that bound on the regression seeds', (core) => {
-    for (const seed of LEAVE_REGRESSION_SEEDS) fc.assert(leaveProperty(core), { numRuns: 60, seed });
+  it('keeps that bound on the regression seeds', () => {
+    for (const seed of LEAVE_REGRESSION_SEEDS) fc.assert(leaveProperty(), { numRuns: 60, seed });
   });
 });
 

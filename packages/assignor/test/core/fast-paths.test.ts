@@ -208,43 +208,36 @@ describe('core fast paths give what the general path gives', () => {
 
   it('improve() with its shortcut takes the very steps and budget of the full search', () => {
     fc.assert(
-      fc.property(
-        shapeArb,
-        fc.boolean(),
-        fc.constantFrom(0, 1e-4, 0.05),
-        fc.boolean(),
-        (shape, level, slack, slotFirst) => {
-          const problem = problemOf(shape);
-          const bound = lowerBound(problem);
-          const mean = evenLevel(problem);
-          const goal: SearchGoal = {
-            maxTarget: bound * (1 + slack),
-            minTarget: mean * (1 - slack),
-            resplit: false,
-            level,
-            slotFirst,
-          };
-          const start = emptyPlacement(problem);
-          placeGreedily(problem, start);
-          const copy = (): Placement => ({
-            bin: Int32Array.from(start.bin),
-            load: Float64Array.from(start.load),
-            tie: Float64Array.from(start.tie),
-            items: undefined,
-          });
-          const viaImprove = copy();
-          const improveBudget = { remaining: 1_000_000 };
-          const steps = improve(problem, viaImprove, goal, freeLedger(shape.weights.length), improveBudget);
-          const viaSearch = copy();
-          const searchBudget = { remaining: 1_000_000 };
-          const searchSteps = search(problem, viaSearch, goal, freeLedger(shape.weights.length), searchBudget);
-          expect(steps).toBe(searchSteps);
-          expect(snapshot(viaImprove)).toEqual(snapshot(viaSearch));
-          expect(improveBudget.remaining).toBe(searchBudget.remaining);
-          // And the shortcut is only ever taken when the search would take no step.
-          if (nothingToDo(problem, copy(), goal, { remaining: 1_000_000 })) expect(searchSteps).toBe(0);
-        },
-      ),
+      fc.property(shapeArb, fc.boolean(), fc.constantFrom(0, 1e-4, 0.05), (shape, level, slack) => {
+        const problem = problemOf(shape);
+        const bound = lowerBound(problem);
+        const mean = evenLevel(problem);
+        const goal: SearchGoal = {
+          maxTarget: bound * (1 + slack),
+          minTarget: mean * (1 - slack),
+          resplit: false,
+          level,
+        };
+        const start = emptyPlacement(problem);
+        placeGreedily(problem, start);
+        const copy = (): Placement => ({
+          bin: Int32Array.from(start.bin),
+          load: Float64Array.from(start.load),
+          tie: Float64Array.from(start.tie),
+          items: undefined,
+        });
+        const viaImprove = copy();
+        const improveBudget = { remaining: 1_000_000 };
+        const steps = improve(problem, viaImprove, goal, freeLedger(shape.weights.length), improveBudget);
+        const viaSearch = copy();
+        const searchBudget = { remaining: 1_000_000 };
+        const searchSteps = search(problem, viaSearch, goal, freeLedger(shape.weights.length), searchBudget);
+        expect(steps).toBe(searchSteps);
+        expect(snapshot(viaImprove)).toEqual(snapshot(viaSearch));
+        expect(improveBudget.remaining).toBe(searchBudget.remaining);
+        // And the shortcut is only ever taken when the search would take no step.
+        if (nothingToDo(problem, copy(), goal, { remaining: 1_000_000 })) expect(searchSteps).toBe(0);
+      }),
       RUNS,
     );
   });
@@ -265,7 +258,6 @@ describe('core fast paths give what the general path gives', () => {
       minTarget: evenLevel(problem),
       resplit: true,
       level: true,
-      slotFirst: false,
     };
     expect(nothingToDo(problem, placement, goal, { remaining: 100 })).toBe(true);
   });

@@ -30,8 +30,6 @@ export interface SearchContext {
   readonly crossings: Crossings | undefined;
   /** Items per topic and bin, for the tie-break between equally good steps; undefined when off. */
   readonly spread: Spread | undefined;
-  /** See `SearchGoal.slotFirst`. */
-  readonly slotFirst: boolean;
 }
 
 /** One step: `item` goes to bin `to`; for a swap, `other` (else -1) goes to `item`'s bin. */
@@ -107,29 +105,9 @@ export function bestMoveOffTop(ctx: SearchContext, top: number): Step | undefine
   if (only < 0) return any;
   const mine = moveOffTop(ctx, top, only);
   if (mine === undefined) return any;
-  // Every step moveOffTop returns lowers the busiest level: the slot's move makes progress.
-  if (ctx.slotFirst) return mine;
-  // The preferred slot's best move spares the level below a move, worth a smaller gain here.
-  const level = levelOf(ctx, top);
-  return level - valueOf(ctx, top, mine) >= CASCADE_SLOT_GAIN * (level - valueOf(ctx, top, any)) ? mine : any;
-}
-
-/**
- * The cascade's share of the best move's gain (the drop of the pair's larger level) that a move
- * off the preferred slot ({@link preferredSlot}) must reach to be taken instead. Fitted, not
- * derived: on the 50 leaves of the quality benchmark's leave-2k, 0.3 left the fewest of them
- * above 1.5 times what the instance held. It stays for the cascade until that core goes; the
- * by-weight core takes the slot's move whenever it makes progress (`SearchGoal.slotFirst`): its
- * `bench:quality` figures are the same at a share of 0, 0.3 and 1.
- */
-const CASCADE_SLOT_GAIN = 0.3;
-
-/** The larger level of the pair a single move leaves: `top` without the item, its bin with it. */
-function valueOf(ctx: SearchContext, top: number, step: Step): number {
-  const { capacity, weight } = ctx.problem;
-  const w = weight[step.item]!;
-  const load = ctx.placement.load;
-  return Math.max((load[top]! - w) / capacity[top]!, (load[step.to]! + w) / capacity[step.to]!);
+  // Every step moveOffTop returns lowers the busiest level, so the slot's move makes progress, and
+  // it spares the level below a move: the objective ranks moves above the pace of the search.
+  return mine;
 }
 
 /** {@link bestMoveOffTop} among the items {@link fromSlot} allows. */

@@ -55,7 +55,6 @@ export function placeWithRacks(
     tolerance: settings.tolerance,
     budget: { remaining: searchBudget },
     moves,
-    core: settings.core,
   };
   // The in-rack placement can only be kept below a busiest level; where its lower bound is above
   // that level it is not searched at all (its own budget and moves, so when it runs changes nothing).

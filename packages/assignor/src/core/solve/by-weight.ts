@@ -72,7 +72,6 @@ export function reachByWeight(
     minTarget: target.min * (1 - tolerance / 2),
     resplit: false,
     level: false,
-    slotFirst: true,
   };
   const searchLedger = copyLedger(ledger);
   const searched = placementOf(problem, sticky.bin);
@@ -169,7 +168,7 @@ function towardsBest(
 }
 
 /**
- * The by-weight core's last stage on the instance level, for a sticky start already within the
+ * The core's last stage on the instance level, for a sticky start already within the
  * tolerance: when partitions without a home were placed (an instance left, or partitions are
  * new) and the busiest instance ended above the aim ({@link HOMELESS_AIM} of the tolerance above
  * `reference.max`, the lower bound or the from-scratch placement's busiest), the repair sheds the

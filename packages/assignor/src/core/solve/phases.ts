@@ -1,7 +1,6 @@
 import type { BalanceModel } from '../model/model.js';
 import { buildProblem, type Problem } from '../model/problem.js';
 import { solve } from './solve.js';
-import type { CoreVersion } from './policy.js';
 import { lowerBound } from '../model/lower-bound.js';
 import type { MoveLedger, WorkBudget } from '../place/ledger.js';
 
@@ -22,20 +21,17 @@ export interface LevelSettings {
   readonly tolerance: number;
   readonly budget: WorkBudget;
   readonly moves: MoveAllowance;
-  /** Which core reaches the tolerance (see `CoreVersion`). */
-  readonly core: CoreVersion;
 }
 
 /**
- * How each level is searched. Instance balance is the objective: the tolerance as given, a
- * rebalance that must place homeless partitions may spend half a move per homeless partition to
- * place them well, and the expensive neighbourhoods run when cheap ones are stuck. Members share
- * their instance's process (one event loop), so their balance is secondary and worth neither as
- * much churn nor as much time: twice the tolerance, no extra moves, moves and swaps only.
+ * How each level is searched. Instance balance is the objective: the tolerance as given, and the
+ * expensive neighbourhoods run when cheap ones are stuck. Members share their instance's process
+ * (one event loop), so their balance is secondary and worth neither as much churn nor as much
+ * time: twice the tolerance, moves and swaps only.
  */
 export const POLICY = {
-  instances: { toleranceFactor: 1, homelessAllowance: 0.5, thorough: true },
-  members: { toleranceFactor: 2, homelessAllowance: 0, thorough: false },
+  instances: { toleranceFactor: 1, thorough: true },
+  members: { toleranceFactor: 2, thorough: false },
 } as const;
 
 export type Level = keyof typeof POLICY;
@@ -152,16 +148,11 @@ function solvePhase(
     limit: settings.moves.limit - settings.moves.used,
     used: 0,
   };
-  // The by-weight core places the homeless by its repair, which weighs every move: it needs no
-  // allowance of moves made before it looks at what they cost.
   const policy = {
     tolerance: settings.tolerance * POLICY[level].toleranceFactor,
-    homelessAllowance: settings.core === 'by-weight' ? 0 : POLICY[level].homelessAllowance,
     thorough: POLICY[level].thorough,
-    core: settings.core,
     slotTolerance: level === 'instances' ? settings.tolerance * POLICY.members.toleranceFactor : undefined,
     aimsCloser: level === 'instances',
-    idleOnly: settings.core === 'by-weight',
   };
   const solution = solve(problem, ledger, policy, settings.budget, bound);
   settings.moves.used += ledger.used;

@@ -24,13 +24,6 @@ export interface SearchGoal {
    * levels sorted from the top then cannot be made lexicographically smaller by any such step.
    */
   readonly level: boolean;
-  /**
-   * Take a move off the preferred slot of the busiest bin whenever it lowers that bin at all
-   * (the by-weight core), rather than only when it gains a fitted share of the best move's gain
-   * (the cascade; see `bestMoveOffTop`). The objective ranks moves above the pace of the search:
-   * a slot's move spares the level below a move, and the search goes on to the same target.
-   */
-  readonly slotFirst: boolean;
 }
 
 /**
@@ -89,7 +82,6 @@ export function search(
     eps: noiseAt(scale),
     crossings: createCrossings(problem, placement, ledger),
     spread: createSpread(problem, placement),
-    slotFirst: goal.slotFirst,
   };
   const chains = hasRestrictedGroups(ctx);
   // Levelling tries chains off every bin, the busiest first, once moves are exhausted; trying
