@@ -7,14 +7,15 @@ const DENSE_KEYS = 1 << 16;
 /**
  * The instance-level problem with racks as eligibility: each partition may go only to its
  * topic's subscribers in a rack holding one of its replicas, or without a rack (never cross-rack).
- * A partition with no such subscriber keeps all of them: it crosses racks wherever it goes.
+ * A partition with no such subscriber keeps all of them: it crosses racks wherever it goes, as
+ * does one marked in `free` (let go by an over-full rack, racks/spill.ts).
  *
  * Built as a model whose "topics" are (topic, rack set) pairs, so the load search solves it with
  * everything it already does for restricted subscriptions: lower bound, moves, swaps, chains,
  * stickiness. Pairs whose in-rack subscribers are equal share one array, which the search groups
  * by reference. Only the topics are replaced.
  */
-export function inRackModel(model: BalanceModel, rm: RackModel): BalanceModel {
+export function inRackModel(model: BalanceModel, rm: RackModel, free?: Uint8Array): BalanceModel {
   const width = rm.racks.length;
   const pairOf = new Map<number, number>();
   const subscribersOf: Array<TopicSubscribers | undefined> = [];
@@ -27,7 +28,7 @@ export function inRackModel(model: BalanceModel, rm: RackModel): BalanceModel {
   const dense = keys <= DENSE_KEYS ? new Int32Array(keys).fill(-1) : undefined;
   for (let p = 0; p < model.partitionCount; p++) {
     const t = model.topicOf[p]!;
-    const set = rm.setOf[p]!;
+    const set = free?.[p] === 1 ? -1 : rm.setOf[p]!;
     const key = t * (rm.setCount + 1) + (set + 1);
     let pair = dense === undefined ? pairOf.get(key) : dense[key]! < 0 ? undefined : dense[key];
     if (pair === undefined) {

@@ -4,11 +4,12 @@ import type { PreviousOwners } from '../model/previous.js';
 import { instanceLowerBound, placeOnInstances, placeOnInstancesBelow, type LevelSettings } from '../solve/levels.js';
 import { inRackModel } from './in-rack-model.js';
 import { matchRacks } from './rack-pass.js';
-import type { RackModel } from './rack-model.js';
-import { equalTerms } from './terms.js';
 import { placeByCounts } from './count-racks.js';
 import { noiseAt } from '../structures/numbers.js';
-import { aboveFloor, instanceLoads } from './rack-floor.js';
+import { instanceLoads } from './rack-floor.js';
+import { bandTerms, keepsKafkaRule, levels, withinBand, withinBound } from './band.js';
+import { spillFromBusiest, spillOver } from './spill.js';
+import { isCrossRack, type RackModel } from './rack-model.js';
 
 /**
  * The instance of every partition when racks can matter, and the lower bound of the instance
@@ -30,6 +31,9 @@ import { aboveFloor, instanceLoads } from './rack-floor.js';
  *    most of the cost of matching racks on a large group.
  * 3. Otherwise solve without racks (`byLoad`) and improve its locality inside the band
  *    ({@link matchRacks}).
+ * 4. Off Kafka's terms, try the in-rack placement once more with what over-full racks must let
+ *    go free to cross ({@link spillCandidate}), and keep it, matched in turn, if it moves no
+ *    more weight than step 3 and fetches less across racks.
  *
  * Updates `settings.moves` to the moves the choice makes.
  */
@@ -82,17 +86,104 @@ export function placeWithRacks(
   const home = previous.instance;
   const counted = new Uint8Array(model.partitionCount);
   for (let p = 0; p < model.partitionCount; p++) counted[p] = previous.member[p]! >= 0 && home[p]! >= 0 ? 1 : 0;
-  const unmatched = terms.kafka ? byLoad.instance.slice() : undefined;
+  const unmatched = byLoad.instance.slice();
   const movesUnmatched = settings.moves.used;
   matchRacks(model, rm, byLoad.instance, { home, counted }, settings, byLoad.lowerBound);
   // Trades keep the counts but not which topics each instance holds: on Kafka's terms one can hand
   // a partition to an instance that a subscriber holding two fewer could take it from. Kafka's
   // rule comes before locality, so such a match is dropped.
-  if (unmatched !== undefined && !keepsKafkaRule(model, byLoad.instance)) {
+  if (terms.kafka && !keepsKafkaRule(model, byLoad.instance)) {
     byLoad.instance.set(unmatched);
     settings.moves.used = movesUnmatched;
+    return byLoad;
   }
-  return byLoad;
+  if (terms.kafka) return byLoad;
+  const spilled = spillCandidate(model, rm, previous, settings, searchBudget, {
+    instance: unmatched,
+    lowerBound: byLoad.lowerBound,
+  });
+  if (spilled === undefined) return byLoad;
+  // Matching from there brings back in-rack what the packing left room for.
+  const spilledMoves = { limit: settings.moves.limit, used: spilled.moves };
+  matchRacks(
+    model,
+    rm,
+    spilled.instance,
+    { home, counted },
+    { tolerance: settings.tolerance, moves: spilledMoves },
+    byLoad.lowerBound,
+  );
+  // Moves rank before cross-rack traffic in the objective: the spill wins only by moving no more
+  // weight than the match and fetching less across racks.
+  const spilledMoved = movedWeight(model, spilled.instance, home, counted);
+  const matchedMoved = movedWeight(model, byLoad.instance, home, counted);
+  if (spilledMoved > matchedMoved + noiseAt(matchedMoved)) return byLoad;
+  if (crossWeight(model, rm, spilled.instance) >= crossWeight(model, rm, byLoad.instance)) return byLoad;
+  settings.moves.used = spilledMoves.used;
+  return { instance: spilled.instance, lowerBound: byLoad.lowerBound };
+}
+
+/**
+ * The in-rack placement again, with the partitions over-full racks let go ({@link spillOver}) free
+ * to go anywhere: where a rack's own partitions outweigh what its instances can take inside the
+ * band, matching after the load search moves what it can one trade at a time, and stops short of
+ * the least that must cross (300 log-normal partitions on 10/10/10 instances, RF 1: 1.76% across
+ * racks against a bound of 1.34%). Letting go exactly the excess can leave a rack's instances too
+ * little room to pack what stays: then each instance that overflows the band's top lets go the
+ * lightest of its partitions that cover the overflow ({@link spillFromBusiest}), and the search
+ * runs again, at most {@link SPILL_ROUNDS} times. Undefined unless it lands within the band of
+ * `reference` (the placement without racks) for at most `maxMovesPerRebalance`.
+ */
+function spillCandidate(
+  model: BalanceModel,
+  rm: RackModel,
+  previous: PreviousOwners,
+  settings: LevelSettings,
+  searchBudget: number,
+  reference: { readonly instance: Int32Array; readonly lowerBound: number },
+): { instance: Int32Array; moves: number } | undefined {
+  const terms = bandTerms(model, settings.tolerance);
+  const ref = levels(model, reference.instance, terms.split, false);
+  const ceiling = Math.max(ref.max, reference.lowerBound * (1 + terms.tolerance));
+  const free = spillOver(model, rm, ceiling);
+  for (let round = 0; round < SPILL_ROUNDS; round++) {
+    const restricted = inRackModel(model, rm, free);
+    const { homes, forced } = inRackHomes(restricted, previous);
+    if (forced > settings.moves.limit) return undefined;
+    const moves = { limit: settings.moves.limit, used: forced };
+    const inRackSettings = { tolerance: settings.tolerance, budget: { remaining: searchBudget }, moves };
+    const placed = placeOnInstancesBelow(restricted, homes, inRackSettings, ceiling + noiseAt(ceiling)).instance;
+    if (placed === undefined) return undefined;
+    if (withinBand(model, rm, placed, reference, terms)) return { instance: placed, moves: moves.used };
+    const load = instanceLoads(model, placed, terms.split, false);
+    if (!spillFromBusiest(model, free, placed, load, ceiling + noiseAt(ceiling))) return undefined;
+  }
+  return undefined;
+}
+
+/**
+ * At most this many searches of the in-rack problem in {@link spillCandidate}, letting go more
+ * each time: a cap on the work, not a fitted value. The first lets go the racks' excess; the
+ * second what packing the rest overflowed, and more rounds have not found more (weighted rack
+ * sweep of `bench:quality`: 135 of 144 groups within the target after one round, 143 after two,
+ * four or eight).
+ */
+const SPILL_ROUNDS = 4;
+
+/** The weight of the partitions that leave a home they are counted on (`counted`) under `instance`. */
+function movedWeight(model: BalanceModel, instance: Int32Array, home: Int32Array, counted: Uint8Array): number {
+  let weight = 0;
+  for (let p = 0; p < model.partitionCount; p++) {
+    if (counted[p] === 1 && instance[p] !== home[p]) weight += model.weight[p]!;
+  }
+  return weight;
+}
+
+/** The weight of the partitions fetched across racks under `instance`. */
+function crossWeight(model: BalanceModel, rm: RackModel, instance: Int32Array): number {
+  let weight = 0;
+  for (let p = 0; p < model.partitionCount; p++) if (isCrossRack(rm, p, instance[p]!)) weight += model.weight[p]!;
+  return weight;
 }
 
 /**
@@ -119,143 +210,4 @@ function inRackHomes(restricted: BalanceModel, previous: PreviousOwners): { home
   // Written out rather than spread, so the homes keep the shape (and map) of every other.
   const homes = member === previous.member ? previous : { member, instance, listed: previous.listed };
   return { homes, forced };
-}
-
-/** What the bands are judged on, worked out once per call (each a pass over the partitions). */
-interface BandTerms {
-  /** Number of weighted partitions (see {@link weightedCount}). */
-  readonly split: number;
-  /** The tolerance the bands allow: none on equal terms, where counts are held exactly. */
-  readonly tolerance: number;
-  /**
-   * Equal weights on equal capacities without base loads, every partition weighted or none:
-   * Kafka's terms, whose balance rule ({@link keepsKafkaRule}) any placement must keep.
-   */
-  readonly kafka: boolean;
-}
-
-/** The {@link BandTerms} of `model` at the caller's `tolerance`. */
-function bandTerms(model: BalanceModel, tolerance: number): BandTerms {
-  const split = weightedCount(model);
-  const equal = equalTerms(model, split);
-  return {
-    split,
-    tolerance: equal ? 0 : tolerance,
-    kafka: equal && (split === model.partitionCount || split === 0),
-  };
-}
-
-/**
- * True when `candidate` is as balanced as `reference` by the rule rack matching keeps: its
- * busiest instance (combined load per unit of capacity) no higher than the larger of the
- * reference's and the lower bound plus the tolerance, its least busy no lower than the smaller
- * of the reference's less half the tolerance and the mean less the tolerance (the band the next
- * rebalance's search accepts as it is), or than its rack's mean less the tolerance
- * ({@link aboveFloor}). On equal terms (equal weights and capacities, no base loads) the band is
- * the reference's own levels, and zero-weight partitions, placed by count, must keep the
- * reference's count levels in any case.
- */
-function withinBand(
-  model: BalanceModel,
-  rm: RackModel,
-  candidate: Int32Array,
-  reference: { readonly instance: Int32Array; readonly lowerBound: number },
-  terms: BandTerms,
-): boolean {
-  const { split, tolerance: t } = terms;
-  const ref = levels(model, reference.instance, split, false);
-  const gotLoad = instanceLoads(model, candidate, split, false);
-  const got = levelsOf(model, gotLoad);
-  const eps = noiseAt(ref.max);
-  const ceiling = Math.max(ref.max, reference.lowerBound * (1 + t));
-  const floor = Math.min(ref.min * (1 - t / 2), meanLevel(model, split) * (1 - t));
-  if (got.max > ceiling + eps || !aboveFloor(model, rm, gotLoad, floor, t)) return false;
-  if (terms.kafka && !keepsKafkaRule(model, candidate)) return false;
-  if (split === model.partitionCount) return true;
-  // Counts include the weighted partitions, as the zero-weight phase counts them.
-  const refCount = levels(model, reference.instance, model.partitionCount, true);
-  const gotCount = levels(model, candidate, model.partitionCount, true);
-  return gotCount.max <= refCount.max + 1e-9 && gotCount.min >= refCount.min - 1e-9;
-}
-
-/**
- * The part of {@link withinBand} that needs no reference placement: busiest instance within the
- * tolerance of the lower bound, least busy within it of the mean (or of its rack's mean, as
- * there). Whatever the reference, its band contains this one. Never true with zero-weight
- * partitions, whose band is the reference's counts.
- */
-function withinBound(
-  model: BalanceModel,
-  rm: RackModel,
-  candidate: Int32Array,
-  lowerBound: number,
-  terms: BandTerms,
-): boolean {
-  const { split, tolerance: t } = terms;
-  if (split < model.partitionCount) return false;
-  const load = instanceLoads(model, candidate, split, false);
-  const eps = noiseAt(lowerBound);
-  if (levelsOf(model, load).max > lowerBound * (1 + t) + eps) return false;
-  if (!aboveFloor(model, rm, load, meanLevel(model, split) * (1 - t), t)) return false;
-  return !terms.kafka || keepsKafkaRule(model, candidate);
-}
-
-/**
- * Kafka's balance rule on the instances: no instance holds a partition that another subscriber
- * of its topic, holding two or more fewer, could take. Matching racks as eligibility levels
- * counts only among in-rack subscribers, which can break it; such a placement is not kept.
- */
-function keepsKafkaRule(model: BalanceModel, instance: Int32Array): boolean {
-  const count = new Int32Array(model.instanceIds.length);
-  for (let p = 0; p < model.partitionCount; p++) count[instance[p]!] = count[instance[p]!]! + 1;
-  const fewest = model.subscribersOf.map((subs) => {
-    if (subs === undefined) return 0;
-    let least = Number.POSITIVE_INFINITY;
-    for (const i of subs.instances) least = Math.min(least, count[i]!);
-    return least;
-  });
-  for (let p = 0; p < model.partitionCount; p++) {
-    if (count[instance[p]!]! >= fewest[model.topicOf[p]!]! + 2) return false;
-  }
-  return true;
-}
-
-/** Number of weighted partitions: model order is heaviest first, so they are a prefix. */
-function weightedCount(model: BalanceModel): number {
-  let split = model.partitionCount;
-  while (split > 0 && !(model.weight[split - 1]! > 0)) split--;
-  return split;
-}
-
-/**
- * The highest and lowest level (per unit of capacity) of the instances under `bin` for
- * partitions `[0, to)`: combined load, or with `unit` partition counts (base loads left out).
- */
-function levels(model: BalanceModel, bin: Int32Array, to: number, unit: boolean): { max: number; min: number } {
-  return levelsOf(model, instanceLoads(model, bin, to, unit));
-}
-
-/** The highest and lowest of `load` per unit of capacity. */
-function levelsOf(model: BalanceModel, load: Float64Array): { max: number; min: number } {
-  const capacity = model.instanceCapacity;
-  let max = Number.NEGATIVE_INFINITY;
-  let min = Number.POSITIVE_INFINITY;
-  for (let b = 0; b < load.length; b++) {
-    const level = load[b]! / capacity[b]!;
-    if (level > max) max = level;
-    if (level < min) min = level;
-  }
-  return { max, min };
-}
-
-/** The mean combined load per unit of capacity of the first `split` partitions and the base loads. */
-function meanLevel(model: BalanceModel, split: number): number {
-  let mean = 0;
-  let totalCapacity = 0;
-  for (let b = 0; b < model.instanceIds.length; b++) {
-    mean += model.instanceBaseLoad[b]!;
-    totalCapacity += model.instanceCapacity[b]!;
-  }
-  for (let p = 0; p < split; p++) mean += model.weight[p]!;
-  return mean / totalCapacity;
 }

@@ -1,0 +1,149 @@
+import type { BalanceModel } from '../model/model.js';
+import { noiseAt } from '../structures/numbers.js';
+import type { RackModel } from './rack-model.js';
+import { aboveFloor, instanceLoads } from './rack-floor.js';
+import { equalTerms } from './terms.js';
+
+/*
+ * The band a placement with racks must stay in: as balanced as the placement without racks, by
+ * the rule rack matching keeps (docs/racks.md, "How placement chooses").
+ */
+
+/** What the bands are judged on, worked out once per call (each a pass over the partitions). */
+export interface BandTerms {
+  /** Number of weighted partitions (see {@link weightedCount}). */
+  readonly split: number;
+  /** The tolerance the bands allow: none on equal terms, where counts are held exactly. */
+  readonly tolerance: number;
+  /**
+   * Equal weights on equal capacities without base loads, every partition weighted or none:
+   * Kafka's terms, whose balance rule ({@link keepsKafkaRule}) any placement must keep.
+   */
+  readonly kafka: boolean;
+}
+
+/** The {@link BandTerms} of `model` at the caller's `tolerance`. */
+export function bandTerms(model: BalanceModel, tolerance: number): BandTerms {
+  const split = weightedCount(model);
+  const equal = equalTerms(model, split);
+  return {
+    split,
+    tolerance: equal ? 0 : tolerance,
+    kafka: equal && (split === model.partitionCount || split === 0),
+  };
+}
+
+/**
+ * True when `candidate` is as balanced as `reference` by the rule rack matching keeps: its
+ * busiest instance (combined load per unit of capacity) no higher than the larger of the
+ * reference's and the lower bound plus the tolerance, its least busy no lower than the smaller
+ * of the reference's less half the tolerance and the mean less the tolerance (the band the next
+ * rebalance's search accepts as it is), or than its rack's mean less the tolerance
+ * ({@link aboveFloor}). On equal terms (equal weights and capacities, no base loads) the band is
+ * the reference's own levels, and zero-weight partitions, placed by count, must keep the
+ * reference's count levels in any case.
+ */
+export function withinBand(
+  model: BalanceModel,
+  rm: RackModel,
+  candidate: Int32Array,
+  reference: { readonly instance: Int32Array; readonly lowerBound: number },
+  terms: BandTerms,
+): boolean {
+  const { split, tolerance: t } = terms;
+  const ref = levels(model, reference.instance, split, false);
+  const gotLoad = instanceLoads(model, candidate, split, false);
+  const got = levelsOf(model, gotLoad);
+  const eps = noiseAt(ref.max);
+  const ceiling = Math.max(ref.max, reference.lowerBound * (1 + t));
+  const floor = Math.min(ref.min * (1 - t / 2), meanLevel(model, split) * (1 - t));
+  if (got.max > ceiling + eps || !aboveFloor(model, rm, gotLoad, floor, t)) return false;
+  if (terms.kafka && !keepsKafkaRule(model, candidate)) return false;
+  if (split === model.partitionCount) return true;
+  // Counts include the weighted partitions, as the zero-weight phase counts them.
+  const refCount = levels(model, reference.instance, model.partitionCount, true);
+  const gotCount = levels(model, candidate, model.partitionCount, true);
+  return gotCount.max <= refCount.max + 1e-9 && gotCount.min >= refCount.min - 1e-9;
+}
+
+/**
+ * The part of {@link withinBand} that needs no reference placement: busiest instance within the
+ * tolerance of the lower bound, least busy within it of the mean (or of its rack's mean, as
+ * there). Whatever the reference, its band contains this one. Never true with zero-weight
+ * partitions, whose band is the reference's counts.
+ */
+export function withinBound(
+  model: BalanceModel,
+  rm: RackModel,
+  candidate: Int32Array,
+  lowerBound: number,
+  terms: BandTerms,
+): boolean {
+  const { split, tolerance: t } = terms;
+  if (split < model.partitionCount) return false;
+  const load = instanceLoads(model, candidate, split, false);
+  const eps = noiseAt(lowerBound);
+  if (levelsOf(model, load).max > lowerBound * (1 + t) + eps) return false;
+  if (!aboveFloor(model, rm, load, meanLevel(model, split) * (1 - t), t)) return false;
+  return !terms.kafka || keepsKafkaRule(model, candidate);
+}
+
+/**
+ * Kafka's balance rule on the instances: no instance holds a partition that another subscriber
+ * of its topic, holding two or more fewer, could take. Matching racks as eligibility levels
+ * counts only among in-rack subscribers, which can break it; such a placement is not kept.
+ */
+export function keepsKafkaRule(model: BalanceModel, instance: Int32Array): boolean {
+  const count = new Int32Array(model.instanceIds.length);
+  for (let p = 0; p < model.partitionCount; p++) count[instance[p]!] = count[instance[p]!]! + 1;
+  const fewest = model.subscribersOf.map((subs) => {
+    if (subs === undefined) return 0;
+    let least = Number.POSITIVE_INFINITY;
+    for (const i of subs.instances) least = Math.min(least, count[i]!);
+    return least;
+  });
+  for (let p = 0; p < model.partitionCount; p++) {
+    if (count[instance[p]!]! >= fewest[model.topicOf[p]!]! + 2) return false;
+  }
+  return true;
+}
+
+/** Number of weighted partitions: model order is heaviest first, so they are a prefix. */
+function weightedCount(model: BalanceModel): number {
+  let split = model.partitionCount;
+  while (split > 0 && !(model.weight[split - 1]! > 0)) split--;
+  return split;
+}
+
+/**
+ * The highest and lowest level (per unit of capacity) of the instances under `bin` for
+ * partitions `[0, to)`: combined load, or with `unit` partition counts (base loads left out).
+ */
+export function levels(model: BalanceModel, bin: Int32Array, to: number, unit: boolean): { max: number; min: number } {
+  return levelsOf(model, instanceLoads(model, bin, to, unit));
+}
+
+/** The highest and lowest of `load` per unit of capacity. */
+function levelsOf(model: BalanceModel, load: Float64Array): { max: number; min: number } {
+  const capacity = model.instanceCapacity;
+  let max = Number.NEGATIVE_INFINITY;
+  let min = Number.POSITIVE_INFINITY;
+  for (let b = 0; b < load.length; b++) {
+    const level = load[b]! / capacity[b]!;
+    if (level > max) max = level;
+    if (level < min) min = level;
+  }
+  return { max, min };
+}
+
+/** The mean combined load per unit of capacity of the first `split` partitions and the base loads. */
+function meanLevel(model: BalanceModel, split: number): number {
+  let mean = 0;
+  let totalCapacity = 0;
+  for (let b = 0; b < model.instanceIds.length; b++) {
+    mean += model.instanceBaseLoad[b]!;
+    totalCapacity += model.instanceCapacity[b]!;
+  }
+  for (let p = 0; p < split; p++) mean += model.weight[p]!;
+  return mean / totalCapacity;
+}
