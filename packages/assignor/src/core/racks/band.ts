@@ -53,7 +53,7 @@ export function withinBand(
   const { split, tolerance: t } = terms;
   const ref = levels(model, reference.instance, split, false);
   const gotLoad = instanceLoads(model, candidate, split, false);
-  const got = levelsOf(model, gotLoad);
+  const got = levelsOf(gotLoad, model.instanceCapacity);
   const eps = noiseAt(ref.max);
   const ceiling = Math.max(ref.max, reference.lowerBound * (1 + t));
   const floor = Math.min(ref.min * (1 - t / 2), meanLevel(model, split) * (1 - t));
@@ -83,7 +83,7 @@ export function withinBound(
   if (split < model.partitionCount) return false;
   const load = instanceLoads(model, candidate, split, false);
   const eps = noiseAt(lowerBound);
-  if (levelsOf(model, load).max > lowerBound * (1 + t) + eps) return false;
+  if (levelsOf(load, model.instanceCapacity).max > lowerBound * (1 + t) + eps) return false;
   if (!aboveFloor(model, rm, load, meanLevel(model, split) * (1 - t), t)) return false;
   return !terms.kafka || keepsKafkaRule(model, candidate);
 }
@@ -120,12 +120,11 @@ function weightedCount(model: BalanceModel): number {
  * partitions `[0, to)`: combined load, or with `unit` partition counts (base loads left out).
  */
 export function levels(model: BalanceModel, bin: Int32Array, to: number, unit: boolean): { max: number; min: number } {
-  return levelsOf(model, instanceLoads(model, bin, to, unit));
+  return levelsOf(instanceLoads(model, bin, to, unit), model.instanceCapacity);
 }
 
-/** The highest and lowest of `load` per unit of capacity. */
-function levelsOf(model: BalanceModel, load: Float64Array): { max: number; min: number } {
-  const capacity = model.instanceCapacity;
+/** The highest and lowest of `load` per unit of `capacity`, instance by instance. */
+export function levelsOf(load: Float64Array, capacity: Float64Array): { max: number; min: number } {
   let max = Number.NEGATIVE_INFINITY;
   let min = Number.POSITIVE_INFINITY;
   for (let b = 0; b < load.length; b++) {

@@ -4,6 +4,7 @@ import { isCrossRack, type RackModel } from './rack-model.js';
 import { equalTerms } from './terms.js';
 import { TARGET_LIMIT, bucketize, findPartners, findRelay, mayTrade, subscribes, type Phase } from './rack-trades.js';
 import { noiseAt } from '../structures/numbers.js';
+import { levelsOf } from './band.js';
 
 /**
  * Rack matching on the instance level, after the load search: partitions fetched from another
@@ -56,7 +57,7 @@ export function matchRacks(
     total += load[b]!;
     totalCapacity += capacity[b]!;
   }
-  const band = currentBand(load, capacity);
+  const band = levelsOf(load, capacity);
   const tolerance = equal ? 0 : level.tolerance;
   const ceiling = Math.max(band.max, lowerBound * (1 + tolerance));
   const floor = Math.min(band.min * (1 - tolerance / 2), (total / totalCapacity) * (1 - tolerance));
@@ -88,7 +89,7 @@ export function matchRacks(
   // Zero-weight partitions, judged by partition count per unit of capacity, weighted ones included.
   const counts = new Float64Array(bins);
   for (let p = 0; p < count; p++) counts[instance[p]!] = counts[instance[p]!]! + 1;
-  const byCount = currentBand(counts, capacity);
+  const byCount = levelsOf(counts, capacity);
   const zero: Phase = {
     from: split,
     to: count,
@@ -220,16 +221,4 @@ function runPhase(
     }
     if (!improved) return;
   }
-}
-
-/** The highest and lowest load ÷ capacity of any instance. */
-function currentBand(load: Float64Array, capacity: Float64Array): { max: number; min: number } {
-  let max = Number.NEGATIVE_INFINITY;
-  let min = Number.POSITIVE_INFINITY;
-  for (let b = 0; b < load.length; b++) {
-    const level = load[b]! / capacity[b]!;
-    if (level > max) max = level;
-    if (level < min) min = level;
-  }
-  return { max, min };
 }
