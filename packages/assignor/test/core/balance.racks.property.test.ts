@@ -87,6 +87,43 @@ function stripRacks(members: ReadonlyArray<BalanceMember>, partitions: ReadonlyA
   };
 }
 
+/**
+ * Weighted groups with racks: two or three racks of one to four instances (one or two members
+ * each, every member subscribed to every topic), 10–120 partitions of positive weight, each with
+ * its replicas in one or two racks.
+ */
+const weightedRackGroupArb = fc
+  .record({
+    sizes: fc.array(fc.record({ instances: fc.integer({ min: 1, max: 4 }), members: fc.integer({ min: 1, max: 2 }) }), {
+      minLength: 2,
+      maxLength: 3,
+    }),
+    partitions: fc.array(
+      fc.record({
+        weight: fc.double({ min: 0.01, max: 100, noNaN: true }),
+        racks: fc.subarray(RACKS, { minLength: 1, maxLength: 2 }),
+      }),
+      { minLength: 10, maxLength: 120 },
+    ),
+  })
+  .map(({ sizes, partitions }) => {
+    const members: BalanceMember[] = [];
+    sizes.forEach(({ instances, members: perInstance }, r) => {
+      for (let i = 0; i < instances; i++) {
+        const instanceId = `${RACKS[r]!}${String(i)}`;
+        for (let m = 0; m < perInstance; m++)
+          members.push({ memberId: `${instanceId}-${String(m)}`, instanceId, topics: TOPICS, rack: RACKS[r]! });
+      }
+    });
+    const placed: WeightedPartition[] = partitions.map(({ weight, racks }, k) => ({
+      topic: TOPICS[k % TOPICS.length]!,
+      partition: Math.floor(k / TOPICS.length),
+      weight,
+      racks,
+    }));
+    return { members, partitions: placed };
+  });
+
 describe('balance() with racks (properties)', () => {
   it('places every partition validly and reports its cross-rack count honestly, above the bound', () => {
     fc.assert(
@@ -153,6 +190,17 @@ describe('balance() with racks (properties)', () => {
         });
         const copied = partitions.map((p) => (p.racks === undefined ? p : { ...p, racks: [...p.racks] }));
         expect(balance({ members, partitions: sharing })).toEqual(balance({ members, partitions: copied }));
+      }),
+      RUNS,
+    );
+  });
+
+  it('moves nothing when an unchanged weighted group is placed again from its own placement', () => {
+    fc.assert(
+      fc.property(weightedRackGroupArb, ({ members, partitions }) => {
+        const first = balance({ members, partitions });
+        const again = balance({ members, partitions, previous: first.assignments });
+        expect(again.movedCount).toBe(0);
       }),
       RUNS,
     );

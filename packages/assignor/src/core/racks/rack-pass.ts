@@ -7,6 +7,14 @@ import { noiseAt } from '../structures/numbers.js';
 import { levelsOf } from './band.js';
 
 /**
+ * The steps rack matching may take on `model` (candidates looked at, partitions tried): linear in
+ * the partitions, so matching never costs more than a few passes over them.
+ */
+export function matchingWork(model: BalanceModel): { remaining: number } {
+  return { remaining: 60 * model.partitionCount + 100_000 };
+}
+
+/**
  * Rack matching on the instance level, after the load search: partitions fetched from another
  * rack move, trade places, or relay through a third instance, to an instance in a rack holding
  * one of their replicas (their previous one first), as long as every instance stays inside the
@@ -31,6 +39,7 @@ import { levelsOf } from './band.js';
  * Heaviest first, moves, trades, then relays, in rounds until nothing improves: each step lowers
  * the cross-rack weight, so it ends. A move that would take a partition off its previous owner
  * counts against `maxMovesPerRebalance`. Pure and deterministic: fixed orders, explicit ties.
+ * `work` caps the steps ({@link matchingWork} unless a caller shares one budget across passes).
  */
 export function matchRacks(
   model: BalanceModel,
@@ -39,11 +48,11 @@ export function matchRacks(
   homes: { readonly home: Int32Array; readonly counted: Uint8Array },
   level: { readonly tolerance: number; readonly moves: MoveAllowance },
   lowerBound: number,
+  work: { remaining: number } = matchingWork(model),
 ): void {
   const count = model.partitionCount;
   let split = count;
   while (split > 0 && !(model.weight[split - 1]! > 0)) split--;
-  const work = { remaining: 60 * count + 100_000 };
   const capacity = model.instanceCapacity;
   const bins = capacity.length;
 
