@@ -80,7 +80,9 @@ lane() { # lane NAME COMMAND... : runs COMMAND in the background (in the foregro
     return
   fi
   echo "==> lane $name started at $SECONDS s, output in $results/$name.out"
-  ("$@") >"$results/$name.out" 2>&1 &
+  # Each lane draws test ports from a slice of its own (test/support/free-ports.ts): a broker
+  # restarted on its old port must not find it taken by another lane's broker.
+  (export LOAD_AWARE_PORT_LANE=${#lane_pids[@]}; "$@") >"$results/$name.out" 2>&1 &
   lane_pids+=("$!") lane_names+=("$name")
 }
 wait_lanes() { # prints each lane's output once it ends, in the order they started
