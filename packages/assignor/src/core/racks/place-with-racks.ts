@@ -4,16 +4,17 @@ import type { PreviousOwners } from '../model/previous.js';
 import {
   instanceLowerBound,
   placeOnInstances,
+  placeIdleOnInstances,
   placeOnInstancesBelow,
   type LevelSettings,
   type MoveAllowance,
 } from '../solve/levels.js';
 import { inRackModel } from './in-rack-model.js';
-import { matchingWork, matchRacks } from './rack-pass.js';
+import { matchIdle, matchingWork, matchRacks } from './rack-pass.js';
 import { placeByCounts } from './count-racks.js';
 import { noiseAt } from '../structures/numbers.js';
 import { instanceLoads } from './rack-floor.js';
-import { bandTerms, keepsKafkaRule, levels, withinBand, withinBound } from './band.js';
+import { bandTerms, keepsKafkaRule, levels, withinBand, withinBound, type BandTerms } from './band.js';
 import { spillFromBusiest, spillOver } from './spill.js';
 import { isCrossRack, type RackModel } from './rack-model.js';
 
@@ -95,6 +96,7 @@ export function placeWithRacks(
   const unmatched = byLoad.instance.slice();
   const movesUnmatched = settings.moves.used;
   matchToStable(model, rm, byLoad.instance, { home, counted }, settings, byLoad.lowerBound);
+  settleIdle(model, rm, byLoad.instance, previous, { home, counted }, settings);
   // Trades keep the counts but not which topics each instance holds: on Kafka's terms one can hand
   // a partition to an instance that a subscriber holding two fewer could take it from. Kafka's
   // rule comes before locality, so such a match is dropped.
@@ -104,15 +106,16 @@ export function placeWithRacks(
     return byLoad;
   }
   if (terms.kafka) return byLoad;
-  const spilled = spillCandidate(model, rm, previous, settings, searchBudget, {
+  const spilled = spillCandidate(model, rm, previous, settings, searchBudget, terms, {
     instance: unmatched,
     lowerBound: byLoad.lowerBound,
   });
   if (spilled === undefined) return byLoad;
   // Matching from there brings back in-rack what the packing left room for.
   const spilledMoves = { limit: settings.moves.limit, used: spilled.moves };
-  const spilledLevel = { tolerance: settings.tolerance, moves: spilledMoves };
+  const spilledLevel = { tolerance: settings.tolerance, budget: settings.budget, moves: spilledMoves };
   matchToStable(model, rm, spilled.instance, { home, counted }, spilledLevel, byLoad.lowerBound);
+  settleIdle(model, rm, spilled.instance, previous, { home, counted }, spilledLevel);
   // Moves rank before cross-rack traffic in the objective: the spill wins only by moving no more
   // weight than the match and fetching less across racks.
   const spilledMoved = movedWeight(model, spilled.instance, home, counted);
@@ -140,9 +143,9 @@ function spillCandidate(
   previous: PreviousOwners,
   settings: LevelSettings,
   searchBudget: number,
+  terms: BandTerms,
   reference: { readonly instance: Int32Array; readonly lowerBound: number },
 ): { instance: Int32Array; moves: number } | undefined {
-  const terms = bandTerms(model, settings.tolerance);
   const ref = levels(model, reference.instance, terms.split, false);
   const ceiling = Math.max(ref.max, reference.lowerBound * (1 + terms.tolerance));
   const free = spillOver(model, rm, ceiling);
@@ -200,6 +203,25 @@ function matchToStable(
     if (!(after < cross - noiseAt(cross))) return;
     cross = after;
   }
+}
+
+/**
+ * The zero-weight partitions placed by count again on the counts matching left
+ * ({@link placeIdleOnInstances}), then matched to racks by count ({@link matchIdle}): the matched placement is then
+ * one the count phase keeps, and an unchanged group placed again moves nothing (groups with a
+ * tenth of their partitions idle: 506 idle partitions moved in 9 of 60 groups placed again before, none after).
+ */
+function settleIdle(
+  model: BalanceModel,
+  rm: RackModel,
+  instance: Int32Array,
+  previous: PreviousOwners,
+  homes: { readonly home: Int32Array; readonly counted: Uint8Array },
+  settings: LevelSettings,
+): void {
+  if (model.partitionCount === 0 || model.weight[model.partitionCount - 1]! > 0) return;
+  const ceiling = placeIdleOnInstances(model, instance, previous, settings);
+  matchIdle(model, rm, instance, homes, settings.moves, ceiling);
 }
 
 /**

@@ -2,7 +2,7 @@ import type { BalanceModel, TopicSubscribers } from '../model/model.js';
 import type { PreviousOwners } from '../model/previous.js';
 import { buildProblem, eligibilityTable } from '../model/problem.js';
 import { lowerBound } from '../model/lower-bound.js';
-import { placeInPhases, type LevelSettings, type LevelSpec } from './phases.js';
+import { placeByCount, placeInPhases, type Homes, type LevelSettings, type LevelSpec } from './phases.js';
 
 export type { LevelSettings, MoveAllowance } from './phases.js';
 
@@ -35,6 +35,66 @@ export function placeOnInstancesBelow(
 ): { instance: Int32Array; lowerBound: number } | { instance: undefined; lowerBound: number } {
   const count = model.partitionCount;
   const instance = new Int32Array(count).fill(-1);
+  const all = new Int32Array(count);
+  for (let p = 0; p < count; p++) all[p] = p;
+  const homes = instanceHomes(model, previous);
+  const phases = placeInPhases(model, all, instanceSpec(model), settings, 'instances', instance, homes, ceiling);
+  return phases.placed
+    ? { instance, lowerBound: phases.lowerBound }
+    : { instance: undefined, lowerBound: phases.lowerBound };
+}
+
+/**
+ * Places the zero-weight partitions on the instances again by count ({@link placeByCount}), the
+ * weighted ones staying where `instance` has them, and rewrites `instance`. For rack matching,
+ * whose trades of weighted partitions change the counts the zero-weight phase levelled against:
+ * without this, an unchanged group placed again moved idle partitions to level the counts anew.
+ * Their moves replace the ones counted in `settings.moves` for the placement they leave. Returns
+ * the highest count per unit of capacity the zero-weight phase keeps ({@link placeByCount}).
+ */
+export function placeIdleOnInstances(
+  model: BalanceModel,
+  instance: Int32Array,
+  previous: PreviousOwners,
+  settings: LevelSettings,
+): number {
+  const count = model.partitionCount;
+  let split = count;
+  while (split > 0 && !(model.weight[split - 1]! > 0)) split--;
+  if (split === count) return 0;
+  const binCount = model.instanceIds.length;
+  const counts = new Float64Array(binCount);
+  const loads = new Float64Array(binCount);
+  for (let p = 0; p < split; p++) {
+    const b = instance[p]!;
+    counts[b] = counts[b]! + 1;
+    loads[b] = loads[b]! + model.weight[p]!;
+  }
+  const homes = instanceHomes(model, previous);
+  for (let p = split; p < count; p++) {
+    if (homes.counted[p] === 1 && instance[p] !== homes.home[p]) settings.moves.used--;
+  }
+  const zero = new Int32Array(count - split);
+  for (let k = 0; k < zero.length; k++) zero[k] = split + k;
+  return placeByCount(model, zero, instanceSpec(model), settings, 'instances', instance, homes, { counts, loads });
+}
+
+/** The instance level as a {@link LevelSpec}: instances' capacities and base loads, topics' subscribers. */
+function instanceSpec(model: BalanceModel): LevelSpec {
+  return {
+    capacity: model.instanceCapacity,
+    baseLoad: model.instanceBaseLoad,
+    binsOf: (t) => model.subscribersOf[t]!.instances,
+  };
+}
+
+/**
+ * Each partition's previous instance as its home on the instance level, whether leaving it counts
+ * as a move (it had a member), and its member's slot where every member of that instance takes
+ * every topic the instance does.
+ */
+function instanceHomes(model: BalanceModel, previous: PreviousOwners): Homes {
+  const count = model.partitionCount;
   const home = new Int32Array(count);
   const counted = new Uint8Array(count);
   const slot = new Int32Array(count).fill(-1);
@@ -46,17 +106,7 @@ export function placeOnInstancesBelow(
     counted[p] = m >= 0 && h >= 0 ? 1 : 0;
     if (counted[p] === 1 && alike[h] === 1) slot[p] = model.memberSlot[m]!;
   }
-  const spec: LevelSpec = {
-    capacity: model.instanceCapacity,
-    baseLoad: model.instanceBaseLoad,
-    binsOf: (t) => model.subscribersOf[t]!.instances,
-  };
-  const all = new Int32Array(count);
-  for (let p = 0; p < count; p++) all[p] = p;
-  const phases = placeInPhases(model, all, spec, settings, 'instances', instance, { home, counted, slot }, ceiling);
-  return phases.placed
-    ? { instance, lowerBound: phases.lowerBound }
-    : { instance: undefined, lowerBound: phases.lowerBound };
+  return { home, counted, slot };
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { BalanceModel } from '../model/model.js';
-import { buildProblem, type Problem } from '../model/problem.js';
+import { buildProblem, hasEqualTerms, type Problem } from '../model/problem.js';
 import { solve } from './solve.js';
 import { lowerBound } from '../model/lower-bound.js';
 import type { MoveLedger, WorkBudget } from '../place/ledger.js';
@@ -92,21 +92,44 @@ export function placeInPhases(
   if (bound > ceiling) return { placed: false, lowerBound: bound };
   const byLoad = solvePhase(loadProblem, weighted, settings, level, homes, bound);
   const { counts, loads } = writeBins(byLoad.bin, weighted, weights, binCount, out);
-  if (zero.length === 0) return { placed: true, lowerBound: byLoad.lowerBound };
+  if (zero.length > 0) placeByCount(model, zero, spec, settings, level, out, homes, { counts, loads });
+  return { placed: true, lowerBound: byLoad.lowerBound };
+}
 
+/**
+ * The zero-weight phase alone: places the `zero` partitions by count on top of `base` (each bin's
+ * count and load of the weighted partitions already placed) and writes their bins into `out`.
+ * Rack matching calls it again once it has moved weighted partitions, so that what it leaves is
+ * what this phase keeps when the group is placed again unchanged. Returns the highest count per
+ * unit of capacity this phase keeps, placed again from what it wrote (0 when it keeps only the
+ * levels it reached).
+ */
+export function placeByCount(
+  model: BalanceModel,
+  zero: Int32Array,
+  spec: LevelSpec,
+  settings: LevelSettings,
+  level: Level,
+  out: Int32Array,
+  homes: Homes,
+  base: { readonly counts: Float64Array; readonly loads: Float64Array },
+): number {
   const countProblem = buildProblem({
     capacity: spec.capacity,
     weight: new Float64Array(zero.length).fill(1),
     tieWeight: 0,
-    baseLoad: counts,
-    baseTie: loads,
+    baseLoad: base.counts,
+    baseTie: base.loads,
     topic: gatherInt(model.topicOf, zero),
     topicCount: model.topics.length,
     binsOf: spec.binsOf,
   });
-  const byCount = solvePhase(countProblem, zero, settings, level, homes, lowerBound(countProblem));
+  const bound = lowerBound(countProblem);
+  const byCount = solvePhase(countProblem, zero, settings, level, homes, bound);
   for (let k = 0; k < zero.length; k++) out[zero[k]!] = byCount.bin[k]!;
-  return { placed: true, lowerBound: byLoad.lowerBound };
+  // Placed again from here, the phase keeps any count up to the bound and its tolerance; on
+  // Kafka's terms it levels fully, so only the counts it reached are kept.
+  return hasEqualTerms(countProblem) ? 0 : bound * (1 + settings.tolerance * POLICY[level].toleranceFactor);
 }
 
 /**
