@@ -107,6 +107,7 @@ async function runOnce(s: Scenario): Promise<Run> {
 
 /** The subscription the adapter must honour: decoded topics, or the leader's when unreadable. */
 export function subscriptionOf(member: GroupMember, leaderTopics: string[]): string[] {
+  if (!topicListInBounds(member.memberMetadata)) return leaderTopics;
   try {
     const decoded = AssignerProtocol.MemberMetadata.decode(member.memberMetadata) as { topics?: unknown } | null;
     const topics = decoded?.topics;
@@ -115,6 +116,28 @@ export function subscriptionOf(member: GroupMember, leaderTopics: string[]): str
     // unreadable: KafkaJS's round-robin assumption, the leader's topics
   }
   return leaderTopics;
+}
+
+/**
+ * True when the topic list of subscription metadata (version int16, topic count int32, then that
+ * many int16-length strings) lies inside its bytes, or is absent (count -1). KafkaJS's decoder
+ * trusts a forged count: ten bytes announcing 50 million topics decode, in seconds, to 50 million
+ * empty names (fuzz seed 204812). The adapter reads such metadata as unreadable, like any other
+ * garbage, so the check does too.
+ */
+function topicListInBounds(bytes: Buffer): boolean {
+  if (bytes.length < 6) return false;
+  let remaining = bytes.readInt32BE(2);
+  if (remaining === -1) return true;
+  if (remaining < 0) return false;
+  let at = 6;
+  // Each topic advances `at` by two bytes or more, so this ends within the buffer's length.
+  for (; remaining > 0; remaining--) {
+    if (at + 2 > bytes.length || bytes.readInt16BE(at) < 0) return false;
+    at += 2 + bytes.readInt16BE(at);
+    if (at > bytes.length) return false;
+  }
+  return true;
 }
 
 /**
