@@ -123,3 +123,13 @@ export function resolvePartitions(
   // Defaulted weights are in the source's units too: they scale with the measured ones.
   return { partitions: resolved.map((p) => ({ ...p, weight: p.weight * scale })), scale };
 }
+
+/**
+ * How many partitions weigh more than zero. Model order is heaviest first, so they are a prefix
+ * and the idle ones (placed by count) the suffix from this index.
+ */
+export function weightedCount(weight: Float64Array): number {
+  let split = weight.length;
+  while (split > 0 && !(weight[split - 1]! > 0)) split--;
+  return split;
+}

@@ -3,6 +3,7 @@ import { noiseAt } from '../structures/numbers.js';
 import type { RackModel } from './rack-model.js';
 import { aboveFloor, instanceLoads } from './rack-floor.js';
 import { equalTerms } from './terms.js';
+import { weightedCount } from '../model/weights.js';
 
 /*
  * The band a placement with racks must stay in: as balanced as the placement without racks, by
@@ -24,7 +25,7 @@ export interface BandTerms {
 
 /** The {@link BandTerms} of `model` at the caller's `tolerance`. */
 export function bandTerms(model: BalanceModel, tolerance: number): BandTerms {
-  const split = weightedCount(model);
+  const split = weightedCount(model.weight);
   const equal = equalTerms(model, split);
   return {
     split,
@@ -112,13 +113,6 @@ export function keepsKafkaRule(model: BalanceModel, instance: Int32Array): boole
     if (count[instance[p]!]! >= fewest[model.topicOf[p]!]! + 2) return false;
   }
   return true;
-}
-
-/** Number of weighted partitions: model order is heaviest first, so they are a prefix. */
-function weightedCount(model: BalanceModel): number {
-  let split = model.partitionCount;
-  while (split > 0 && !(model.weight[split - 1]! > 0)) split--;
-  return split;
 }
 
 /**

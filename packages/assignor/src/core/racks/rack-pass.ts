@@ -5,6 +5,7 @@ import { equalTerms } from './terms.js';
 import { TARGET_LIMIT, bucketize, findPartners, findRelay, mayTrade, subscribes, type Phase } from './rack-trades.js';
 import { noiseAt } from '../structures/numbers.js';
 import { levelsOf } from './band.js';
+import { weightedCount } from '../model/weights.js';
 
 /**
  * The steps rack matching may take on `model` (candidates looked at, partitions tried): linear in
@@ -52,9 +53,7 @@ export function matchRacks(
   lowerBound: number,
   work: { remaining: number } = matchingWork(model),
 ): void {
-  const count = model.partitionCount;
-  let split = count;
-  while (split > 0 && !(model.weight[split - 1]! > 0)) split--;
+  const split = weightedCount(model.weight);
   const capacity = model.instanceCapacity;
   const bins = capacity.length;
 
@@ -118,8 +117,7 @@ export function matchIdle(
   work: { remaining: number } = matchingWork(model),
 ): void {
   const count = model.partitionCount;
-  let split = count;
-  while (split > 0 && !(model.weight[split - 1]! > 0)) split--;
+  const split = weightedCount(model.weight);
   if (split === count) return;
   const capacity = model.instanceCapacity;
   const counts = new Float64Array(capacity.length);

@@ -3,6 +3,7 @@ import type { PreviousOwners } from '../model/previous.js';
 import { buildProblem, eligibilityTable } from '../model/problem.js';
 import { lowerBound } from '../model/lower-bound.js';
 import { placeByCount, placeInPhases, type Homes, type LevelSettings, type LevelSpec } from './phases.js';
+import { weightedCount } from '../model/weights.js';
 
 export type { LevelSettings, MoveAllowance } from './phases.js';
 
@@ -59,8 +60,7 @@ export function placeIdleOnInstances(
   settings: LevelSettings,
 ): number {
   const count = model.partitionCount;
-  let split = count;
-  while (split > 0 && !(model.weight[split - 1]! > 0)) split--;
+  const split = weightedCount(model.weight);
   if (split === count) return 0;
   const binCount = model.instanceIds.length;
   const counts = new Float64Array(binCount);
@@ -114,8 +114,7 @@ function instanceHomes(model: BalanceModel, previous: PreviousOwners): Homes {
  * weighted partitions on the instances.
  */
 export function instanceLowerBound(model: BalanceModel): number {
-  let split = model.partitionCount;
-  while (split > 0 && !(model.weight[split - 1]! > 0)) split--;
+  const split = weightedCount(model.weight);
   const weight = model.weight.subarray(0, split);
   const shared = split > 0 ? sharedSubscribers(model) : undefined;
   if (shared !== undefined) {
