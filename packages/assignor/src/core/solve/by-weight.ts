@@ -3,7 +3,6 @@ import { copyLedger, countMoves, type MoveLedger, type WorkBudget } from '../pla
 import type { Problem } from '../model/problem.js';
 import { improve, type SearchGoal } from './search.js';
 import { relabel } from '../place/relabel.js';
-import { untangle } from '../improve/untangle.js';
 import { movedWeight, relink, type Band } from '../improve/relink.js';
 import { repair } from '../improve/repair.js';
 import { placeOrphans } from '../orphans/orphans.js';
@@ -81,16 +80,14 @@ export function reachByWeight(
   const repaired = within(extremes(problem, aimed)) ? aimed : repair(problem, sticky, edge, ledger, budget);
   const relinked = towardsBest(problem, sticky, best, halfway, ledger);
   // The homeless placed first into the room below the band, then the repair: at half the
-  // tolerance, and at half of it on the busiest side only (raising every bin to half the
-  // tolerance below the mean moves sticky load for no gain on the busiest). At its edge only
-  // when neither gets within it, as for the repair: a placement at the edge moves less now but
-  // leaves the busiest instance where the next small drift moves everything again.
-  // (Always trying the edge as well: leave sweep p95 1.81 instead of 2.05 on seed 1, but the
-  // busiest ends 5% above the best known after the seeded leaves of bench:quality instead of 2.5%.)
-  const mixed = { maxTarget: halfway.maxTarget, minTarget: edge.minTarget };
+  // tolerance, and at its edge only when that does not get within it, as for the repair: a
+  // placement at the edge moves less now but leaves the busiest instance where the next small
+  // drift moves everything again. (Always trying the edge as well: leave sweep p95 1.81 instead
+  // of 2.05 on seed 1, but the busiest ends 5% above the best known after the seeded leaves of
+  // bench:quality instead of 2.5%.)
   const settle = (band: Band): Placement =>
     repair(problem, placeOrphans(problem, sticky, ledger, band, budget, policy.slotTolerance), band, ledger, budget);
-  const settled = [settle(halfway), settle(mixed)];
+  const settled = [settle(halfway)];
   if (!settled.some((p) => within(extremes(problem, p)))) settled.push(settle(edge));
   const aimBudget = aimBudgetOf(problem, ledger);
   // With homeless items, two more candidates aimed closer ({@link HOMELESS_AIM}): tried only then, as
@@ -150,8 +147,8 @@ function aimBudgetOf(problem: Problem, ledger: MoveLedger): number {
 
 /**
  * The sticky placement walked towards the best one ({@link relink}): the best one renamed onto
- * the homes first, so that the walk has as little to do as possible, and two-way pairs removed
- * after it (no load changes). Undefined when the walk needs more moves than the ledger allows.
+ * the homes first, so that the walk has as little to do as possible. Undefined when the walk needs
+ * more moves than the ledger allows.
  */
 function towardsBest(
   problem: Problem,
@@ -162,9 +159,7 @@ function towardsBest(
 ): Placement | undefined {
   const renamed = relabel(problem, best, ledger);
   const walked = relink(problem, sticky, renamed, band, ledger);
-  const untangled = untangle(problem, walked.bin, ledger);
-  if (countMoves(ledger, untangled) > ledger.limit) return undefined;
-  return placementOf(problem, untangled);
+  return countMoves(ledger, walked.bin) > ledger.limit ? undefined : walked;
 }
 
 /**

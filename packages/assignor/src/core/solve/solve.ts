@@ -5,7 +5,6 @@ import { placeGreedily } from '../place/fast-greedy.js';
 import { countMoves, freeLedger, limitedLedger, type MoveLedger, type WorkBudget } from '../place/ledger.js';
 import { improve, type SearchGoal } from './search.js';
 import { searchExactly } from '../improve/exact.js';
-import { untangle } from '../improve/untangle.js';
 import { searchFewestMoves } from '../improve/fewest-moves.js';
 import { reachByWeight, shedToAim, type Extremes } from './by-weight.js';
 import { HOMELESS_AIM, type StickyPolicy } from './policy.js';
@@ -125,10 +124,8 @@ function keepOrShed(
 function trimMoves(problem: Problem, placement: Placement, ledger: MoveLedger, budget: WorkBudget): Int32Array {
   const found = searchFewestMoves(problem, ledger, placement, budget);
   if (found === undefined) return placement.bin;
-  // A search cut short by its node cap may keep an equally heavy pair crossing both ways.
-  const fewer = untangle(problem, found, ledger);
-  ledger.used -= countMoves(ledger, placement.bin) - countMoves(ledger, fewer);
-  return fewer;
+  ledger.used -= countMoves(ledger, placement.bin) - countMoves(ledger, found);
+  return found;
 }
 
 /**
