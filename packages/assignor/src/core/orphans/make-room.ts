@@ -47,8 +47,11 @@ export function bestFit(
  * The cheapest set of items of `bin` to shed for `need` of room, each to the bin it fits best
  * (never back to `bin` or to `avoid`): free items first (heaviest), then the lightest that closes
  * what is left alone, else the heaviest that fits somewhere. When nothing of the bin fits
- * anywhere and `chain` allows, one item may go to one of the roomiest bins that makes room for
- * it the same way (its heavy newcomer pushing lighter items on): the cheapest such chain.
+ * anywhere and `chain` is given, one item may go to a bin that makes room for it the same way (its
+ * heavy newcomer pushing lighter items on): the cheapest such chain, over the bins where `chain`
+ * says making that room can cost least. (The roomiest instead: on a tightly packed group every bin
+ * has about the same room, and the chain went to bins whose items could not make it; leave sweep
+ * seed 101 moved up to 7.09 times the weight an instance held, 5.68 with this ranking.)
  * Undefined when the room is not there. `roomNow` is not touched.
  */
 export function makeRoom(
@@ -62,7 +65,7 @@ export function makeRoom(
   need: number,
   budget: WorkBudget,
   avoid = -1,
-  chain = true,
+  chain?: RoomCosts,
   slots?: SlotLoads,
 ): { moves: Move[]; cost: number; room: Float64Array } | undefined {
   const { weight } = problem;
@@ -81,7 +84,7 @@ export function makeRoom(
     (item) => bestFit(problem, walk, room, band, item, bin, slots),
   );
   if (left <= noiseAt(need)) return { moves, cost, room };
-  if (!chain) return undefined;
+  if (chain === undefined) return undefined;
   // What fits directly is not enough: pass one item on to a bin that makes room for it, and shed
   // the rest of the need directly.
   const { binCount, eligible, group } = problem;
@@ -99,9 +102,24 @@ export function makeRoom(
     const row = group[item]! * binCount;
     const roomy: number[] = [];
     for (let b = 0; b < binCount; b++) if (b !== bin && b !== avoid && eligible[row + b] === 1) roomy.push(b);
-    roomy.sort((a, b) => fresh[b]! - fresh[a]! || a - b);
+    roomy.sort(
+      (a, b) => chain.least(a, w - fresh[a]!) - chain.least(b, w - fresh[b]!) || fresh[b]! - fresh[a]! || a - b,
+    );
     for (const to of roomy.slice(0, EJECTION_BINS)) {
-      const onward = makeRoom(problem, ledger, walk, items, fresh, band, to, w - fresh[to]!, budget, bin, false, slots);
+      const onward = makeRoom(
+        problem,
+        ledger,
+        walk,
+        items,
+        fresh,
+        band,
+        to,
+        w - fresh[to]!,
+        budget,
+        bin,
+        undefined,
+        slots,
+      );
       if (onward === undefined) continue;
       onward.room[to] = 0;
       onward.room[bin] = 0;
@@ -118,7 +136,7 @@ export function makeRoom(
               need - w,
               budget,
               to,
-              false,
+              undefined,
               slots,
             )
           : { moves: [], cost: 0, room: onward.room };
@@ -141,4 +159,49 @@ function itemsWithout(items: number[][], bin: number, item: number): number[][] 
   const copy = [...items];
   copy[bin] = items[bin]!.filter((i) => i !== item);
   return copy;
+}
+
+/**
+ * What making room in a bin costs at least, by bin, for the room the bins have now: the room
+ * missing itself when the bin's items that fit in some other bin's room add up to it, else that
+ * plus the least overflow one of its items that fit nowhere causes where it goes (it must be
+ * passed on). Eligibility is left out: this only ranks bins.
+ */
+export interface RoomCosts {
+  /** The least weight `bin` moves to make `need` of room. */
+  least(bin: number, need: number): number;
+}
+
+/** {@link RoomCosts} for the bins' `items` and `room`: one pass over the items. */
+export function roomCosts(
+  problem: Problem,
+  items: ReadonlyArray<ReadonlyArray<number>>,
+  room: Float64Array,
+): RoomCosts {
+  const { binCount, weight } = problem;
+  // The widest room outside a bin: the widest, or the second widest outside the bin holding it.
+  let widestBin = -1;
+  let widest = 0;
+  let second = 0;
+  for (let b = 0; b < binCount; b++) {
+    const r = room[b]!;
+    if (r > widest) {
+      second = widest;
+      widest = r;
+      widestBin = b;
+    } else if (r > second) second = r;
+  }
+  const fits = new Float64Array(binCount);
+  const overflow = new Float64Array(binCount).fill(Infinity);
+  for (let b = 0; b < binCount; b++) {
+    const outside = b === widestBin ? second : widest;
+    for (const item of items[b]!) {
+      const w = weight[item]!;
+      if (w <= outside) fits[b] = fits[b]! + w;
+      else overflow[b] = Math.min(overflow[b]!, w - outside);
+    }
+  }
+  return {
+    least: (bin, need) => (need <= 0 ? 0 : fits[bin]! >= need ? need : need + overflow[bin]!),
+  };
 }

@@ -4,7 +4,7 @@ import { emptyPlacement, place, type Placement } from '../place/placement.js';
 import type { MoveLedger, WorkBudget } from '../place/ledger.js';
 import type { Band } from '../improve/relink.js';
 import { EJECTION_BINS } from '../improve/shed.js';
-import { bestFit, makeRoom, type Move } from './make-room.js';
+import { bestFit, makeRoom, roomCosts, type Move } from './make-room.js';
 import { slotLoads } from './slot-loads.js';
 
 /**
@@ -80,15 +80,15 @@ export function placeOrphans(
     const row = problem.group[orphan]! * binCount;
     const candidates: number[] = [];
     for (let b = 0; b < binCount; b++) if (problem.eligible[row + b] === 1) candidates.push(b);
-    // The bins where making room can cost least first: what it costs at least is the room
-    // missing, plus, where the items that fit elsewhere cannot make it up, what the lightest
-    // item that fits nowhere would in turn push out. Only the most promising are tried.
-    const estimate = new Float64Array(binCount);
-    for (const b of candidates) estimate[b] = leastCost(problem, items[b]!, room, b, w - room[b]!);
-    candidates.sort((a, b) => estimate[a]! - estimate[b]! || room[b]! - room[a]! || a - b);
+    // The bins where making room can cost least first (`RoomCosts`); only the most promising are
+    // tried, and a bin that passes one of its items on ranks the bins it could go to the same way.
+    const costs = roomCosts(problem, items, room);
+    candidates.sort(
+      (a, b) => costs.least(a, w - room[a]!) - costs.least(b, w - room[b]!) || room[b]! - room[a]! || a - b,
+    );
     let chosen: { bin: number; moves: Move[]; cost: number } | undefined;
     for (const bin of candidates.slice(0, EJECTION_BINS)) {
-      const plan = makeRoom(problem, ledger, walk, items, room, band, bin, w - room[bin]!, budget, -1, true, slots);
+      const plan = makeRoom(problem, ledger, walk, items, room, band, bin, w - room[bin]!, budget, -1, costs, slots);
       if (plan === undefined) continue;
       // The level below pays too: a receiver whose members cannot take the newcomer within their
       // tolerance moves that much between them, a move like any other.
@@ -110,30 +110,4 @@ export function placeOrphans(
   }
   walk.items = undefined;
   return walk;
-}
-
-/**
- * A lower bound on the weight `bin` moves to make `need` of room: `need` itself when its items
- * that fit in some other bin's room add up to it, else `need` plus the least overflow one of the
- * items that fit nowhere causes where it goes (it must be passed on). Eligibility is left out:
- * this only ranks bins.
- */
-function leastCost(
-  problem: Problem,
-  list: ReadonlyArray<number>,
-  room: Float64Array,
-  bin: number,
-  need: number,
-): number {
-  if (need <= 0) return 0;
-  let widest = 0;
-  for (let b = 0; b < problem.binCount; b++) if (b !== bin && room[b]! > widest) widest = room[b]!;
-  let fits = 0;
-  let overflow = Infinity;
-  for (const item of list) {
-    const w = problem.weight[item]!;
-    if (w <= widest) fits += w;
-    else overflow = Math.min(overflow, w - widest);
-  }
-  return fits >= need ? need : need + overflow;
 }
