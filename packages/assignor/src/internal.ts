@@ -80,6 +80,7 @@ export {
   median,
   DEFAULT_PARTITION_WEIGHT,
   DEFAULT_MOVE_TOLERANCE,
+  DEFAULT_ORPHAN_AIM,
   DEFAULT_SEARCH_BUDGET,
   type UnevennessFactor,
 } from './core/index.js';

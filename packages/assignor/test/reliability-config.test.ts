@@ -21,6 +21,7 @@ const BAD: Record<string, unknown[]> = {
   weightsTimeoutMs: [0, -5, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 600_001, '5000', 5000n],
   defaultWeight: [-1, Number.NaN, Number.POSITIVE_INFINITY, Number.MAX_VALUE, '1', false],
   moveTolerance: [-0.1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, '0.05', true],
+  orphanAim: [-0.1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, '0.25', true],
   maxMovesPerRebalance: [-1, 1.5, Number.NaN, '3', {}],
   crossGroup: [
     {},

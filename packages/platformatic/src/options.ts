@@ -43,6 +43,7 @@ export interface PlatformaticAssignerOptions extends Pick<
   | 'weightsTimeoutMs'
   | 'defaultWeight'
   | 'moveTolerance'
+  | 'orphanAim'
   | 'maxMovesPerRebalance'
   | 'crossGroup'
 > {

@@ -6,7 +6,7 @@ import { isLogger, noopLogger, type Logger } from '../base/logger.js';
 import { MAX_INSTANCE_ID_BYTES } from '../protocol/user-data.js';
 import { createUniformWeightSource, isWeightSource, type WeightSource } from '../inputs/weight-source.js';
 import { processInstanceId } from '../protocol/instance-id.js';
-import { DEFAULT_MOVE_TOLERANCE } from '../core/model/tuning.js';
+import { DEFAULT_MOVE_TOLERANCE, DEFAULT_ORPHAN_AIM } from '../core/model/tuning.js';
 import { MAX_CAPACITY, MIN_CAPACITY } from '../core/model/capacity.js';
 import type { CrossGroupSettings } from '../inputs/sibling-groups.js';
 
@@ -70,6 +70,7 @@ export const assignerOptionsSchema = z.strictObject({
   weightsTimeoutMs: z.number().int().positive().max(600_000).default(5000),
   defaultWeight: z.number().min(0).max(Number.MAX_SAFE_INTEGER).default(1),
   moveTolerance: z.number().min(0).max(1).default(DEFAULT_MOVE_TOLERANCE),
+  orphanAim: z.number().min(0).max(1).default(DEFAULT_ORPHAN_AIM),
   maxMovesPerRebalance: z.number().int().min(0).optional(),
   crossGroup: z
     .strictObject({
@@ -166,6 +167,13 @@ export interface LoadAwareAssignerOptions {
    */
   moveTolerance?: number;
   /**
+   * After a rebalance places partitions whose member left (or new ones), where the busiest
+   * instance is brought: this share of `moveTolerance` above the best placement found (0–1).
+   * Moves spent on it are capped at the orphaned partitions' own weight. Lower leaves more
+   * headroom before the next drift; higher moves less after a leave. Default 0.25.
+   */
+  orphanAim?: number;
+  /**
    * Most partitions that may leave a still-present owner in one rebalance; partitions whose owner
    * left always move and do not count. Default: unbounded.
    */
@@ -203,6 +211,7 @@ export interface ResolvedLoadAwareAssignerOptions {
   readonly weightsTimeoutMs: number;
   readonly defaultWeight: number;
   readonly moveTolerance: number;
+  readonly orphanAim: number;
   /** Undefined: unbounded. */
   readonly maxMovesPerRebalance: number | undefined;
   /** Undefined: cross-group balancing is off. */
@@ -244,6 +253,7 @@ export function resolveParsedOptions(
     weightsTimeoutMs: o.weightsTimeoutMs,
     defaultWeight: o.defaultWeight,
     moveTolerance: o.moveTolerance,
+    orphanAim: o.orphanAim,
     maxMovesPerRebalance: o.maxMovesPerRebalance,
     crossGroup:
       o.crossGroup === undefined

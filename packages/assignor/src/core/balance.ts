@@ -64,6 +64,7 @@ export function balance(input: BalanceInput, options: BalanceOptions = {}): Bala
   const previous = resolvePrevious(model, input);
   const level = {
     tolerance: settings.moveTolerance,
+    aim: settings.orphanAim,
     budget: { remaining: settings.searchBudget },
     moves: { limit: settings.maxMoves, used: 0 },
   };

@@ -7,5 +7,10 @@ export { PartitionMap } from './structures/partition-map.js';
 export { partitionKey, keyOfPartition, partitionLabel } from './structures/partition-key.js';
 export { usableCapacity, instanceCapacities } from './model/capacity.js';
 export { RELATIVE_EPS, median } from './structures/numbers.js';
-export { DEFAULT_PARTITION_WEIGHT, DEFAULT_MOVE_TOLERANCE, DEFAULT_SEARCH_BUDGET } from './model/tuning.js';
+export {
+  DEFAULT_PARTITION_WEIGHT,
+  DEFAULT_MOVE_TOLERANCE,
+  DEFAULT_ORPHAN_AIM,
+  DEFAULT_SEARCH_BUDGET,
+} from './model/tuning.js';
 export type * from './types.js';

@@ -84,6 +84,18 @@ export interface BalanceOptions {
    */
   readonly moveTolerance?: number;
   /**
+   * Where a rebalance that places orphaned partitions (their member left, or they are new) brings
+   * the busiest instance: this share of `moveTolerance` above the best placement found, from 0
+   * (the best found) to 1 (anywhere within the tolerance). Moves spent on it beyond the orphans
+   * are capped at the orphans' own weight, so placing an orphaned load W moves about 2W at most;
+   * where that is not enough (or the aim is below what the group can reach: the aim is judged
+   * from the lower bound when the previous placement is within the tolerance of it), half the
+   * tolerance is tried, then anywhere within it. Lower values
+   * leave more headroom before the next drift moves anything; higher ones move less after a
+   * leave. Default `DEFAULT_ORPHAN_AIM` (0.25).
+   */
+  readonly orphanAim?: number;
+  /**
    * Most partitions that may leave a still-valid owner in one call. Partitions whose owner left
    * or stopped subscribing always move and do not count. Default: unbounded.
    */

@@ -193,10 +193,10 @@ export function rememberAssignment(
 }
 
 function balanceOptions(options: ResolvedLoadAwareAssignerOptions): BalanceOptions {
-  const { defaultWeight, moveTolerance, maxMovesPerRebalance } = options;
+  const { defaultWeight, moveTolerance, orphanAim, maxMovesPerRebalance } = options;
   return maxMovesPerRebalance === undefined
-    ? { defaultWeight, moveTolerance }
-    : { defaultWeight, moveTolerance, maxMovesPerRebalance };
+    ? { defaultWeight, moveTolerance, orphanAim }
+    : { defaultWeight, moveTolerance, orphanAim, maxMovesPerRebalance };
 }
 
 function warnAboutUnreadableMembers(ctx: PlacementContext, members: ReadonlyArray<DecodedMember>): void {

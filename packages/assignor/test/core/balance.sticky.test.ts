@@ -325,6 +325,22 @@ describe('by weight: a homeless partition placed within half the tolerance', () 
     expect(result.movedCount).toBe(2);
     expect(movedWeight(previous, result.assignments, partitions)).toBeCloseTo(5.5, 9);
   });
+
+  it('keeps the orphan where it landed with orphanAim at half the tolerance: 102 is within it', () => {
+    const result = balance({ members, partitions, previous }, { orphanAim: 0.5 });
+    expect(result.maxInstanceLoad).toBeCloseTo(102, 9);
+    expect(result.movedCount).toBe(1);
+  });
+
+  it('keeps it there with orphanAim 1 as well: nothing is spent on an aim at the tolerance', () => {
+    const result = balance({ members, partitions, previous }, { orphanAim: 1 });
+    expect(result.maxInstanceLoad).toBeCloseTo(102, 9);
+    expect(result.movedCount).toBe(1);
+  });
+
+  it.each([-0.1, 1.5, Number.NaN, '0.5'])('rejects orphanAim %p naming the option', (orphanAim) => {
+    expect(() => balance({ members, partitions, previous }, { orphanAim: orphanAim as number })).toThrow(/orphanAim/);
+  });
 });
 
 describe('by weight: a leave where the aim costs more than the orphan weighs', () => {

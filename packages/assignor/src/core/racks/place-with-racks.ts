@@ -62,11 +62,7 @@ export function placeWithRacks(
   const restricted = inRackModel(model, rm);
   const { homes, forced } = inRackHomes(restricted, previous);
   const moves = { limit: settings.moves.limit, used: forced };
-  const inRackSettings = {
-    tolerance: settings.tolerance,
-    budget: { remaining: searchBudget },
-    moves,
-  };
+  const inRackSettings = { ...settings, budget: { remaining: searchBudget }, moves };
   // The in-rack placement can only be kept below a busiest level; where its lower bound is above
   // that level it is not searched at all (its own budget and moves, so when it runs changes nothing).
   const solveInRack = (ceiling: number): Int32Array | undefined =>
@@ -113,7 +109,7 @@ export function placeWithRacks(
   if (spilled === undefined) return byLoad;
   // Matching from there brings back in-rack what the packing left room for.
   const spilledMoves = { limit: settings.moves.limit, used: spilled.moves };
-  const spilledLevel = { tolerance: settings.tolerance, budget: settings.budget, moves: spilledMoves };
+  const spilledLevel = { ...settings, moves: spilledMoves };
   matchToStable(model, rm, spilled.instance, { home, counted }, spilledLevel, byLoad.lowerBound);
   settleIdle(model, rm, spilled.instance, previous, { home, counted }, spilledLevel);
   // Moves rank before cross-rack traffic in the objective: the spill wins only by moving no more
@@ -154,7 +150,7 @@ function spillCandidate(
     const { homes, forced } = inRackHomes(restricted, previous);
     if (forced > settings.moves.limit) return undefined;
     const moves = { limit: settings.moves.limit, used: forced };
-    const inRackSettings = { tolerance: settings.tolerance, budget: { remaining: searchBudget }, moves };
+    const inRackSettings = { ...settings, budget: { remaining: searchBudget }, moves };
     const placed = placeOnInstancesBelow(restricted, homes, inRackSettings, ceiling + noiseAt(ceiling)).instance;
     if (placed === undefined) return undefined;
     if (withinBand(model, rm, placed, reference, terms)) return { instance: placed, moves: moves.used };

@@ -7,7 +7,6 @@ import { movedWeight, relink, type Band } from '../improve/relink.js';
 import { repair } from '../improve/repair.js';
 import { placeOrphans } from '../orphans/orphans.js';
 import { noiseAt } from '../structures/numbers.js';
-import { HOMELESS_AIM } from './policy.js';
 
 /** Levels of a placement that the tolerance is judged on. */
 export interface Extremes {
@@ -33,7 +32,7 @@ export interface Extremes {
  *   This is the "orphans W, plus what receivers shed to make room" placement: the repair from the
  *   sticky start instead finds the heavy newcomer already dropped on the least busy bin.
  *
- * With homeless items, two more candidates aim closer, at {@link HOMELESS_AIM} of the tolerance:
+ * With homeless items, two more candidates aim closer, at `policy.aim` of the tolerance:
  * the homeless placed first and the repair, each with that busiest target.
  *
  * Of those within the tolerance and the ledger's limit, the one moving the least weight wins,
@@ -60,6 +59,7 @@ export function reachByWeight(
     readonly tolerance: number;
     readonly slotTolerance?: number | undefined;
     readonly aimsCloser?: boolean | undefined;
+    readonly aim: number;
   },
   ledger: MoveLedger,
   budget: WorkBudget,
@@ -90,10 +90,10 @@ export function reachByWeight(
   const settled = [settle(halfway)];
   if (!settled.some((p) => within(extremes(problem, p)))) settled.push(settle(edge));
   const aimBudget = aimBudgetOf(problem, ledger);
-  // With homeless items, two more candidates aimed closer ({@link HOMELESS_AIM}): tried only then, as
+  // With homeless items, two more candidates aimed closer (`policy.aim`): tried only then, as
   // without them the aim's budget is unbounded and a drift or a join would pay for the closer
   // aim with moves of sticky partitions alone.
-  const close = target.max * (1 + tolerance * HOMELESS_AIM);
+  const close = target.max * (1 + tolerance * policy.aim);
   const closer = Number.isFinite(aimBudget)
     ? [
         settle({ maxTarget: close, minTarget: edge.minTarget }),
@@ -165,11 +165,11 @@ function towardsBest(
 /**
  * The core's last stage on the instance level, for a sticky start already within the
  * tolerance: when partitions without a home were placed (an instance left, or partitions are
- * new) and the busiest instance ended above the aim ({@link HOMELESS_AIM} of the tolerance above
+ * new) and the busiest instance ended above the aim (`policy.aim` of the tolerance above
  * `reference.max`, the lower bound or the from-scratch placement's busiest), the repair sheds the
  * busiest instances down to the aim, raising no least busy one, for at most the homeless items'
- * own weight ({@link aimBudgetOf}); failing that, down to half the tolerance at any cost within the
- * ledger's limit. Undefined, and nothing counted, when there is nothing to shed or the repair
+ * own weight ({@link aimBudgetOf}); failing that, down to half the tolerance (or the aim, where
+ * that is looser) at any cost within the ledger's limit. Undefined, and nothing counted, when there is nothing to shed or the repair
  * reaches neither aim.
  *
  * Why only with homeless partitions: a drift of weights alone stays within the tolerance, which
@@ -183,26 +183,27 @@ export function shedToAim(
   problem: Problem,
   sticky: Placement,
   reference: Extremes,
-  tolerance: number,
+  policy: { readonly tolerance: number; readonly aim: number },
   ledger: MoveLedger,
   budget: WorkBudget,
 ): Placement | undefined {
   if (!placedHomeless(ledger)) return undefined;
+  const { tolerance, aim } = policy;
   const start = extremes(problem, sticky);
   // The least busy keep their level: raising them would move sticky load for no gain on the busiest.
   const minTarget = Math.min(start.min, reference.min * (1 - tolerance));
-  const shedTo = (aim: number, most: number): Placement | undefined => {
-    if (start.max <= aim + noiseAt(aim)) return undefined;
-    const shed = repair(problem, sticky, { maxTarget: aim, minTarget }, ledger, budget);
+  const shedTo = (top: number, most: number): Placement | undefined => {
+    if (start.max <= top + noiseAt(top)) return undefined;
+    const shed = repair(problem, sticky, { maxTarget: top, minTarget }, ledger, budget);
     const moves = countMoves(ledger, shed.bin);
-    if (extremes(problem, shed).max > aim + noiseAt(aim) || moves > ledger.limit) return undefined;
+    if (extremes(problem, shed).max > top + noiseAt(top) || moves > ledger.limit) return undefined;
     if (movedWeight(problem, ledger, shed.bin) > most) return undefined;
     ledger.used = moves;
     return shed;
   };
   return (
-    shedTo(reference.max * (1 + tolerance * HOMELESS_AIM), aimBudgetOf(problem, ledger)) ??
-    shedTo(reference.max * (1 + tolerance / 2), Number.POSITIVE_INFINITY)
+    shedTo(reference.max * (1 + tolerance * aim), aimBudgetOf(problem, ledger)) ??
+    shedTo(reference.max * (1 + tolerance * Math.max(aim, 1 / 2)), Number.POSITIVE_INFINITY)
   );
 }
 

@@ -19,6 +19,8 @@ export interface MoveAllowance {
 /** What every level needs besides its own items. */
 export interface LevelSettings {
   readonly tolerance: number;
+  /** See `BalanceOptions.orphanAim`: the instances' aim after homeless items are placed. */
+  readonly aim: number;
   readonly budget: WorkBudget;
   readonly moves: MoveAllowance;
 }
@@ -176,6 +178,7 @@ function solvePhase(
     thorough: POLICY[level].thorough,
     slotTolerance: level === 'instances' ? settings.tolerance * POLICY.members.toleranceFactor : undefined,
     aimsCloser: level === 'instances',
+    aim: settings.aim,
   };
   const solution = solve(problem, ledger, policy, settings.budget, bound);
   settings.moves.used += ledger.used;

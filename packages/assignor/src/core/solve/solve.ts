@@ -7,7 +7,7 @@ import { improve, type SearchGoal } from './search.js';
 import { searchExactly } from '../improve/exact.js';
 import { searchFewestMoves } from '../improve/fewest-moves.js';
 import { reachByWeight, shedToAim, type Extremes } from './by-weight.js';
-import { HOMELESS_AIM, type StickyPolicy } from './policy.js';
+import type { StickyPolicy } from './policy.js';
 
 /**
  * Searches stop once the busiest level is this close to the lower bound (and the least busy this
@@ -72,8 +72,8 @@ export function solve(
   const floor = leavesIdle(problem, ledger) ? mean : 0;
 
   const settle: SearchGoal = {
-    maxTarget: bound * (1 + tolerance * HOMELESS_AIM),
-    minTarget: floor * (1 - tolerance * HOMELESS_AIM),
+    maxTarget: bound * (1 + tolerance * policy.aim),
+    minTarget: floor * (1 - tolerance * policy.aim),
     resplit: false,
     level: false,
   };
@@ -111,8 +111,7 @@ function keepOrShed(
   ledger: MoveLedger,
   budget: WorkBudget,
 ): Int32Array {
-  const shed =
-    policy.aimsCloser === true ? shedToAim(problem, sticky, reference, policy.tolerance, ledger, budget) : undefined;
+  const shed = policy.aimsCloser === true ? shedToAim(problem, sticky, reference, policy, ledger, budget) : undefined;
   return trimMoves(problem, shed ?? sticky, ledger, budget);
 }
 
