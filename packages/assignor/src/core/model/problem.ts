@@ -1,4 +1,5 @@
 import { waterLevel } from './base-load.js';
+import { equalTerms } from './terms.js';
 
 /**
  * One level of placement in index form: items (partitions) onto bins (the instances of the
@@ -215,17 +216,10 @@ function connectedParts(
 }
 
 /**
- * True when the problem is on Kafka's terms: every item equally heavy, every bin equally big and
- * carrying the same base load. Levelling then reaches the lexicographic optimum by moves and
- * chains alone (docs/architecture.md, "Equal weights"), so neither the move tolerance nor the
- * expensive neighbourhoods have anything to add. Items are sorted heaviest first, so equal
- * weights means the first equals the last.
+ * True when the problem is on Kafka's terms ({@link equalTerms}). Levelling then reaches the
+ * lexicographic optimum by moves and chains alone (docs/architecture.md, "Equal weights"), so
+ * neither the move tolerance nor the expensive neighbourhoods have anything to add.
  */
 export function hasEqualTerms(problem: Problem): boolean {
-  const { weight, capacity, baseLoad, binCount } = problem;
-  if (weight.length > 0 && weight[0] !== weight[weight.length - 1]) return false;
-  for (let b = 1; b < binCount; b++) {
-    if (capacity[b] !== capacity[0] || baseLoad[b] !== baseLoad[0]) return false;
-  }
-  return true;
+  return equalTerms(problem.weight, problem.weight.length, problem.capacity, problem.baseLoad);
 }

@@ -2,7 +2,7 @@ import type { BalanceModel } from '../model/model.js';
 import { noiseAt } from '../structures/numbers.js';
 import type { RackModel } from './rack-model.js';
 import { aboveFloor, instanceLoads } from './rack-floor.js';
-import { equalTerms } from './terms.js';
+import { equalTerms } from '../model/terms.js';
 import { weightedCount } from '../model/weights.js';
 
 /*
@@ -17,7 +17,7 @@ export interface BandTerms {
   /** The tolerance the bands allow: none on equal terms, where counts are held exactly. */
   readonly tolerance: number;
   /**
-   * Equal weights on equal capacities without base loads, every partition weighted or none:
+   * Equal weights on equal capacities with equal base loads, every partition weighted or none:
    * Kafka's terms, whose balance rule ({@link keepsKafkaRule}) any placement must keep.
    */
   readonly kafka: boolean;
@@ -26,7 +26,7 @@ export interface BandTerms {
 /** The {@link BandTerms} of `model` at the caller's `tolerance`. */
 export function bandTerms(model: BalanceModel, tolerance: number): BandTerms {
   const split = weightedCount(model.weight);
-  const equal = equalTerms(model, split);
+  const equal = equalTerms(model.weight, split, model.instanceCapacity, model.instanceBaseLoad);
   return {
     split,
     tolerance: equal ? 0 : tolerance,

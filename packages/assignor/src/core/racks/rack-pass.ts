@@ -1,7 +1,7 @@
 import type { BalanceModel } from '../model/model.js';
 import type { MoveAllowance } from '../solve/levels.js';
 import { isCrossRack, type RackModel } from './rack-model.js';
-import { equalTerms } from './terms.js';
+import { equalTerms } from '../model/terms.js';
 import { TARGET_LIMIT, bucketize, findPartners, findRelay, mayTrade, subscribes, type Phase } from './rack-trades.js';
 import { noiseAt } from '../structures/numbers.js';
 import { levelsOf } from './band.js';
@@ -60,7 +60,7 @@ export function matchRacks(
   // Weighted partitions, judged by combined load per unit of capacity.
   const load = Float64Array.from(model.instanceBaseLoad);
   for (let p = 0; p < split; p++) load[instance[p]!] = load[instance[p]!]! + model.weight[p]!;
-  const equal = equalTerms(model, split);
+  const equal = equalTerms(model.weight, split, capacity, model.instanceBaseLoad);
   let total = 0;
   let totalCapacity = 0;
   for (let b = 0; b < bins; b++) {
