@@ -90,9 +90,9 @@ export interface BalanceOptions {
    * are capped at the orphans' own weight, so placing an orphaned load W moves about 2W at most;
    * where that is not enough (or the aim is below what the group can reach: the aim is judged
    * from the lower bound when the previous placement is within the tolerance of it), half the
-   * tolerance is tried, then anywhere within it. Lower values
-   * leave more headroom before the next drift moves anything; higher ones move less after a
-   * leave. Default `DEFAULT_ORPHAN_AIM` (0.25).
+   * tolerance is tried, then anywhere within it. Lower values leave more headroom before the
+   * next drift moves anything; higher ones move less after a leave. Default `DEFAULT_ORPHAN_AIM`
+   * (0.25).
    */
   readonly orphanAim?: number;
   /**

@@ -169,8 +169,8 @@ function towardsBest(
  * `reference.max`, the lower bound or the from-scratch placement's busiest), the repair sheds the
  * busiest instances down to the aim, raising no least busy one, for at most the homeless items'
  * own weight ({@link aimBudgetOf}); failing that, down to half the tolerance (or the aim, where
- * that is looser) at any cost within the ledger's limit. Undefined, and nothing counted, when there is nothing to shed or the repair
- * reaches neither aim.
+ * that is looser) at any cost within the ledger's limit. Undefined, and nothing counted, when
+ * there is nothing to shed or the repair reaches neither aim.
  *
  * Why only with homeless partitions: a drift of weights alone stays within the tolerance, which
  * is what `moveTolerance` promises. But the homeless were just placed where they fit, and the
@@ -192,19 +192,26 @@ export function shedToAim(
   const start = extremes(problem, sticky);
   // The least busy keep their level: raising them would move sticky load for no gain on the busiest.
   const minTarget = Math.min(start.min, reference.min * (1 - tolerance));
-  const shedTo = (top: number, most: number): Placement | undefined => {
+  // The repair down to `top`, if it gets there within the ledger's limit.
+  const shedTo = (top: number): { shed: Placement; moves: number; moved: number } | undefined => {
     if (start.max <= top + noiseAt(top)) return undefined;
     const shed = repair(problem, sticky, { maxTarget: top, minTarget }, ledger, budget);
     const moves = countMoves(ledger, shed.bin);
     if (extremes(problem, shed).max > top + noiseAt(top) || moves > ledger.limit) return undefined;
-    if (movedWeight(problem, ledger, shed.bin) > most) return undefined;
-    ledger.used = moves;
-    return shed;
+    return { shed, moves, moved: movedWeight(problem, ledger, shed.bin) };
   };
-  return (
-    shedTo(reference.max * (1 + tolerance * aim), aimBudgetOf(problem, ledger)) ??
-    shedTo(reference.max * (1 + tolerance * Math.max(aim, 1 / 2)), Number.POSITIVE_INFINITY)
-  );
+  // At the aim within the homeless items' own weight; else half the tolerance (or the aim, where
+  // that is looser: its repair is reused, not run again) at any cost.
+  const aimTop = reference.max * (1 + tolerance * aim);
+  const aimed = shedTo(aimTop);
+  let chosen = aimed !== undefined && aimed.moved <= aimBudgetOf(problem, ledger) ? aimed : undefined;
+  if (chosen === undefined) {
+    const fallbackTop = reference.max * (1 + tolerance * Math.max(aim, 1 / 2));
+    chosen = fallbackTop === aimTop ? aimed : shedTo(fallbackTop);
+  }
+  if (chosen === undefined) return undefined;
+  ledger.used = chosen.moves;
+  return chosen.shed;
 }
 
 /** True when some item has no home: this rebalance placed it (its owner left, or it is new). */
