@@ -489,3 +489,38 @@ describe('by weight: instances, the least busy one', () => {
     expect(result.movedCount).toBe(4);
   });
 });
+
+describe('by weight: a leave onto instances of several members', () => {
+  // Instances a–d have three members each, every member holding three partitions of 1.1–2 (about
+  // 4.5 a member, 13.5 an instance); h holds one partition of 20, the lower bound. x leaves with
+  // three partitions of about 1.5. One newcomer on an instance ends a member a third above the
+  // others, beyond the members' tolerance, and two partitions trade places inside that instance
+  // to absorb it; the greedy sticky start spread the three over a, b and c that way (6 sticky
+  // partitions moved). All three on one instance, one a member, need no trade, and the busiest
+  // instance stays at h's 20.
+  const split = [
+    [1.99, 1.08, 1.44],
+    [1.38, 1.79, 1.29],
+    [1.54, 1.26, 1.74],
+  ];
+  const weights = [...Array.from({ length: 4 }, () => split.flat()).flat(), 20, 1.44, 1.59, 1.63];
+  const partitions = weighted('t', weights);
+  const members: BalanceMember[] = [];
+  const previous = new Map<string, TopicPartition[]>();
+  ['a', 'b', 'c', 'd'].forEach((instance, i) => {
+    split.forEach((_, k) => {
+      members.push(member(`${instance}${String(k)}`, instance, ['t']));
+      previous.set(`${instance}${String(k)}`, tp(9 * i + 3 * k, 9 * i + 3 * k + 1, 9 * i + 3 * k + 2));
+    });
+  });
+  members.push(member('h0', 'h', ['t']));
+  previous.set('h0', tp(36));
+
+  it('moves only the orphans, all onto one instance whose members each take one', () => {
+    const result = balance({ members, partitions, previous });
+    expect(changed(previous, result.assignments)).toBe(0);
+    expect(result.maxInstanceLoad).toBeCloseTo(20, 9);
+    const receivers = result.instances.filter((i) => i.partitionCount > 9);
+    expect(receivers.map((i) => i.partitionCount)).toEqual([12]);
+  });
+});

@@ -6,7 +6,7 @@ import { countMoves, freeLedger, limitedLedger, type MoveLedger, type WorkBudget
 import { improve, type SearchGoal } from './search.js';
 import { searchExactly } from '../improve/exact.js';
 import { searchFewestMoves } from '../improve/fewest-moves.js';
-import { reachByWeight, shedToAim, type Extremes } from './by-weight.js';
+import { placeForMembers, reachByWeight, shedToAim, type Extremes } from './by-weight.js';
 import type { StickyPolicy } from './policy.js';
 
 /**
@@ -30,7 +30,8 @@ export interface Solution {
  * 2. Keep that if it is provably within `tolerance` of anything possible: its busiest level
  *    within tolerance of the lower bound and its least busy one (where judged, see `leavesIdle`)
  *    within tolerance of the mean; on the instance level, shed its busiest to the aim first
- *    ({@link shedToAim}).
+ *    ({@link shedToAim}) and place the homeless where the members need not trade to take them
+ *    ({@link placeForMembers}).
  * 3. Otherwise solve from scratch and keep the sticky start if it is within tolerance of that.
  * 4. Otherwise take the cheapest way into the tolerance by moved weight ({@link reachByWeight}).
  *
@@ -100,8 +101,9 @@ export function solve(
 
 /**
  * A sticky start within the tolerance of `reference`: kept (with the fewest moves that keep its
- * levels), or, on the instance level, its busiest shed down to the aim
- * when this rebalance placed homeless items ({@link shedToAim}).
+ * levels), or, on the instance level when this rebalance placed homeless items, its busiest shed
+ * down to the aim ({@link shedToAim}) and the homeless placed again where the members need not
+ * trade to take them, if that costs less ({@link placeForMembers}).
  */
 function keepOrShed(
   problem: Problem,
@@ -112,7 +114,10 @@ function keepOrShed(
   budget: WorkBudget,
 ): Int32Array {
   const shed = policy.aimsCloser === true ? shedToAim(problem, sticky, reference, policy, ledger, budget) : undefined;
-  return trimMoves(problem, shed ?? sticky, ledger, budget);
+  const kept = shed ?? sticky;
+  const forMembers =
+    policy.aimsCloser === true ? placeForMembers(problem, sticky, kept, reference, policy, ledger, budget) : undefined;
+  return trimMoves(problem, forMembers ?? kept, ledger, budget);
 }
 
 /**
