@@ -64,7 +64,7 @@ export function slotLoads(problem: Problem, ledger: MoveLedger, tolerance: numbe
     if (members.size < 2) return 0;
     const after = total[bin]! + w;
     const lowest = members.get(least[bin]!)!;
-    return lowest + w - (1 + tolerance) * Math.max(w, after / members.size) - noiseAt(after);
+    return lowest + w - slotAllowance(tolerance, w, after, members.size) - noiseAt(after);
   };
   /** Records `item` going from `from` (-1 for none) to `to` (see {@link SlotLoads.move}). */
   const record = (item: number, from: number, to: number): void => {
@@ -158,10 +158,18 @@ export function memberExcess(
   let excess = 0;
   for (let b = 0; b < binCount; b++) {
     if (slots[b]! < 2) continue;
-    const allowed = (1 + tolerance) * Math.max(heaviest[b]!, total[b]! / slots[b]!);
+    const allowed = slotAllowance(tolerance, heaviest[b]!, total[b]!, slots[b]!);
     for (let at = b * slotCount; at < (b + 1) * slotCount; at++) {
       if (held[at] === 1) excess += Math.max(0, load[at]! - allowed - noiseAt(allowed));
     }
   }
   return excess;
+}
+
+/**
+ * The most a slot may hold before the level below moves items to even it out: its tolerance above
+ * what that level could reach at best, the heavier of the heaviest item and an even split.
+ */
+function slotAllowance(tolerance: number, heaviest: number, total: number, slots: number): number {
+  return (1 + tolerance) * Math.max(heaviest, total / slots);
 }
