@@ -172,14 +172,13 @@ function towardsBest(
 }
 
 /**
- * The core's last stage on the instance level, for a sticky start already within the
- * tolerance: when partitions without a home were placed (an instance left, or partitions are
- * new) and the busiest instance ended above the aim (`policy.aim` of the tolerance above
- * `reference.max`, the lower bound or the from-scratch placement's busiest), the repair sheds the
- * busiest instances down to the aim, raising no least busy one, for at most the homeless items'
- * own weight ({@link aimBudgetOf}); failing that, down to half the tolerance (or the aim, where
- * that is looser) at any cost within the ledger's limit. Undefined, and nothing counted, when
- * there is nothing to shed or the repair reaches neither aim.
+ * The core's last stage on the instance level, for a sticky start already within the tolerance,
+ * when this rebalance placed homeless items (an instance left, or partitions are new): the
+ * busiest shed down to the aim ({@link shedToAim}), then the homeless placed again where the
+ * members need not trade to take them, if that costs less ({@link placeForMembers}). Both keep
+ * the least busy instances where they are: raising them would move sticky load for no gain on
+ * the busiest. Undefined, and nothing counted, when nothing was homeless or neither changes the
+ * start.
  *
  * Why only with homeless partitions: a drift of weights alone stays within the tolerance, which
  * is what `moveTolerance` promises. But the homeless were just placed where they fit, and the
@@ -188,22 +187,43 @@ function towardsBest(
  * where shedding one or two light partitions brings it to 1.2–2.5%. Why not on the member level: the
  * objective ranks member balance last, so members are not rebalanced for less than the tolerance.
  */
-export function shedToAim(
+export function settleOrphans(
   problem: Problem,
   sticky: Placement,
   reference: Extremes,
-  policy: { readonly tolerance: number; readonly aim: number },
+  policy: StickyPolicy,
   ledger: MoveLedger,
   budget: WorkBudget,
 ): Placement | undefined {
   if (!placedHomeless(ledger)) return undefined;
-  const { tolerance, aim } = policy;
   const start = extremes(problem, sticky);
-  // The least busy keep their level: raising them would move sticky load for no gain on the busiest.
-  const minTarget = Math.min(start.min, reference.min * (1 - tolerance));
+  const minTarget = Math.min(start.min, reference.min * (1 - policy.tolerance));
+  const shed = shedToAim(problem, sticky, start.max, minTarget, reference, policy, ledger, budget);
+  return placeForMembers(problem, sticky, shed ?? sticky, minTarget, policy, ledger, budget) ?? shed;
+}
+
+/**
+ * When the busiest instance (`startMax`) ended above the aim (`policy.aim` of the tolerance above
+ * `reference.max`, the lower bound or the from-scratch placement's busiest), the repair sheds the
+ * busiest instances down to the aim, no bin ending below `minTarget`, for at most the homeless
+ * items' own weight ({@link aimBudgetOf}); failing that, down to half the tolerance (or the aim,
+ * where that is looser) at any cost within the ledger's limit. Undefined, and nothing counted,
+ * when there is nothing to shed or the repair reaches neither aim.
+ */
+function shedToAim(
+  problem: Problem,
+  sticky: Placement,
+  startMax: number,
+  minTarget: number,
+  reference: Extremes,
+  policy: StickyPolicy,
+  ledger: MoveLedger,
+  budget: WorkBudget,
+): Placement | undefined {
+  const { tolerance, aim } = policy;
   // The repair down to `top`, if it gets there within the ledger's limit.
   const shedTo = (top: number): { shed: Placement; moves: number; moved: number } | undefined => {
-    if (start.max <= top + noiseAt(top)) return undefined;
+    if (startMax <= top + noiseAt(top)) return undefined;
     const shed = repair(problem, sticky, { maxTarget: top, minTarget }, ledger, budget);
     const moves = countMoves(ledger, shed.bin);
     if (extremes(problem, shed).max > top + noiseAt(top) || moves > ledger.limit) return undefined;
@@ -230,13 +250,13 @@ function placedHomeless(ledger: MoveLedger): boolean {
 }
 
 /**
- * The core's last stage on the instance level for a start within the tolerance, beside
- * {@link shedToAim}: the homeless placed again, where the members of each instance can take them
- * without trading partitions among themselves ({@link placeOrphans} with the members' tolerance),
- * within the levels `kept` (the sticky start, or what {@link shedToAim} made of it) already
- * reached, so the busiest instance is never worse. Chosen over `kept` only when it costs less:
- * moved weight, the members' estimated trades included ({@link memberExcess}). Undefined, and
- * nothing counted, otherwise, or when there are no members to trade (one an instance).
+ * The homeless placed again, where the members of each instance can take them without trading
+ * partitions among themselves ({@link placeOrphans} with the members' tolerance), within the
+ * levels `kept` (the sticky start, or what {@link shedToAim} made of it) already reached, so the
+ * busiest instance is never worse, and no bin ending below `minTarget`. Chosen over `kept` only
+ * when it costs less: moved weight, the members' estimated trades included ({@link memberExcess}).
+ * Undefined, and nothing counted, otherwise, or when there are no members to trade (one an
+ * instance).
  *
  * Why: the sticky start places the homeless greedily, each onto the least busy instance, which
  * spreads them one an instance. An instance of three members holding three partitions each that
@@ -245,27 +265,23 @@ function placedHomeless(ledger: MoveLedger): boolean {
  * instance with room, one a member, need no trade at all. (Leave sweep seed 3: 97% of the weight
  * moved between members of one instance was on instances that had gained partitions.)
  */
-export function placeForMembers(
+function placeForMembers(
   problem: Problem,
   sticky: Placement,
   kept: Placement,
-  reference: Extremes,
+  minTarget: number,
   policy: StickyPolicy,
   ledger: MoveLedger,
   budget: WorkBudget,
 ): Placement | undefined {
   const members = policy.slotTolerance;
-  if (members === undefined || ledger.slot === undefined || !placedHomeless(ledger)) return undefined;
+  if (members === undefined || ledger.slot === undefined) return undefined;
   const cost = (p: Placement): number =>
     movedWeight(problem, ledger, p.bin) + memberExcess(problem, ledger, p.bin, members);
   const keptCost = cost(kept);
   // Nothing moved and nothing for the members to trade: nothing can cost less.
   if (keptCost <= 0) return undefined;
-  const band: Band = {
-    maxTarget: extremes(problem, kept).max,
-    // The least busy keep their level, as in shedToAim.
-    minTarget: Math.min(extremes(problem, sticky).min, reference.min * (1 - policy.tolerance)),
-  };
+  const band: Band = { maxTarget: extremes(problem, kept).max, minTarget };
   const placed = placeOrphans(problem, sticky, ledger, band, budget, members);
   const filled = repair(problem, placed, band, ledger, budget);
   const levels = extremes(problem, filled);

@@ -6,7 +6,7 @@ import { countMoves, freeLedger, limitedLedger, type MoveLedger, type WorkBudget
 import { improve, type SearchGoal } from './search.js';
 import { searchExactly } from '../improve/exact.js';
 import { searchFewestMoves } from '../improve/fewest-moves.js';
-import { placeForMembers, reachByWeight, shedToAim, type Extremes } from './by-weight.js';
+import { reachByWeight, settleOrphans, type Extremes } from './by-weight.js';
 import type { StickyPolicy } from './policy.js';
 
 /**
@@ -29,9 +29,8 @@ export interface Solution {
  * 1. Start from the homes, place the homeless greedily and level them out by moving only them.
  * 2. Keep that if it is provably within `tolerance` of anything possible: its busiest level
  *    within tolerance of the lower bound and its least busy one (where judged, see `leavesIdle`)
- *    within tolerance of the mean; on the instance level, shed its busiest to the aim first
- *    ({@link shedToAim}) and place the homeless where the members need not trade to take them
- *    ({@link placeForMembers}).
+ *    within tolerance of the mean; on the instance level, shed its busiest to the aim first and
+ *    place the homeless where the members need not trade to take them ({@link settleOrphans}).
  * 3. Otherwise solve from scratch and keep the sticky start if it is within tolerance of that.
  * 4. Otherwise take the cheapest way into the tolerance by moved weight ({@link reachByWeight}).
  *
@@ -101,9 +100,9 @@ export function solve(
 
 /**
  * A sticky start within the tolerance of `reference`: kept (with the fewest moves that keep its
- * levels), or, on the instance level when this rebalance placed homeless items, its busiest shed
- * down to the aim ({@link shedToAim}) and the homeless placed again where the members need not
- * trade to take them, if that costs less ({@link placeForMembers}).
+ * levels), or, on the instance level when this rebalance placed homeless items, settled
+ * ({@link settleOrphans}: its busiest shed down to the aim, the homeless placed where the members
+ * need not trade to take them).
  */
 function keepOrShed(
   problem: Problem,
@@ -113,11 +112,9 @@ function keepOrShed(
   ledger: MoveLedger,
   budget: WorkBudget,
 ): Int32Array {
-  const shed = policy.aimsCloser === true ? shedToAim(problem, sticky, reference, policy, ledger, budget) : undefined;
-  const kept = shed ?? sticky;
-  const forMembers =
-    policy.aimsCloser === true ? placeForMembers(problem, sticky, kept, reference, policy, ledger, budget) : undefined;
-  return trimMoves(problem, forMembers ?? kept, ledger, budget);
+  const settled =
+    policy.aimsCloser === true ? settleOrphans(problem, sticky, reference, policy, ledger, budget) : undefined;
+  return trimMoves(problem, settled ?? sticky, ledger, budget);
 }
 
 /**
