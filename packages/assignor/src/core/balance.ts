@@ -1,5 +1,5 @@
 import type { BalanceInput, BalanceOptions, BalanceResult, InstanceLoad } from './types.js';
-import { buildModel } from './model/model.js';
+import { buildModel, type BalanceModel } from './model/model.js';
 import { emptyTallies, placeGreedy } from './place/greedy.js';
 import { instanceLowerBound, placeOnInstances, placeOnMembers } from './solve/levels.js';
 import { resolvePrevious } from './model/previous.js';
@@ -75,18 +75,26 @@ export function balance(input: BalanceInput, options: BalanceOptions = {}): Bala
       : placeOnInstances(model, previous, level);
   const instanceOf = instances.instance;
   const owner = placeOnMembers(model, instanceOf, previous, level);
-  const result = summarize(model, owner, instances.lowerBound, previous);
-  if (racks === undefined) return { ...result, ...NO_RACKS };
-  const tally = tallyRacks(model, racks, instanceOf, result.maxCombinedLoad);
-  return { ...result, instances: withRacks(result.instances, racks), ...tally };
+  return withRacks(model, summarize(model, owner, instances.lowerBound, previous), racks, () => instanceOf);
 }
 
-/** The instances with their racks, for the log and the CLI. */
-function withRacks(instances: ReadonlyArray<InstanceLoad>, racks: RackModel): InstanceLoad[] {
-  return instances.map((instance, i) => {
+/**
+ * `result` with its rack figures ({@link tallyRacks}) and each instance's rack, for the log and the
+ * CLI; {@link NO_RACKS} where no member has a rack. `instanceOf` is asked for only then.
+ */
+function withRacks(
+  model: BalanceModel,
+  result: ReturnType<typeof summarize>,
+  racks: RackModel | undefined,
+  instanceOf: () => Int32Array,
+): BalanceResult {
+  if (racks === undefined) return { ...result, ...NO_RACKS };
+  const tally = tallyRacks(model, racks, instanceOf(), result.maxCombinedLoad);
+  const instances = result.instances.map((instance, i): InstanceLoad => {
     const r = racks.instanceRack[i]!;
     return r < 0 ? instance : { ...instance, rack: racks.racks[r]! };
   });
+  return { ...result, instances, ...tally };
 }
 
 /**
@@ -101,9 +109,6 @@ export function referenceBalance(input: BalanceInput, options: BalanceOptions = 
   const tallies = emptyTallies(model);
   const owner = placeGreedy(model, tallies);
   const result = summarize(model, owner, instanceLowerBound(model), undefined);
-  if (memberRacks === undefined) return { ...result, ...NO_RACKS };
-  const racks = buildRackModel(model, input, memberRacks);
-  const instanceOf = Int32Array.from(owner, (m) => model.memberInstance[m]!);
-  const tally = tallyRacks(model, racks, instanceOf, result.maxCombinedLoad);
-  return { ...result, instances: withRacks(result.instances, racks), ...tally };
+  const racks = memberRacks === undefined ? undefined : buildRackModel(model, input, memberRacks);
+  return withRacks(model, result, racks, () => Int32Array.from(owner, (m) => model.memberInstance[m]!));
 }

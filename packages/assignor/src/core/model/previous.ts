@@ -1,6 +1,7 @@
 import type { BalanceInput } from '../types.js';
 import type { BalanceModel } from './model.js';
 import { compareStrings } from '../structures/order.js';
+import { hasInstance, sortedIndexOf } from './subscribers.js';
 
 /** The usable part of `BalanceInput.previous`, per partition of the model. */
 export interface PreviousOwners {
@@ -51,7 +52,7 @@ export function resolvePrevious(model: BalanceModel, input: BalanceInput): Previ
       if (model.topicOf[p] !== topic) {
         topic = model.topicOf[p]!;
         keeps = m !== undefined && isSubscribed(model, m, p);
-        takes = departedInstance >= 0 && mayTake(model, departedInstance, p);
+        takes = departedInstance >= 0 && hasInstance(model.subscribersOf[model.topicOf[p]!]!, departedInstance);
       }
       if (keeps) {
         member[p] = m!;
@@ -107,25 +108,6 @@ function createPartitionLookup(model: BalanceModel): (topic: string, partition: 
 /** True when member `m` subscribes to partition `p`'s topic. */
 function isSubscribed(model: BalanceModel, m: number, p: number): boolean {
   const subs = model.subscribersOf[model.topicOf[p]!]!;
-  const slot = indexOf(subs.instances, model.memberInstance[m]!);
-  return slot >= 0 && indexOf(subs.membersByInstance[slot]!, m) >= 0;
-}
-
-/** True when some member of instance `i` subscribes to partition `p`'s topic. */
-function mayTake(model: BalanceModel, i: number, p: number): boolean {
-  return indexOf(model.subscribersOf[model.topicOf[p]!]!.instances, i) >= 0;
-}
-
-/** Position of `value` in an ascending array, or -1. */
-function indexOf(sorted: Int32Array, value: number): number {
-  let lo = 0;
-  let hi = sorted.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1;
-    const v = sorted[mid]!;
-    if (v === value) return mid;
-    if (v < value) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return -1;
+  const slot = sortedIndexOf(subs.instances, model.memberInstance[m]!);
+  return slot >= 0 && sortedIndexOf(subs.membersByInstance[slot]!, m) >= 0;
 }

@@ -6,17 +6,21 @@ export interface TopicSubscribers {
   readonly membersByInstance: ReadonlyArray<Int32Array>;
 }
 
-/** True when instance `i` is among `subs.instances` (ascending, so a binary search). */
+/** True when instance `i` is among `subs.instances`. */
 export function hasInstance(subs: TopicSubscribers, i: number): boolean {
-  const list = subs.instances;
+  return sortedIndexOf(subs.instances, i) >= 0;
+}
+
+/** Position of `value` in an ascending array of distinct values (a binary search), or -1. */
+export function sortedIndexOf(sorted: Int32Array, value: number): number {
   let lo = 0;
-  let hi = list.length;
+  let hi = sorted.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (list[mid]! < i) lo = mid + 1;
+    if (sorted[mid]! < value) lo = mid + 1;
     else hi = mid;
   }
-  return list[lo] === i;
+  return sorted[lo] === value ? lo : -1;
 }
 
 /**

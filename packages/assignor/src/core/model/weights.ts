@@ -1,14 +1,4 @@
-import type { WeightedPartition } from '../types.js';
-import { comparePartitions } from '../structures/order.js';
 import { PartitionMap } from '../structures/partition-map.js';
-
-/** A partition with its effective weight resolved, ready for placement. */
-export interface ResolvedPartition {
-  readonly topic: string;
-  readonly partition: number;
-  readonly weight: number;
-  readonly defaulted: boolean;
-}
 
 /** True when `weight` can be used as is: a finite, non-negative number. */
 export function isUsableWeight(weight: unknown): weight is number {
@@ -89,39 +79,6 @@ export function weightScale(heaviest: number, count: number): number {
   scale = 2 ** -Math.max(0, Math.floor(Math.log2(heaviest) + Math.log2(count) - Math.log2(MAX_WEIGHT_SUM)));
   while (heaviest * scale > MAX_WEIGHT_SUM / count) scale /= 2;
   return scale;
-}
-
-/** Resolved partitions, heaviest first, and the scale their weights were multiplied by. */
-export interface ResolvedWeights {
-  readonly partitions: ResolvedPartition[];
-  /** See {@link weightScale}; 1 unless the weights' sum would overflow. */
-  readonly scale: number;
-}
-
-/**
- * Resolves every partition's effective weight (see {@link PartitionWeightTable}; a partition with
- * no usable weight gets `defaultWeight`) and orders them heaviest first, ties by topic then
- * partition, so the placement never depends on the caller's input order. When their sum could
- * overflow, all of them are scaled by {@link weightScale}; `alsoSummed` describes other values
- * summed with them (base loads), which the scale must keep from overflowing too.
- */
-export function resolvePartitions(
-  partitions: ReadonlyArray<WeightedPartition>,
-  defaultWeight: number,
-  alsoSummed: { readonly heaviest: number; readonly count: number } = { heaviest: 0, count: 0 },
-): ResolvedWeights {
-  const resolved: ResolvedPartition[] = [];
-  weightTable(partitions).forEach((topic, partition, weight) => {
-    resolved.push({ topic, partition, weight: weight ?? defaultWeight, defaulted: weight === undefined });
-  });
-  resolved.sort((a, b) => b.weight - a.weight || comparePartitions(a, b));
-  const scale = weightScale(
-    Math.max(resolved[0]?.weight ?? 0, alsoSummed.heaviest),
-    resolved.length + alsoSummed.count,
-  );
-  if (scale === 1) return { partitions: resolved, scale };
-  // Defaulted weights are in the source's units too: they scale with the measured ones.
-  return { partitions: resolved.map((p) => ({ ...p, weight: p.weight * scale })), scale };
 }
 
 /**

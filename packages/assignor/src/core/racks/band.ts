@@ -35,20 +35,14 @@ export function bandTerms(model: BalanceModel, tolerance: number): BandTerms {
 }
 
 /**
- * True when `candidate` is as balanced as `reference` by the rule rack matching keeps: its
- * busiest instance (combined load per unit of capacity) no higher than the larger of the
- * reference's and the lower bound plus the tolerance, its least busy no lower than the smaller
- * of the reference's less half the tolerance and the mean less the tolerance (the band the next
- * rebalance's search accepts as it is), or than its rack's mean less the tolerance
- * ({@link aboveFloor}). On equal terms (equal weights and capacities, no base loads) the band is
- * the reference's own levels. Where every partition weighs zero, balance is a count, and the
- * candidate must keep the reference's count levels. Where some weigh more, the load band is the
- * balance: counts then follow the weights, and holding an in-rack placement to the counts of a
- * placement that ignored racks turned it down for one that crossed racks and spread counts wider
- * (300 log-normal partitions on 10/10/10 instances, RF 1, a tenth at zero weight: 3.6 of weight
- * across racks and 4–29 partitions an instance, where the in-rack one had none across and 7–11;
- * and the next rebalance, judged against that wider spread, took the in-rack one after all, so an
- * unchanged group placed again moved partitions in 56 of 60 such groups).
+ * True when `candidate` is as balanced as `reference` by the rule rack matching keeps
+ * (docs/racks.md, "How placement chooses"): its busiest instance (combined load per unit of
+ * capacity) no higher than the larger of the reference's and the lower bound plus the tolerance;
+ * its least busy no lower than the smaller of the reference's less half the tolerance and the
+ * mean less the tolerance, or than its rack's mean less the tolerance ({@link aboveFloor}). On
+ * equal terms the band is the reference's own levels. Where every partition weighs zero the
+ * candidate must keep the reference's count levels; where some weigh more, the load band alone
+ * is the balance (counts follow the weights).
  */
 export function withinBand(
   model: BalanceModel,
@@ -59,13 +53,9 @@ export function withinBand(
 ): boolean {
   const { split, tolerance: t } = terms;
   const ref = levels(model, reference.instance, split, false);
-  const gotLoad = instanceLoads(model, candidate, split, false);
-  const got = levelsOf(gotLoad, model.instanceCapacity);
-  const eps = noiseAt(ref.max);
-  const ceiling = Math.max(ref.max, reference.lowerBound * (1 + t));
+  const ceiling = Math.max(ref.max, reference.lowerBound * (1 + t)) + noiseAt(ref.max);
   const floor = Math.min(ref.min * (1 - t / 2), meanLevel(model, split) * (1 - t));
-  if (got.max > ceiling + eps || !aboveFloor(model, rm, gotLoad, floor, t)) return false;
-  if (terms.kafka && !keepsKafkaRule(model, candidate)) return false;
+  if (!inBand(model, rm, candidate, ceiling, floor, terms)) return false;
   if (split > 0) return true;
   // Every partition weighs zero: balance is the count.
   const refCount = levels(model, reference.instance, model.partitionCount, true);
@@ -88,10 +78,25 @@ export function withinBound(
 ): boolean {
   const { split, tolerance: t } = terms;
   if (split === 0) return false;
-  const load = instanceLoads(model, candidate, split, false);
-  const eps = noiseAt(lowerBound);
-  if (levelsOf(load, model.instanceCapacity).max > lowerBound * (1 + t) + eps) return false;
-  if (!aboveFloor(model, rm, load, meanLevel(model, split) * (1 - t), t)) return false;
+  const ceiling = lowerBound * (1 + t) + noiseAt(lowerBound);
+  return inBand(model, rm, candidate, ceiling, meanLevel(model, split) * (1 - t), terms);
+}
+
+/**
+ * True when `candidate`'s busiest instance is at most `ceiling` (noise included), every instance
+ * is above `floor` ({@link aboveFloor}) and, on Kafka's terms, the counts keep Kafka's rule.
+ */
+function inBand(
+  model: BalanceModel,
+  rm: RackModel,
+  candidate: Int32Array,
+  ceiling: number,
+  floor: number,
+  terms: BandTerms,
+): boolean {
+  const load = instanceLoads(model, candidate, terms.split, false);
+  if (levelsOf(load, model.instanceCapacity).max > ceiling) return false;
+  if (!aboveFloor(model, rm, load, floor, terms.tolerance)) return false;
   return !terms.kafka || keepsKafkaRule(model, candidate);
 }
 
@@ -101,8 +106,7 @@ export function withinBound(
  * counts only among in-rack subscribers, which can break it; such a placement is not kept.
  */
 export function keepsKafkaRule(model: BalanceModel, instance: Int32Array): boolean {
-  const count = new Int32Array(model.instanceIds.length);
-  for (let p = 0; p < model.partitionCount; p++) count[instance[p]!] = count[instance[p]!]! + 1;
+  const count = instanceLoads(model, instance, model.partitionCount, true);
   const fewest = model.subscribersOf.map((subs) => {
     if (subs === undefined) return 0;
     let least = Number.POSITIVE_INFINITY;

@@ -59,31 +59,23 @@ export function placeWithRacks(
       return { instance: counted.instance, lowerBound: instanceLowerBound(model) };
     }
   }
-  const restricted = inRackModel(model, rm);
-  const { homes, forced } = inRackHomes(restricted, previous);
-  const moves = { limit: settings.moves.limit, used: forced };
-  const inRackSettings = { ...settings, budget: { remaining: searchBudget }, moves };
-  // The in-rack placement can only be kept below a busiest level; where its lower bound is above
-  // that level it is not searched at all (its own budget and moves, so when it runs changes nothing).
-  const solveInRack = (ceiling: number): Int32Array | undefined =>
-    placeOnInstancesBelow(restricted, homes, inRackSettings, ceiling).instance;
+  const search = inRackSearch(model, rm, previous, settings, searchBudget);
   const lowerBound = instanceLowerBound(model);
   const t = terms.tolerance;
   const bandTop = (max: number): number => max + noiseAt(max);
-  let inRack = forced > moves.limit ? undefined : solveInRack(bandTop(lowerBound * (1 + t)));
-  const searched = inRack !== undefined || forced > moves.limit;
+  let inRack = search?.below(bandTop(lowerBound * (1 + t)));
   if (inRack !== undefined && withinBound(model, rm, inRack, lowerBound, terms)) {
-    settings.moves.used = moves.used;
+    settings.moves.used = search!.moves.used;
     return { instance: inRack, lowerBound };
   }
   const byLoad = placeOnInstances(model, previous, settings);
-  if (!searched) {
+  if (search !== undefined && inRack === undefined) {
     // Above the bound's band, but maybe within the placement's: search it only if it can be.
     const reference = levels(model, byLoad.instance, terms.split, false).max;
-    inRack = solveInRack(bandTop(Math.max(reference, lowerBound * (1 + t))));
+    inRack = search.below(bandTop(Math.max(reference, lowerBound * (1 + t))));
   }
   if (inRack !== undefined && withinBand(model, rm, inRack, byLoad, terms)) {
-    settings.moves.used = moves.used;
+    settings.moves.used = search!.moves.used;
     return { instance: inRack, lowerBound };
   }
   const home = previous.instance;
@@ -91,8 +83,7 @@ export function placeWithRacks(
   for (let p = 0; p < model.partitionCount; p++) counted[p] = previous.member[p]! >= 0 && home[p]! >= 0 ? 1 : 0;
   const unmatched = byLoad.instance.slice();
   const movesUnmatched = settings.moves.used;
-  matchToStable(model, rm, byLoad.instance, { home, counted }, settings, byLoad.lowerBound);
-  settleIdle(model, rm, byLoad.instance, previous, { home, counted }, settings);
+  matchAndSettle(model, rm, byLoad.instance, previous, { home, counted }, settings, byLoad.lowerBound);
   // Trades keep the counts but not which topics each instance holds: on Kafka's terms one can hand
   // a partition to an instance that a subscriber holding two fewer could take it from. Kafka's
   // rule comes before locality, so such a match is dropped.
@@ -110,8 +101,7 @@ export function placeWithRacks(
   // Matching from there brings back in-rack what the packing left room for.
   const spilledMoves = { limit: settings.moves.limit, used: spilled.moves };
   const spilledLevel = { ...settings, moves: spilledMoves };
-  matchToStable(model, rm, spilled.instance, { home, counted }, spilledLevel, byLoad.lowerBound);
-  settleIdle(model, rm, spilled.instance, previous, { home, counted }, spilledLevel);
+  matchAndSettle(model, rm, spilled.instance, previous, { home, counted }, spilledLevel, byLoad.lowerBound);
   // Moves rank before cross-rack traffic in the objective: the spill wins only by moving no more
   // weight than the match and fetching less across racks.
   const spilledMoved = movedWeight(model, spilled.instance, home, counted);
@@ -146,14 +136,10 @@ function spillCandidate(
   const ceiling = Math.max(ref.max, reference.lowerBound * (1 + terms.tolerance));
   const free = spillOver(model, rm, ceiling);
   for (let round = 0; round < SPILL_ROUNDS; round++) {
-    const restricted = inRackModel(model, rm, free);
-    const { homes, forced } = inRackHomes(restricted, previous);
-    if (forced > settings.moves.limit) return undefined;
-    const moves = { limit: settings.moves.limit, used: forced };
-    const inRackSettings = { ...settings, budget: { remaining: searchBudget }, moves };
-    const placed = placeOnInstancesBelow(restricted, homes, inRackSettings, ceiling + noiseAt(ceiling)).instance;
+    const search = inRackSearch(model, rm, previous, settings, searchBudget, free);
+    const placed = search?.below(ceiling + noiseAt(ceiling));
     if (placed === undefined) return undefined;
-    if (withinBand(model, rm, placed, reference, terms)) return { instance: placed, moves: moves.used };
+    if (withinBand(model, rm, placed, reference, terms)) return { instance: placed, moves: search!.moves.used };
     const load = instanceLoads(model, placed, terms.split, false);
     if (!spillFromBusiest(model, free, placed, load, ceiling + noiseAt(ceiling))) return undefined;
   }
@@ -162,25 +148,16 @@ function spillCandidate(
 
 /**
  * At most this many searches of the in-rack problem in {@link spillCandidate}, letting go more
- * each time: a cap on the work, not a fitted value. The first lets go the racks' excess; the
- * second what packing the rest overflowed, and more rounds have not found more (weighted rack
- * sweep of `bench:quality`, groups within 1.1× the cross-rack bound: 142 of 144 without the
- * spill, 142 after one round, 144 after two, four or eight; without it, those groups placed
- * again unchanged also moved 649 partitions in all instead of 4).
+ * each time: a cap on the work, not a fitted value (more than two rounds have not found more;
+ * docs/racks.md, "Measured").
  */
 const SPILL_ROUNDS = 4;
 
 /**
  * Rack matching ({@link matchRacks}) run again from its own result while it fetches less across
- * racks, at most {@link MATCH_PASSES} times, all passes within the work one pass may take. One
- * pass judges every trade against the levels it started from, and its trades open room for more:
- * the placement one pass leaves is not one it would leave alone, so the next rebalance of an
- * unchanged group matched again and moved partitions. Weighted rack sweep of `bench:quality`,
- * each group placed again unchanged: 87 partitions moved over the 144 groups after one pass, 4
- * (one group whose work ran out) with the passes; the price is paid under change, where the
- * passes find more to match: noisy copies move 3.0% of partitions instead of 2.6%, and after a
- * leave 5% more partitions move beyond the orphans, for 144 groups within 1.1× the cross-rack
- * bound instead of 143.
+ * racks, at most {@link MATCH_PASSES} times, all within the work one pass may take: one pass
+ * judges every trade against the levels it started from, so the placement it leaves is not one it
+ * would leave alone, and an unchanged group placed again would match and move again.
  */
 function matchToStable(
   model: BalanceModel,
@@ -202,19 +179,21 @@ function matchToStable(
 }
 
 /**
- * The zero-weight partitions placed by count again on the counts matching left
- * ({@link placeIdleOnInstances}), then matched to racks by count ({@link matchIdle}): the matched placement is then
- * one the count phase keeps, and an unchanged group placed again moves nothing (groups with a
- * tenth of their partitions idle: 506 idle partitions moved in 9 of 60 groups placed again before, none after).
+ * Matching to stable ({@link matchToStable}), then the zero-weight partitions placed by count
+ * again on the counts it left ({@link placeIdleOnInstances}) and matched to racks by count
+ * ({@link matchIdle}): the matched placement is then one the count phase keeps, and an unchanged
+ * group placed again moves nothing.
  */
-function settleIdle(
+function matchAndSettle(
   model: BalanceModel,
   rm: RackModel,
   instance: Int32Array,
   previous: PreviousOwners,
   homes: { readonly home: Int32Array; readonly counted: Uint8Array },
   settings: LevelSettings,
+  lowerBound: number,
 ): void {
+  matchToStable(model, rm, instance, homes, settings, lowerBound);
   if (model.partitionCount === 0 || model.weight[model.partitionCount - 1]! > 0) return;
   const ceiling = placeIdleOnInstances(model, instance, previous, settings);
   matchIdle(model, rm, instance, homes, settings.moves, ceiling);
@@ -241,6 +220,28 @@ function crossWeight(model: BalanceModel, rm: RackModel, instance: Int32Array): 
   let weight = 0;
   for (let p = 0; p < model.partitionCount; p++) if (isCrossRack(rm, p, instance[p]!)) weight += model.weight[p]!;
   return weight;
+}
+
+/**
+ * The in-rack problem ({@link inRackModel}, with the `free` partitions let go anywhere) searched
+ * below a busiest level (`below`: undefined, unsearched, where its lower bound is above that
+ * level), on a budget and moves of its own, so that when it runs changes nothing else. Undefined
+ * when the homes it drops are already more moves than `maxMovesPerRebalance` allows.
+ */
+function inRackSearch(
+  model: BalanceModel,
+  rm: RackModel,
+  previous: PreviousOwners,
+  settings: LevelSettings,
+  searchBudget: number,
+  free?: Uint8Array,
+): { readonly moves: MoveAllowance; below(ceiling: number): Int32Array | undefined } | undefined {
+  const restricted = inRackModel(model, rm, free);
+  const { homes, forced } = inRackHomes(restricted, previous);
+  if (forced > settings.moves.limit) return undefined;
+  const moves = { limit: settings.moves.limit, used: forced };
+  const inRackSettings = { ...settings, budget: { remaining: searchBudget }, moves };
+  return { moves, below: (ceiling) => placeOnInstancesBelow(restricted, homes, inRackSettings, ceiling).instance };
 }
 
 /**

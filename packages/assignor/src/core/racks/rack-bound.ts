@@ -1,7 +1,10 @@
 import type { BalanceModel } from '../model/model.js';
 import type { RackModel } from './rack-model.js';
 
-/** Racks (plus "no rack") beyond this many: the bound falls back to the forced cross-rack weight. */
+/**
+ * Racks (plus "no rack") beyond this many: the bound gives 0, leaving the caller's forced
+ * cross-rack weight (what crosses wherever it goes) as the bound.
+ */
 const MAX_EXACT_SINKS = 10;
 
 /**
@@ -20,13 +23,8 @@ const MAX_EXACT_SINKS = 10;
 export function crossRackLowerBound(model: BalanceModel, rm: RackModel, level: number): number {
   const width = rm.racks.length;
   const sinks = width + 1;
-  const room = new Float64Array(sinks);
-  for (let b = 0; b < model.instanceIds.length; b++) {
-    const rack = rm.instanceRack[b]!;
-    const free = level * model.instanceCapacity[b]! - model.instanceBaseLoad[b]!;
-    if (free > 0) room[rack < 0 ? width : rack] = room[rack < 0 ? width : rack]! + free;
-  }
-  if (sinks > MAX_EXACT_SINKS) return forcedWeight(model, rm);
+  if (sinks > MAX_EXACT_SINKS) return 0;
+  const room = rackRoom(model, rm, level);
   // In-rack choices (a mask over the sinks) of each (topic, rack set) pair, found once per pair;
   // -1 until then. Weights are summed per mask in partition order.
   const sets = rm.setCount;
@@ -80,20 +78,16 @@ export function crossRackLowerBound(model: BalanceModel, rm: RackModel, level: n
   return Math.max(0, racked - inRack);
 }
 
-/** The weight of the racked partitions no instance in their racks (or without a rack) subscribes to. */
-function forcedWeight(model: BalanceModel, rm: RackModel): number {
+/**
+ * What the instances of each rack can take at `level` per unit of capacity, less their base
+ * loads: one entry per rack, then one for the instances without a rack.
+ */
+export function rackRoom(model: BalanceModel, rm: RackModel, level: number): Float64Array {
   const width = rm.racks.length;
-  let forced = 0;
-  for (let p = 0; p < model.partitionCount; p++) {
-    const set = rm.setOf[p]!;
-    const w = model.weight[p]!;
-    if (set < 0 || !(w > 0)) continue;
-    let local = false;
-    for (const b of model.subscribersOf[model.topicOf[p]!]!.instances) {
-      const rack = rm.instanceRack[b]!;
-      if (rack < 0 || rm.local[set * width + rack] === 1) local = true;
-    }
-    if (!local) forced += w;
+  const room = new Float64Array(width + 1);
+  for (let b = 0; b < model.instanceIds.length; b++) {
+    const rack = rm.instanceRack[b]! < 0 ? width : rm.instanceRack[b]!;
+    room[rack] = room[rack]! + Math.max(0, level * model.instanceCapacity[b]! - model.instanceBaseLoad[b]!);
   }
-  return forced;
+  return room;
 }

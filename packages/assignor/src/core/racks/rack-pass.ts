@@ -5,6 +5,7 @@ import { equalTerms } from '../model/terms.js';
 import { TARGET_LIMIT, bucketize, findPartners, findRelay, mayTrade, subscribes, type Phase } from './rack-trades.js';
 import { noiseAt } from '../structures/numbers.js';
 import { levelsOf } from './band.js';
+import { instanceLoads } from './rack-floor.js';
 import { weightedCount } from '../model/weights.js';
 
 /**
@@ -58,8 +59,7 @@ export function matchRacks(
   const bins = capacity.length;
 
   // Weighted partitions, judged by combined load per unit of capacity.
-  const load = Float64Array.from(model.instanceBaseLoad);
-  for (let p = 0; p < split; p++) load[instance[p]!] = load[instance[p]!]! + model.weight[p]!;
+  const load = instanceLoads(model, instance, split, false);
   const equal = equalTerms(model.weight, split, capacity, model.instanceBaseLoad);
   let total = 0;
   let totalCapacity = 0;
@@ -120,13 +120,11 @@ export function matchIdle(
   const split = weightedCount(model.weight);
   if (split === count) return;
   const capacity = model.instanceCapacity;
-  const counts = new Float64Array(capacity.length);
-  for (let p = 0; p < count; p++) counts[instance[p]!] = counts[instance[p]!]! + 1;
+  const counts = instanceLoads(model, instance, count, true);
   const byCount = levelsOf(counts, capacity);
   const lower = capacity.map((c) => byCount.min * c);
   if (ceiling > 0) {
-    const weighted = new Float64Array(capacity.length);
-    for (let p = 0; p < split; p++) weighted[instance[p]!] = weighted[instance[p]!]! + 1;
+    const weighted = instanceLoads(model, instance, split, true);
     for (let b = 0; b < lower.length; b++) lower[b] = weighted[b]! > 0 ? weighted[b]! : Math.min(counts[b]!, 1);
   }
   const zero: Phase = {

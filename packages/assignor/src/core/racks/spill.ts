@@ -1,5 +1,6 @@
 import type { BalanceModel } from '../model/model.js';
 import { setCrossesRack, type RackModel } from './rack-model.js';
+import { rackRoom } from './rack-bound.js';
 
 /**
  * The partitions an over-full rack lets go so that the rest fits its instances below `ceiling`:
@@ -15,12 +16,7 @@ import { setCrossesRack, type RackModel } from './rack-model.js';
  */
 export function spillOver(model: BalanceModel, rm: RackModel, ceiling: number): Uint8Array {
   const width = rm.racks.length;
-  const room = new Float64Array(width);
-  for (let b = 0; b < model.instanceIds.length; b++) {
-    const rack = rm.instanceRack[b]!;
-    if (rack < 0) continue;
-    room[rack] = room[rack]! + Math.max(0, ceiling * model.instanceCapacity[b]! - model.instanceBaseLoad[b]!);
-  }
+  const room = rackRoom(model, rm, ceiling);
   const own: number[][] = Array.from({ length: width }, () => []);
   const demand = new Float64Array(width);
   for (let p = 0; p < model.partitionCount; p++) {

@@ -6,8 +6,6 @@ import { waterLevel } from '../model/base-load.js';
 import { sharedPartitions } from '../structures/partition-pool.js';
 import { presizedLists } from '../structures/presized-lists.js';
 
-/** Lower bounds this close above the achieved maximum are summation-order noise, not a bound. */
-
 /**
  * Builds the public result from the owner of each partition. Tallies are summed afresh in model
  * order (rather than carried over from the search's running sums) so they are exact and
@@ -40,6 +38,7 @@ export function summarize(
   const totalCapacity = model.instanceCapacity.reduce((sum, c) => sum + c, 0);
   const maxInstanceLoad = instances.reduce((max, i) => Math.max(max, i.load / i.capacity), 0);
   const maxCombinedLoad = instances.reduce((max, i) => Math.max(max, i.combinedLoad / i.capacity), 0);
+  // Lower bounds this close above the achieved maximum are summation-order noise, not a bound.
   const bound =
     lowerBound > maxCombinedLoad && lowerBound <= maxCombinedLoad * (1 + RELATIVE_EPS) ? maxCombinedLoad : lowerBound;
   return {
@@ -67,27 +66,12 @@ export function summarize(
   };
 }
 
-/** Loads, counts and moves of a placement. */
-interface Tally {
-  readonly instanceLoad: Float64Array;
-  readonly instanceCount: Int32Array;
-  readonly memberLoad: Float64Array;
-  readonly memberCount: Int32Array;
-  readonly totalWeight: number;
-  readonly defaultedCount: number;
-  readonly zeroWeightCount: number;
-  readonly heaviestWeight: number;
-  readonly movedCount: number;
-  readonly forcedMoveCount: number;
-  readonly previouslyOwnedCount: number;
-}
-
 /**
- * One pass over every partition, in model order. A function of its own: a hot loop inside a
+ * Loads, counts and moves of a placement: one pass over every partition, in model order. A function of its own: a hot loop inside a
  * function called once per balance() gets compiled on the stack and thrown away when the rest
  * of the function runs for the first time; this one is compiled whole and kept.
  */
-function tally(model: BalanceModel, owner: Int32Array, previous: PreviousOwners | undefined): Tally {
+function tally(model: BalanceModel, owner: Int32Array, previous: PreviousOwners | undefined) {
   const instanceLoad = new Float64Array(model.instanceIds.length);
   const instanceCount = new Int32Array(model.instanceIds.length);
   const memberLoad = new Float64Array(model.memberIds.length);
