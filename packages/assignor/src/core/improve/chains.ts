@@ -125,8 +125,3 @@ function chainTo(end: number, parentBin: Int32Array, parentItem: Int32Array): Ch
   }
   return { items, to };
 }
-
-/** True when a chain can do what a single move cannot (see `Problem.restricted`). */
-export function hasRestrictedGroups(ctx: SearchContext): boolean {
-  return ctx.problem.restricted;
-}

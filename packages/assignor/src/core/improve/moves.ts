@@ -61,11 +61,6 @@ export function affordable(ctx: SearchContext, item: number, from: number, to: n
   );
 }
 
-/** Concentration of `item`'s topic if it moves from `from` to `to` (lower is better). */
-export function spreadOf(ctx: SearchContext, item: number, from: number, to: number): number {
-  return spreadCost(ctx.spread, ctx.problem, item, from, to);
-}
-
 /** Bins other than `exclude`, by load per unit of capacity (ascending or descending), ties by index. */
 export function binsByLevel(ctx: SearchContext, exclude: number, descending: boolean): number[] {
   const order: number[] = [];
@@ -144,7 +139,7 @@ function moveOffTop(ctx: SearchContext, top: number, only: number): Step | undef
     for (const to of frontier) {
       const value = Math.max(levelTop, (placement.load[to]! + w) / problem.capacity[to]!);
       if (value > best) continue;
-      const spread = spreadOf(ctx, item, top, to);
+      const spread = spreadCost(ctx.spread, ctx.problem, item, top, to);
       if (value === best && (step === undefined || spread >= cost)) continue;
       if (!affordable(ctx, item, top, to)) continue;
       best = value;
@@ -204,7 +199,7 @@ export function bestMoveOntoBottom(ctx: SearchContext, bottom: number): Step | u
       if (problem.eligible[problem.group[item]! * row + bottom] === 0) continue;
       const value = Math.min(newBottom, levelFrom - w / capFrom);
       if (value < best) continue;
-      const spread = spreadOf(ctx, item, from, bottom);
+      const spread = spreadCost(ctx.spread, ctx.problem, item, from, bottom);
       if (value === best && (step === undefined || spread >= cost)) continue;
       if (!affordable(ctx, item, from, bottom)) continue;
       best = value;

@@ -1,6 +1,6 @@
 import { noiseAt } from '../structures/numbers.js';
 import type { Problem } from '../model/problem.js';
-import { placementOf, type Placement } from '../place/placement.js';
+import { extremeBins, placementOf, shiftItem, type Placement } from '../place/placement.js';
 import type { MoveLedger } from '../place/ledger.js';
 
 /** The band every bin's level must end in: at most `maxTarget`, at least `minTarget`. */
@@ -31,7 +31,7 @@ export function relink(
   ledger: MoveLedger,
 ): Placement {
   const walk = placementOf(problem, start.bin);
-  const { binCount, capacity, weight } = problem;
+  const { binCount, capacity } = problem;
   // The items each bin still has to send away, and those still to come to it.
   const leaving: number[][] = Array.from({ length: binCount }, () => []);
   const coming: number[][] = Array.from({ length: binCount }, () => []);
@@ -46,14 +46,7 @@ export function relink(
   }
   const done = new Uint8Array(target.length);
   const step = (item: number): void => {
-    const from = walk.bin[item]!;
-    const to = target[item]!;
-    const w = weight[item]!;
-    walk.bin[item] = to;
-    walk.load[from] = walk.load[from]! - w;
-    walk.load[to] = walk.load[to]! + w;
-    walk.tie[from] = walk.tie[from]! - problem.tieWeight;
-    walk.tie[to] = walk.tie[to]! + problem.tieWeight;
+    shiftItem(problem, walk, item, target[item]!);
     done[item] = 1;
     pending--;
   };
@@ -77,18 +70,6 @@ export function relink(
   }
   walk.items = undefined;
   return walk;
-}
-
-/** The busiest and least busy bins (load per unit of capacity), ties to the lowest index. */
-export function extremeBins(problem: Problem, placement: Placement): { top: number; bottom: number } {
-  let top = 0;
-  let bottom = 0;
-  for (let b = 1; b < problem.binCount; b++) {
-    const level = placement.load[b]! / problem.capacity[b]!;
-    if (level > placement.load[top]! / problem.capacity[top]!) top = b;
-    if (level < placement.load[bottom]! / problem.capacity[bottom]!) bottom = b;
-  }
-  return { top, bottom };
 }
 
 /**

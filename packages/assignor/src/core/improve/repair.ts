@@ -1,8 +1,8 @@
 import { noiseAt } from '../structures/numbers.js';
 import type { Problem } from '../model/problem.js';
-import { placementOf, type Placement } from '../place/placement.js';
+import { extremeBins, placementOf, shiftItem, type Placement } from '../place/placement.js';
 import type { MoveLedger, WorkBudget } from '../place/ledger.js';
-import { costOf, extremeBins, type Band } from './relink.js';
+import { costOf, type Band } from './relink.js';
 import { preferred, roomiestBins, shedCheapest, type Move } from './shed.js';
 
 /** A set of moves that closes one bin's gap, with the weight it moves. */
@@ -284,14 +284,8 @@ function itemsOf(problem: Problem, bin: Int32Array): number[][] {
 }
 
 function moveTo(problem: Problem, walk: Placement, items: number[][], item: number, to: number): void {
-  const from = walk.bin[item]!;
-  const w = problem.weight[item]!;
-  const list = items[from]!;
+  const list = items[walk.bin[item]!]!;
   list.splice(list.indexOf(item), 1);
   items[to]!.push(item);
-  walk.bin[item] = to;
-  walk.load[from] = walk.load[from]! - w;
-  walk.load[to] = walk.load[to]! + w;
-  walk.tie[from] = walk.tie[from]! - problem.tieWeight;
-  walk.tie[to] = walk.tie[to]! + problem.tieWeight;
+  shiftItem(problem, walk, item, to);
 }

@@ -69,7 +69,8 @@ function searchPair(
   const ideal = (loadHeavy * capLight - loadLight * capHeavy) / (capHeavy + capLight);
   const gap = levelHeavy - levelLight;
   // 'raise-min' keeps both levels strictly inside the pair's old range.
-  const maxTransfer = mode === 'raise-min' ? gap * Math.min(capHeavy, capLight) : gap * capLight;
+  const lowerMax = mode === 'lower-max';
+  const maxTransfer = lowerMax ? gap * capLight : gap * Math.min(capHeavy, capLight);
   const givers = eligibleItems(ctx, heavy, light, row);
   const takers = eligibleItems(ctx, light, heavy, row);
   ctx.budget.remaining -= ctx.items[heavy]!.length + ctx.items[light]!.length;
@@ -84,18 +85,10 @@ function searchPair(
       if (d <= 0 || d >= maxTransfer) continue;
       const newHeavy = (loadHeavy - d) / capHeavy;
       const newLight = (loadLight + d) / capLight;
-      if (mode === 'lower-max') {
-        const value = Math.max(newHeavy, newLight);
-        if (value < state.best && affordable(ctx, p, heavy, light, q)) {
-          state.best = value;
-          state.step = { item: p, to: light, other: q };
-        }
-      } else {
-        const value = Math.min(newHeavy, newLight);
-        if (value > state.best && affordable(ctx, p, heavy, light, q)) {
-          state.best = value;
-          state.step = { item: p, to: light, other: q };
-        }
+      const value = lowerMax ? Math.max(newHeavy, newLight) : Math.min(newHeavy, newLight);
+      if ((lowerMax ? value < state.best : value > state.best) && affordable(ctx, p, heavy, light, q)) {
+        state.best = value;
+        state.step = { item: p, to: light, other: q };
       }
     }
   }

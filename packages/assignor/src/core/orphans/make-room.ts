@@ -87,7 +87,7 @@ export function makeRoom(
   if (chain === undefined) return undefined;
   // What fits directly is not enough: pass one item on to a bin that makes room for it, and shed
   // the rest of the need directly.
-  const { binCount, eligible, group } = problem;
+  const { group } = problem;
   const fresh = Float64Array.from(roomNow);
   fresh[bin] = 0;
   if (avoid >= 0) fresh[avoid] = 0;
@@ -99,13 +99,7 @@ export function makeRoom(
     const key = `${String(w)}:${String(group[item])}`;
     if (tried.has(key)) continue;
     tried.add(key);
-    const row = group[item]! * binCount;
-    const roomy: number[] = [];
-    for (let b = 0; b < binCount; b++) if (b !== bin && b !== avoid && eligible[row + b] === 1) roomy.push(b);
-    roomy.sort(
-      (a, b) => chain.least(a, w - fresh[a]!) - chain.least(b, w - fresh[b]!) || fresh[b]! - fresh[a]! || a - b,
-    );
-    for (const to of roomy.slice(0, EJECTION_BINS)) {
+    for (const to of binsByRoomCost(problem, chain, fresh, item, bin, avoid).slice(0, EJECTION_BINS)) {
       const onward = makeRoom(
         problem,
         ledger,
@@ -143,15 +137,43 @@ export function makeRoom(
       if (rest === undefined) continue;
       const total = Math.max(0, costOf(ledger, weight, item, bin, to)) + onward.cost + rest.cost;
       const all = [...onward.moves, { item, to }, ...rest.moves];
-      if (
-        best === undefined ||
-        total < best.cost - noiseAt(best.cost) ||
-        (total <= best.cost + noiseAt(best.cost) && all.length < best.moves.length)
-      )
-        best = { moves: all, cost: total, room: rest.room };
+      if (cheaper(total, all.length, best)) best = { moves: all, cost: total, room: rest.room };
     }
   }
   return best;
+}
+
+/**
+ * The bins `item` may go to, but `exclude` and `exclude2`: those where making room for it can cost
+ * least first ({@link RoomCosts}), then the roomiest, then by index.
+ */
+export function binsByRoomCost(
+  problem: Problem,
+  costs: RoomCosts,
+  room: Float64Array,
+  item: number,
+  exclude = -1,
+  exclude2 = -1,
+): number[] {
+  const { binCount, eligible, group, weight } = problem;
+  const w = weight[item]!;
+  const row = group[item]! * binCount;
+  const bins: number[] = [];
+  for (let b = 0; b < binCount; b++) if (b !== exclude && b !== exclude2 && eligible[row + b] === 1) bins.push(b);
+  return bins.sort(
+    (a, b) => costs.least(a, w - room[a]!) - costs.least(b, w - room[b]!) || room[b]! - room[a]! || a - b,
+  );
+}
+
+/** True when a plan of `cost` and `moves` beats `best`: it costs less, or as much in fewer moves. */
+export function cheaper(
+  cost: number,
+  moves: number,
+  best: { readonly cost: number; readonly moves: ReadonlyArray<Move> } | undefined,
+): boolean {
+  if (best === undefined) return true;
+  const eps = noiseAt(best.cost);
+  return cost < best.cost - eps || (cost <= best.cost + eps && moves < best.moves.length);
 }
 
 /** `items` with `item` left out of `bin`'s list (a shallow copy of that one list). */

@@ -1,10 +1,9 @@
-import { noiseAt } from '../structures/numbers.js';
 import type { Problem } from '../model/problem.js';
 import { emptyPlacement, place, type Placement } from '../place/placement.js';
 import type { MoveLedger, WorkBudget } from '../place/ledger.js';
 import type { Band } from '../improve/relink.js';
 import { EJECTION_BINS } from '../improve/shed.js';
-import { bestFit, makeRoom, roomCosts, type Move } from './make-room.js';
+import { bestFit, binsByRoomCost, cheaper, makeRoom, roomCosts, type Move } from './make-room.js';
 import { slotLoads } from './slot-loads.js';
 
 /**
@@ -77,15 +76,10 @@ export function placeOrphans(
       continue;
     }
     // No room anywhere: make it where that moves the least weight, then the fewest items.
-    const row = problem.group[orphan]! * binCount;
-    const candidates: number[] = [];
-    for (let b = 0; b < binCount; b++) if (problem.eligible[row + b] === 1) candidates.push(b);
-    // The bins where making room can cost least first (`RoomCosts`); only the most promising are
-    // tried, and a bin that passes one of its items on ranks the bins it could go to the same way.
+    // The bins where making room can cost least first; only the most promising are tried, and a
+    // bin that passes one of its items on ranks the bins it could go to the same way.
     const costs = roomCosts(problem, items, room);
-    candidates.sort(
-      (a, b) => costs.least(a, w - room[a]!) - costs.least(b, w - room[b]!) || room[b]! - room[a]! || a - b,
-    );
+    const candidates = binsByRoomCost(problem, costs, room, orphan);
     let chosen: { bin: number; moves: Move[]; cost: number } | undefined;
     for (const bin of candidates.slice(0, EJECTION_BINS)) {
       const plan = makeRoom(problem, ledger, walk, items, room, band, bin, w - room[bin]!, budget, -1, costs, slots);
@@ -93,12 +87,7 @@ export function placeOrphans(
       // The level below pays too: a receiver whose members cannot take the newcomer within their
       // tolerance moves that much between them, a move like any other.
       const cost = plan.cost + (slots === undefined ? 0 : slots.excess(bin, w, plan.moves, walk.bin));
-      if (
-        chosen === undefined ||
-        cost < chosen.cost - noiseAt(chosen.cost) ||
-        (cost <= chosen.cost + noiseAt(chosen.cost) && plan.moves.length < chosen.moves.length)
-      )
-        chosen = { bin, moves: plan.moves, cost };
+      if (cheaper(cost, plan.moves.length, chosen)) chosen = { bin, moves: plan.moves, cost };
     }
     if (chosen === undefined) {
       // Nowhere can shed enough: the roomiest bin overflows least; the repair takes it from there.

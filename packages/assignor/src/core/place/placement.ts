@@ -71,8 +71,8 @@ function itemsByBin(bin: Int32Array, binCount: number): number[][] {
   return items;
 }
 
-/** Moves a placed item to another bin, keeping tallies and item lists in step. */
-export function moveItem(problem: Problem, placement: Placement, item: number, to: number): void {
+/** Moves a placed item to another bin, keeping its bin and the tallies in step (not the item lists). */
+export function shiftItem(problem: Problem, placement: Placement, item: number, to: number): void {
   const from = placement.bin[item]!;
   const w = problem.weight[item]!;
   placement.bin[item] = to;
@@ -80,6 +80,12 @@ export function moveItem(problem: Problem, placement: Placement, item: number, t
   placement.load[to] = placement.load[to]! + w;
   placement.tie[from] = placement.tie[from]! - problem.tieWeight;
   placement.tie[to] = placement.tie[to]! + problem.tieWeight;
+}
+
+/** Moves a placed item to another bin, keeping tallies and item lists in step. */
+export function moveItem(problem: Problem, placement: Placement, item: number, to: number): void {
+  const from = placement.bin[item]!;
+  shiftItem(problem, placement, item, to);
   const items = placement.items;
   if (items === undefined) return;
   const source = items[from]!;
@@ -111,4 +117,24 @@ export function extremes(problem: Problem, placement: Placement): { max: number;
     if (l < min) min = l;
   }
   return { max, min };
+}
+
+/** The busiest and least busy bins (load per unit of capacity), ties to the lowest index. */
+export function extremeBins(problem: Problem, placement: Placement): { top: number; bottom: number } {
+  let top = 0;
+  let bottom = 0;
+  let max = placement.load[0]! / problem.capacity[0]!;
+  let min = max;
+  for (let b = 1; b < problem.binCount; b++) {
+    const level = placement.load[b]! / problem.capacity[b]!;
+    if (level > max) {
+      top = b;
+      max = level;
+    }
+    if (level < min) {
+      bottom = b;
+      min = level;
+    }
+  }
+  return { top, bottom };
 }

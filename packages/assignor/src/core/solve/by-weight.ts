@@ -1,5 +1,5 @@
 import { extremes, placementOf, type Placement } from '../place/placement.js';
-import { copyLedger, countMoves, type MoveLedger, type WorkBudget } from '../place/ledger.js';
+import { copyLedger, countMoves, anyItem, type MoveLedger, type WorkBudget } from '../place/ledger.js';
 import type { Problem } from '../model/problem.js';
 import { improve, type SearchGoal } from './search.js';
 import { relabel } from '../place/relabel.js';
@@ -17,41 +17,18 @@ export interface Extremes {
 }
 
 /**
- * The `by-weight` core's way into the tolerance from a sticky start outside it, by the objective:
- * the busiest and least busy levels within the tolerance of `target` (the from-scratch
- * placement's), then the least moved weight. Four candidates, each aimed at half the tolerance so
- * the next small drift does not move anything again:
- *
- * - the local search from the sticky start (moves counted by the ledger);
- * - the repair ({@link repair}), which closes each bin's gap for the least moved weight it finds,
- *   and aims at the tolerance's edge when lumpy weights leave no room for half of it;
- * - the walk towards the from-scratch placement renamed onto the homes ({@link relink}), which
- *   always gets there, at worst by adopting that placement;
- * - the homeless placed first ({@link placeOrphans}): heaviest first into the room below the band
- *   (where the members can take it without moves, given the level below's tolerance in `policy`),
- *   a heavy one that fits nowhere where making room for it moves the least weight (its receiver
- *   sheds the cheapest items, or passes one on to a bin that does), then the repair from there.
- *   This is the "orphans W, plus what receivers shed to make room" placement: the repair from the
- *   sticky start instead finds the heavy newcomer already dropped on the least busy bin.
- *
- * With homeless items, two more candidates aim closer, at `policy.aim` of the tolerance:
- * the homeless placed first and the repair, each with that busiest target.
- *
- * Of those within the tolerance and the ledger's limit, the one moving the least weight wins
- * (the members' estimated trades inside each instance included, {@link memberExcess}),
- * among those on the highest rung: the closer aim within the aim's budget ({@link aimBudgetOf}),
- * then half the tolerance within it, then anywhere within the tolerance. The closer aim is a rung
- * of its own only where `policy.aimsCloser` (the instances, whose busiest the objective ranks
- * first); on the members' level it shares half the tolerance's rung and wins only by moving less,
- * as member balance ranks after moves. (A rung there too: leave lognormal-10k of bench:quality
- * moved 2.43 times the partitions the instance held instead of 1.87, and 1.64 times its weight
- * instead of 1.55, for no change on the busiest instance.) The busiest level comes
- * before moves in the objective, and the aim is what keeps the next small drift from moving
- * everything again. (Cheapest alone: leave sweep seed 5 ends with the busiest 5.0% above the best
- * known; half the tolerance first: 2.5%, at the same moved weight; the closer aim: 1.2% after the
- * seeded leaves of bench:quality, for about 3% more moved weight at the sweep's median.)
- * `searched` says whether that is the local search's (its caller may then trim its moves).
- * Updates `ledger.used`.
+ * The core's way into the tolerance from a sticky start outside it (docs/placement.md, "Few
+ * moves"): the busiest and least busy levels within the tolerance of `target` (the from-scratch
+ * placement's), then the least moved weight. The candidates, each aimed at half the tolerance so
+ * the next small drift moves nothing again: the local search from the sticky start; the repair
+ * ({@link repair}), at the tolerance's edge where lumpy weights leave no room for half of it; the
+ * walk towards the from-scratch placement renamed onto the homes ({@link relink}); the homeless
+ * placed first ({@link placeOrphans}), then the repair. With homeless items, the last two again
+ * at `policy.aim` of the tolerance. Of those within the tolerance and the ledger's limit, the
+ * highest rung wins (the aim within the aim's budget, {@link aimBudgetOf}, where
+ * `policy.aimsCloser`; then half the tolerance within it; then anywhere), then the least moved
+ * weight, the members' estimated trades included ({@link memberExcess}). `searched` says whether
+ * that is the local search's (its caller may then trim its moves). Updates `ledger.used`.
  */
 export function reachByWeight(
   problem: Problem,
@@ -82,12 +59,9 @@ export function reachByWeight(
   const edge = { maxTarget: target.max * (1 + tolerance), minTarget: target.min * (1 - tolerance) };
   const repaired = within(extremes(problem, aimed)) ? aimed : repair(problem, sticky, edge, ledger, budget);
   const relinked = towardsBest(problem, sticky, best, halfway, ledger);
-  // The homeless placed first into the room below the band, then the repair: at half the
-  // tolerance, and at its edge only when that does not get within it, as for the repair: a
-  // placement at the edge moves less now but leaves the busiest instance where the next small
-  // drift moves everything again. (Always trying the edge as well: leave sweep p95 1.81 instead
-  // of 2.05 on seed 1, but the busiest ends 5% above the best known after the seeded leaves of
-  // bench:quality instead of 2.5%.)
+  // The homeless placed first, then the repair: at half the tolerance, and at its edge only when
+  // that does not get within it (a placement at the edge leaves the busiest where the next small
+  // drift moves everything again).
   const settle = (band: Band): Placement =>
     repair(problem, placeOrphans(problem, sticky, ledger, band, budget, policy.slotTolerance), band, ledger, budget);
   const settled = [settle(halfway)];
@@ -118,11 +92,8 @@ export function reachByWeight(
     if (candidate === undefined) continue;
     const levels = extremes(problem, candidate);
     if (!within(levels) || countMoves(ledger, candidate.bin) > ledger.limit) continue;
-    // The members' trades count as moves too: a candidate that spreads the homeless one an
-    // instance can move less between instances and more inside them. They decide between
-    // candidates on one rung, not the rung: an estimate of the level below must not cost the
-    // busiest instance its aim (on the aim's budget too, leave sweep seed 210 ended 4.8% above
-    // the best known instead of 2.5%).
+    // The members' trades decide between candidates on one rung, not the rung: an estimate of the
+    // level below must not cost the busiest instance its aim.
     const across = movedWeight(problem, ledger, candidate.bin);
     const moved = across + memberExcess(problem, ledger, candidate.bin, policy.slotTolerance);
     const r = rungOf(levels.max, across);
@@ -142,11 +113,8 @@ export function reachByWeight(
 /**
  * The most weight, beyond the homeless items, that a placement may move and still be preferred
  * for reaching the aim: the homeless items' own weight, so that placing an orphaned load W moves
- * at most 2W (the stickiness bound of docs/placement.md). The aim is a margin against the next
- * small drift, worth a few moves, not a reshuffle: on a tightly packed group, reaching it after a
- * leave can take a chain of heavy partitions each pushing out the next (leave sweep seed 101: 24
- * times the weight the instance held), where the tolerance's edge takes far less. Unbounded when
- * nothing is homeless (a join, or weights that drifted): the aim then comes first, as before.
+ * at most about 2W (docs/placement.md, "The aim, and what it may cost"). Unbounded when nothing
+ * is homeless (a join, or weights that drifted): the aim then comes first.
  */
 function aimBudgetOf(problem: Problem, ledger: MoveLedger): number {
   let homeless = 0;
@@ -173,19 +141,13 @@ function towardsBest(
 
 /**
  * The core's last stage on the instance level, for a sticky start already within the tolerance,
- * when this rebalance placed homeless items (an instance left, or partitions are new): the
- * busiest shed down to the aim ({@link shedToAim}), then the homeless placed again where the
- * members need not trade to take them, if that costs less ({@link placeForMembers}). Both keep
- * the least busy instances where they are: raising them would move sticky load for no gain on
- * the busiest. Undefined, and nothing counted, when nothing was homeless or neither changes the
- * start.
- *
- * Why only with homeless partitions: a drift of weights alone stays within the tolerance, which
- * is what `moveTolerance` promises. But the homeless were just placed where they fit, and the
- * greedy that placed them may leave an instance up to the tolerance above the best: in random
- * groups (`bench:leave-sweep`) the busiest ended 4–5% above the best known after some leaves,
- * where shedding one or two light partitions brings it to 1.2–2.5%. Why not on the member level: the
- * objective ranks member balance last, so members are not rebalanced for less than the tolerance.
+ * when this rebalance placed homeless items: the busiest shed down to the aim ({@link shedToAim}),
+ * then the homeless placed again where the members need not trade to take them, if that costs
+ * less ({@link placeForMembers}). Both keep the least busy instances where they are: raising them
+ * would move sticky load for no gain on the busiest. Undefined, and nothing counted, when nothing
+ * was homeless or neither changes the start. Only with homeless items, as a drift alone stays
+ * within what `moveTolerance` promises; only on the instance level, as the objective ranks member
+ * balance last.
  */
 export function settleOrphans(
   problem: Problem,
@@ -195,7 +157,7 @@ export function settleOrphans(
   ledger: MoveLedger,
   budget: WorkBudget,
 ): Placement | undefined {
-  if (!placedHomeless(ledger)) return undefined;
+  if (!anyItem(ledger.home, false)) return undefined;
   const start = extremes(problem, sticky);
   const minTarget = Math.min(start.min, reference.min * (1 - policy.tolerance));
   const shed = shedToAim(problem, sticky, start.max, minTarget, reference, policy, ledger, budget);
@@ -243,27 +205,14 @@ function shedToAim(
   return chosen.shed;
 }
 
-/** True when some item has no home: this rebalance placed it (its owner left, or it is new). */
-function placedHomeless(ledger: MoveLedger): boolean {
-  for (let k = 0; k < ledger.home.length; k++) if (ledger.home[k]! < 0) return true;
-  return false;
-}
-
 /**
- * The homeless placed again, where the members of each instance can take them without trading
+ * The homeless placed again where the members of each instance can take them without trading
  * partitions among themselves ({@link placeOrphans} with the members' tolerance), within the
- * levels `kept` (the sticky start, or what {@link shedToAim} made of it) already reached, so the
- * busiest instance is never worse, and no bin ending below `minTarget`. Chosen over `kept` only
- * when it costs less: moved weight, the members' estimated trades included ({@link memberExcess}).
- * Undefined, and nothing counted, otherwise, or when there are no members to trade (one an
- * instance).
- *
- * Why: the sticky start places the homeless greedily, each onto the least busy instance, which
- * spreads them one an instance. An instance of three members holding three partitions each that
- * gets one newcomer of a member's third ends a member a third above the others, beyond the
- * members' tolerance, and two of its partitions trade places to absorb it; three newcomers on one
- * instance with room, one a member, need no trade at all. (Leave sweep seed 3: 97% of the weight
- * moved between members of one instance was on instances that had gained partitions.)
+ * levels `kept` (the sticky start, or what {@link shedToAim} made of it) already reached, no bin
+ * ending below `minTarget`. Chosen over `kept` only when it costs less: moved weight, the members'
+ * estimated trades included ({@link memberExcess}). Undefined, and nothing counted, otherwise, or
+ * when there are no members to trade. Why: the sticky start spreads the homeless one an instance,
+ * which can tip one member of an even instance beyond its tolerance (docs/placement.md).
  */
 function placeForMembers(
   problem: Problem,

@@ -47,24 +47,53 @@ export function levelOut(ctx: SearchContext, chains: boolean): number {
  * step could have given a move (see {@link unsettle}): the steps are the same, the work is not.
  */
 function levelByMove(ctx: SearchContext, lightest: number, settled: Uint8Array): boolean {
-  for (;;) {
-    const giver = busiestExcept(ctx, settled);
-    if (giver < 0 || ctx.budget.remaining <= 0) return false;
-    if (!someBinCanTake(ctx, giver, lightest)) {
-      // Givers come busiest first: in one part, none after this one has a taker either.
-      if (ctx.problem.partCount <= 1) return false;
-      settled[giver] = 1;
-      continue;
-    }
+  return sweepGivers(ctx, lightest, settled, (giver) => {
     const step = bestMoveOffTop(ctx, giver);
     if (step === undefined) {
       settled[giver] = 1;
-      continue;
+      return false;
     }
     const counted = ctx.ledger.counted[step.item] === 1;
     apply(ctx, step);
     unsettle(ctx, settled, giver, step.to, counted);
     return true;
+  });
+}
+
+/** The shortest chain off the busiest bin that has one, if any: true when it took one. */
+function levelByChain(ctx: SearchContext, lightest: number): boolean {
+  // Givers come busiest first, so a bin no chain could leave from stays so for the rest of the
+  // sweep; a failed search marks its giver too.
+  const dead = new Uint8Array(ctx.problem.binCount);
+  return sweepGivers(ctx, lightest, dead, (giver) => {
+    const chain = findChain(ctx, giver, dead);
+    if (chain === undefined) return false;
+    applyChain(ctx, chain);
+    return true;
+  });
+}
+
+/**
+ * Tries `step` on each giver not `marked`, busiest first, until one steps (true) or none is left
+ * or the budget is spent (false). A giver no other bin of its part could take the lightest item
+ * from is marked and passed over; `step` marks the givers it fails on.
+ */
+function sweepGivers(
+  ctx: SearchContext,
+  lightest: number,
+  marked: Uint8Array,
+  step: (giver: number) => boolean,
+): boolean {
+  for (;;) {
+    const giver = busiestExcept(ctx, marked);
+    if (giver < 0 || ctx.budget.remaining <= 0) return false;
+    if (!someBinCanTake(ctx, giver, lightest)) {
+      // Givers come busiest first: in one part, none after this one has a taker either.
+      if (ctx.problem.partCount <= 1) return false;
+      marked[giver] = 1;
+      continue;
+    }
+    if (step(giver)) return true;
   }
 }
 
@@ -119,26 +148,6 @@ function unsettle(ctx: SearchContext, settled: Uint8Array, giver: number, taker:
         break;
       }
     }
-  }
-}
-
-/** The shortest chain off the busiest bin that has one, if any: true when it took one. */
-function levelByChain(ctx: SearchContext, lightest: number): boolean {
-  // Givers come busiest first, so a bin no chain could leave from stays so for the rest of the
-  // sweep; a failed search marks its giver too.
-  const dead = new Uint8Array(ctx.problem.binCount);
-  for (;;) {
-    const giver = busiestExcept(ctx, dead);
-    if (giver < 0 || ctx.budget.remaining <= 0) return false;
-    if (!someBinCanTake(ctx, giver, lightest)) {
-      if (ctx.problem.partCount <= 1) return false;
-      dead[giver] = 1;
-      continue;
-    }
-    const chain = findChain(ctx, giver, dead);
-    if (chain === undefined) continue;
-    applyChain(ctx, chain);
-    return true;
   }
 }
 

@@ -1,11 +1,11 @@
 import { noiseAt } from '../structures/numbers.js';
 import type { Problem } from '../model/problem.js';
-import { extremes, indexItems, type Placement } from '../place/placement.js';
+import { extremeBins, extremes, indexItems, type Placement } from '../place/placement.js';
 import { type MoveLedger, type WorkBudget } from '../place/ledger.js';
 import { bestMoveOffTop, bestMoveOntoBottom, levelOf, type SearchContext } from '../improve/moves.js';
 import { bestSwapOffTop, bestSwapOntoBottom } from '../improve/swaps.js';
 import { bestResplitOffTop } from '../improve/resplit.js';
-import { findChain, hasRestrictedGroups } from '../improve/chains.js';
+import { findChain } from '../improve/chains.js';
 import { createCrossings } from '../improve/crossings.js';
 import { createSpread } from '../improve/spread.js';
 import { apply, applyChain, levelOut, move } from './level-out.js';
@@ -83,7 +83,8 @@ export function search(
     crossings: createCrossings(problem, placement, ledger),
     spread: createSpread(problem, placement),
   };
-  const chains = hasRestrictedGroups(ctx);
+  // A chain can do what a single move cannot only where eligibility is restricted.
+  const chains = ctx.problem.restricted;
   // Levelling tries chains off every bin, the busiest first, once moves are exhausted; trying
   // them off the top here as well would search the graph twice for the same chains.
   const chainsOffTop = chains && !goal.level;
@@ -109,13 +110,7 @@ export function search(
 export function nothingToDo(problem: Problem, placement: Placement, goal: SearchGoal, budget: WorkBudget): boolean {
   const { binCount, capacity } = problem;
   const { load } = placement;
-  let top = 0;
-  let bottom = 0;
-  for (let b = 1; b < binCount; b++) {
-    const level = load[b]! / capacity[b]!;
-    if (level > load[top]! / capacity[top]!) top = b;
-    if (level < load[bottom]! / capacity[bottom]!) bottom = b;
-  }
+  const { top, bottom } = extremeBins(problem, placement);
   const max = load[top]! / capacity[top]!;
   const min = load[bottom]! / capacity[bottom]!;
   const eps = noiseAt(max);
@@ -210,17 +205,9 @@ function raiseBottom(ctx: SearchContext, target: number): number {
   return steps;
 }
 
-/** The busiest (or least busy) bin, ties to the lowest index. */
+/** The busiest (or least busy) bin, ties to the lowest index ({@link extremeBins}), for its budget. */
 function argLevel(ctx: SearchContext, highest: boolean): number {
-  let chosen = 0;
-  let chosenLevel = levelOf(ctx, 0);
-  for (let b = 1; b < ctx.problem.binCount; b++) {
-    const level = levelOf(ctx, b);
-    if (highest ? level > chosenLevel : level < chosenLevel) {
-      chosen = b;
-      chosenLevel = level;
-    }
-  }
+  const { top, bottom } = extremeBins(ctx.problem, ctx.placement);
   ctx.budget.remaining -= ctx.problem.binCount;
-  return chosen;
+  return highest ? top : bottom;
 }

@@ -1,8 +1,8 @@
 import { noiseAt } from '../structures/numbers.js';
 import { hasEqualTerms, highestMinimum, type Problem } from '../model/problem.js';
-import { emptyPlacement, extremes, place, type Placement } from '../place/placement.js';
+import { emptyPlacement, extremes, place, placementOf, type Placement } from '../place/placement.js';
 import { placeGreedily } from '../place/fast-greedy.js';
-import { countMoves, freeLedger, limitedLedger, type MoveLedger, type WorkBudget } from '../place/ledger.js';
+import { countMoves, freeLedger, limitedLedger, anyItem, type MoveLedger, type WorkBudget } from '../place/ledger.js';
 import { improve, type SearchGoal } from './search.js';
 import { searchExactly } from '../improve/exact.js';
 import { searchFewestMoves } from '../improve/fewest-moves.js';
@@ -58,7 +58,7 @@ export function solve(
     resplit: policy.thorough && !equal,
     level: true,
   };
-  if (!anyHome(ledger.home)) {
+  if (!anyItem(ledger.home, true)) {
     return { bin: fromScratch(problem, tight, bound, budget).bin, lowerBound: bound };
   }
   if (equal) return { bin: levelFromHomes(problem, ledger, tight, budget).bin, lowerBound: bound };
@@ -83,14 +83,18 @@ export function solve(
   // near their own target. One allowance scaled by the busiest level would let a dominant bin
   // (1e10 next to 6) excuse an idle one.
   const eps = noiseAt(Math.max(bound, start.max));
-  if (start.max <= bound * (1 + tolerance) + eps && start.min >= floor * (1 - tolerance) - noiseAt(floor)) {
-    return { bin: keepOrShed(problem, sticky, { max: bound, min: floor }, policy, ledger, budget), lowerBound: bound };
-  }
+  const withinOf =
+    (t: Extremes) =>
+    (e: Extremes): boolean =>
+      e.max <= t.max * (1 + tolerance) + eps && e.min >= t.min * (1 - tolerance) - noiseAt(t.min);
+  const bounds = { max: bound, min: floor };
+  if (withinOf(bounds)(start))
+    return { bin: keepOrShed(problem, sticky, bounds, policy, ledger, budget), lowerBound: bound };
 
   const best = fromScratch(problem, tight, bound, budget);
-  const target = { max: extremes(problem, best).max, min: floor === 0 ? 0 : extremes(problem, best).min };
-  const within = (e: Extremes): boolean =>
-    e.max <= target.max * (1 + tolerance) + eps && e.min >= target.min * (1 - tolerance) - noiseAt(target.min);
+  const scratch = extremes(problem, best);
+  const target = { max: scratch.max, min: floor === 0 ? 0 : scratch.min };
+  const within = withinOf(target);
   if (within(start)) return { bin: keepOrShed(problem, sticky, target, policy, ledger, budget), lowerBound: bound };
 
   const reached = reachByWeight(problem, sticky, best.bin, target, policy, ledger, budget, within);
@@ -156,11 +160,7 @@ function fromScratch(problem: Problem, goal: SearchGoal, bound: number, budget: 
   if (goal.resplit && reached > goal.maxTarget) {
     const exact = searchExactly(problem, reached, bound, budget);
     if (exact !== undefined) {
-      const replaced = emptyPlacement(problem);
-      exact.forEach((b, item) => {
-        place(problem, replaced, item, b);
-      });
-      placement = replaced;
+      placement = placementOf(problem, exact);
       // The exact search only minds the maximum: even out the rest again.
       improve(problem, placement, goal, free, budget);
     }
@@ -206,10 +206,4 @@ function leavesIdle(problem: Problem, ledger: MoveLedger): boolean {
   for (let b = 0; b < problem.binCount; b++) if (problem.baseTie[b]! > 0) held[b] = 1;
   for (let k = 0; k < ledger.home.length; k++) if (ledger.home[k]! >= 0) held[ledger.home[k]!] = 1;
   return held.includes(0);
-}
-
-/** True when some item has a home: a plain loop, as `some` called a closure per item on 100k items. */
-function anyHome(home: Int32Array): boolean {
-  for (let k = 0; k < home.length; k++) if (home[k]! >= 0) return true;
-  return false;
 }
