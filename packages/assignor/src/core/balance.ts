@@ -14,26 +14,23 @@ import { NO_RACKS, tallyRacks } from './racks/rack-tally.js';
  * capacity) come out even, then member loads inside each instance.
  *
  * Starts from the reference greedy (heaviest partition first onto the least-loaded eligible
- * instance) and improves it by moves, swaps and chains of moves along subscriptions off the
- * busiest instance while its load drops, down to a lower bound when it can (`lowerBound` and
+ * instance), improves it by moves, swaps and chains towards a lower bound (`lowerBound` and
  * `optimalityRatio` say how close it got), then levels out the rest so that no partition could
- * move to another subscriber and lower the pair's larger load.
- * With `previous` (the current owners) it is sticky: partitions stay put unless moving them
- * buys more than `options.moveTolerance`, and at most `options.maxMovesPerRebalance` leave a
- * still-valid owner, and no topic moves both ways between two members.
+ * move to another subscriber and lower the pair's larger load. With `previous` (the current
+ * owners) it is sticky: partitions stay put unless moving them buys more than
+ * `options.moveTolerance`, at most `options.maxMovesPerRebalance` leave a still-valid owner, and
+ * no topic moves both ways between two members.
  *
- * With racks (`members[].rack`, `partitions[].racks`) it then matches racks on the instance level:
- * partitions fetched across racks move or trade places into an instance of a rack holding a
- * replica, as far as every instance stays within the balance reached (the tolerance band the
- * next rebalance keeps; on equal terms, the counts exactly). The objective is thus, in order:
- * the busiest instance, the cross-rack weight, stickiness, member balance. Where racks cannot
- * matter (no member has one, or every partition is in all or none of the members' racks) the
- * placement is exactly what it is without them. `crossRackWeight`, `crossRackPartitions` and
- * `crossRackLowerBound` report the outcome.
+ * With racks (`members[].rack`, `partitions[].racks`), partitions fetched across racks then move
+ * or trade places into an instance of a replica's rack, as far as every instance stays within the
+ * balance reached. The objective is, in order: the busiest instance, the cross-rack weight,
+ * stickiness, member balance. Where racks cannot matter (no member has one, or every partition is
+ * in all or none of the members' racks) the placement is exactly what it is without them.
+ * `crossRackWeight`, `crossRackPartitions` and `crossRackLowerBound` report the outcome.
  *
- * Pure and deterministic: no I/O, clock or randomness, and the same input in any order gives the
- * same result. Unusable weights (missing, NaN, ±Infinity, negative) count as
- * `options.defaultWeight` (1) and are reported in `defaultedCount`.
+ * Pure and deterministic: no I/O, clock or randomness; the same input in any order gives the same
+ * result. Unusable weights (missing, NaN, ±Infinity, negative) count as `options.defaultWeight`
+ * (1) and are reported in `defaultedCount`.
  *
  * @throws {@link InvalidBalanceInputError} when member ids are empty or duplicated, or an option
  * is out of range.
@@ -98,10 +95,10 @@ function withRacks(
 }
 
 /**
- * The reference library's placement, kept for comparison (benchmarks, tests): heaviest first
- * onto the least-loaded eligible instance, then its least-loaded subscribed member, nothing
- * improved and `previous` ignored (base loads count, as in the reference's cross-group mode). `lowerBound` and `optimalityRatio` are filled in the same way
- * as by {@link balance}, so the two can be compared directly.
+ * The reference library's placement, kept for comparison (benchmarks, tests): heaviest first onto
+ * the least-loaded eligible instance, then its least-loaded subscribed member, nothing improved and
+ * `previous` ignored (base loads count, as in the reference's cross-group mode). `lowerBound` and
+ * `optimalityRatio` are filled in as by {@link balance}, so the two compare directly.
  */
 export function referenceBalance(input: BalanceInput, options: BalanceOptions = {}): BalanceResult {
   const memberRacks = memberRacksOf(input);

@@ -1,7 +1,4 @@
-/**
- * Plain data shapes of the pure balancing core. Nothing here knows about KafkaJS: the adapter
- * translates group metadata into these shapes and back.
- */
+/** Plain data shapes of the pure balancing core; the adapter translates KafkaJS metadata into them and back. */
 
 /** One partition of one topic. */
 export interface TopicPartition {
@@ -14,9 +11,8 @@ export interface WeightedPartition extends TopicPartition {
   /** Missing, non-finite or negative weights count as the default weight and are reported as defaulted. */
   readonly weight?: number | null | undefined;
   /**
-   * The racks holding a replica of the partition (all replicas, or the leader's only: the
-   * caller's choice). A member in one of them fetches it in-rack. Missing or empty: no
-   * preference, the partition is never counted as cross-rack.
+   * The racks holding a replica (all replicas, or the leader's only: the caller's choice); a member in one
+   * fetches it in-rack. Missing or empty: no preference, never counted as cross-rack.
    */
   readonly racks?: ReadonlyArray<string> | undefined;
 }
@@ -31,9 +27,8 @@ export interface BalanceMember {
   /** Relative capacity of the member's instance (default 1). Members of one instance should agree. */
   readonly capacity?: number | undefined;
   /**
-   * The rack (availability zone) the member runs in; members of one instance share it (the
-   * smallest one reported counts when they disagree). Missing: no rack, nothing it is assigned
-   * counts as cross-rack.
+   * The rack (availability zone) the member runs in, shared by its instance (the smallest reported counts
+   * when they disagree). Missing: nothing it is assigned counts as cross-rack.
    */
   readonly rack?: string | undefined;
 }
@@ -43,26 +38,21 @@ export interface BalanceInput {
   readonly members: ReadonlyArray<BalanceMember>;
   readonly partitions: ReadonlyArray<WeightedPartition>;
   /**
-   * The current owners, keyed by member id. When present, partitions stay with their owner
-   * unless moving them improves the balance by more than `moveTolerance`. Entries that no longer
-   * make sense (unknown members, partitions that no longer exist, topics the member stopped
-   * subscribing to, a partition listed under two members) are ignored, never an error.
+   * The current owners, keyed by member id: partitions stay with their owner unless moving improves the
+   * balance by more than `moveTolerance`. Entries that no longer make sense (unknown members or partitions,
+   * unsubscribed topics, a partition under two members) are ignored, never an error.
    */
   readonly previous?: ReadonlyMap<string, ReadonlyArray<TopicPartition>> | undefined;
   /**
-   * The instance of each previous owner, keyed by member id. Only consulted for owners that are
-   * no longer members: their partitions then prefer to stay on that instance if it is still
-   * present (a consumer restarted inside a pod comes back with a new member id).
+   * The instance of each previous owner, keyed by member id, read for owners no longer members: their
+   * partitions prefer that instance if present (a consumer restarted in a pod gets a new member id).
    */
   readonly previousInstances?: ReadonlyMap<string, string> | undefined;
   /**
-   * Load each instance already carries from elsewhere, keyed by instance id, in the weights'
-   * units: typically what its consumers of other groups hold (cross-group balancing). Placement,
-   * the lower bound, the search and stickiness then judge every instance by its combined load
-   * (base plus this group's), so this group's heavy partitions go where the other groups left
-   * room. Missing, non-finite or negative values count as 0. Instances without a member in this
-   * group are not read: they can take nothing from it, so their load is what it is whatever this
-   * group does, and they count neither in its ideal nor in its bound.
+   * Load each instance already carries from elsewhere, keyed by instance id, in the weights' units: typically
+   * its consumers of other groups (cross-group balancing). Every step then judges instances by combined load,
+   * so heavy partitions go where other groups left room. Missing, non-finite or negative values count as 0.
+   * Instances without a member in this group are not read and count in neither its ideal nor its bound.
    */
   readonly instanceBaseLoad?: ReadonlyMap<string, number> | undefined;
 }
@@ -72,27 +62,22 @@ export interface BalanceOptions {
   /** Weight given to partitions without a usable weight. Default 1. */
   readonly defaultWeight?: number;
   /**
-   * How much better than the previous placement a new one must be before partitions move, as a
-   * fraction: with 0.05, the previous owners are kept while the busiest instance (per unit of
-   * capacity) is within 5% of the best placement found from scratch and the least busy one is
-   * within 5% of that placement's least busy one. When something is beyond it, partitions move
-   * until it is within half of it, so the next small drift does not trigger moves again. Members
-   * inside an instance use twice this tolerance: they share their instance's process, so their
-   * balance is secondary. Default `DEFAULT_MOVE_TOLERANCE` (0.05). Ignored without `previous`,
-   * and where all partitions weigh the same on bins of equal capacity: there Kafka's rule holds
-   * exactly (no partition could move to a subscriber holding two or more fewer).
+   * How much better than the previous placement a new one must be before partitions move, as a fraction: with
+   * 0.05, previous owners are kept while the busiest instance (per unit of capacity) is within 5% of the best
+   * placement found and the least busy within 5% of that placement's. Beyond it, partitions move until within
+   * half of it, so small drift does not move them again. Members of one instance share its process and use
+   * twice this. Default `DEFAULT_MOVE_TOLERANCE` (0.05). Ignored without `previous`, and with equal weights on
+   * equal capacities, where Kafka's rule holds exactly (no partition could move to a subscriber holding two
+   * or more fewer).
    */
   readonly moveTolerance?: number;
   /**
-   * Where a rebalance that places orphaned partitions (their member left, or they are new) brings
-   * the busiest instance: this share of `moveTolerance` above the best placement found, from 0
-   * (the best found) to 1 (anywhere within the tolerance). Moves spent on it beyond the orphans
-   * are capped at the orphans' own weight, so placing an orphaned load W moves about 2W at most;
-   * where that is not enough (or the aim is below what the group can reach: the aim is judged
-   * from the lower bound when the previous placement is within the tolerance of it), half the
-   * tolerance is tried, then anywhere within it. Lower values leave more headroom before the
-   * next drift moves anything; higher ones move less after a leave. Default `DEFAULT_ORPHAN_AIM`
-   * (0.25).
+   * Where a rebalance placing orphaned partitions (member left, or new) brings the busiest instance: this share
+   * of `moveTolerance` above the best placement found, from 0 to 1 (anywhere within it). Moves beyond the
+   * orphans are capped at their weight, so an orphaned load W moves about 2W at most; where that is not enough
+   * (or the aim is out of reach: it is judged from the lower bound when the previous placement is within the
+   * tolerance of it), half the tolerance is tried, then anywhere within it. Lower values leave more headroom;
+   * higher ones move less after a leave. Default `DEFAULT_ORPHAN_AIM` (0.25).
    */
   readonly orphanAim?: number;
   /**
@@ -101,9 +86,8 @@ export interface BalanceOptions {
    */
   readonly maxMovesPerRebalance?: number;
   /**
-   * Work budget of the improvement search, in elementary steps (roughly one partition looked at
-   * once). Bounds the time a pathological input can take without a clock; when it runs out the
-   * best placement found so far is returned. Default `DEFAULT_SEARCH_BUDGET` (5 million).
+   * Work budget of the improvement search, in steps (about one partition looked at), bounding a pathological
+   * input without a clock; the best placement so far is returned. Default `DEFAULT_SEARCH_BUDGET` (5 million).
    */
   readonly searchBudget?: number;
 }
@@ -136,10 +120,9 @@ export interface MemberLoad {
 /** What `balance()` returns: the assignment plus everything needed to explain it. */
 export interface BalanceResult {
   /**
-   * Every member present (possibly with an empty list); every partition exactly once. The map and
-   * its lists are the caller's. The partition objects in them are frozen and shared with other
-   * results (every call naming a partition gets the same object, which spares large groups the
-   * cost of 100k new objects per call): compare them by value, and copy one to change it.
+   * Every member present (possibly with an empty list); every partition exactly once. The map and lists are
+   * the caller's; the partition objects are frozen and shared with other results (sparing large groups new
+   * objects per call): compare them by value, and copy one to change it.
    */
   readonly assignments: Map<string, TopicPartition[]>;
   /** Instances sorted by id. */
@@ -153,10 +136,7 @@ export interface BalanceResult {
   readonly defaultedCount: number;
   /** Partitions whose weight is exactly zero (placed by count). */
   readonly zeroWeightCount: number;
-  /**
-   * Partitions of topics no member subscribes to: they cannot be placed and are left out. Frozen
-   * shared objects, as in {@link BalanceResult.assignments}.
-   */
+  /** Partitions of topics no member subscribes to, left out; shared as in {@link BalanceResult.assignments}. */
   readonly unassignable: ReadonlyArray<TopicPartition>;
   /** The heaviest single partition's weight (0 when there are none). */
   readonly heaviestWeight: number;
@@ -170,11 +150,9 @@ export interface BalanceResult {
    */
   readonly maxCombinedLoad: number;
   /**
-   * The combined counterpart of `idealLoad`: the busiest combined load per unit of capacity if this
-   * group's load could be split at will on top of the base loads. That is the level this group's
-   * load fills the instances up to (base ÷ capacity plus their share, never taking load off an
-   * instance), or the largest base ÷ capacity when that is higher. Equal to `idealLoad` without
-   * base loads.
+   * The combined counterpart of `idealLoad`: the busiest combined load per unit of capacity if this group's
+   * load could be split at will on the base loads (never taking load off an instance), or the largest
+   * base ÷ capacity when higher. Equal to `idealLoad` without base loads.
    */
   readonly idealCombinedLoad: number;
   /** Median of the usable (measured) weights, or undefined when no weight was usable. */
@@ -182,50 +160,41 @@ export interface BalanceResult {
   /** Topics that only some instances subscribe to, sorted: their load cannot go everywhere. */
   readonly restrictedTopics: ReadonlyArray<string>;
   /**
-   * No placement can have a max combined load (per unit of capacity) below this: the largest of
-   * the even share (on top of the base loads), the heaviest partition on the instance where it
-   * would weigh least, the pigeonhole bounds on the heaviest partitions, and the same bounds
-   * restricted to each set of instances a topic can go to. 0 when there is no load. Without base
-   * loads the combined load is the instance load.
+   * No placement can have a max combined load (per unit of capacity) below this: the largest of the even
+   * share on the base loads, the heaviest partition where it weighs least, pigeonhole bounds on the heaviest
+   * partitions, and the same bounds on each set of instances a topic can go to. 0 when there is no load.
    */
   readonly lowerBound: number;
   /** `maxCombinedLoad ÷ lowerBound`: 1 means provably optimal; 1 when there is no load. */
   readonly optimalityRatio: number;
-  /**
-   * Partitions that `previous` gave to a member and that now belong to another member, forced
-   * moves included. 0 without `previous`.
-   */
+  /** Partitions `previous` gave to a member that now belong to another, forced moves included; 0 without it. */
   readonly movedCount: number;
   /** Of `movedCount`, those whose previous owner left or no longer subscribes to their topic. */
   readonly forcedMoveCount: number;
   /** Partitions placed here that `previous` named an owner for; 0 without `previous`. */
   readonly previouslyOwnedCount: number;
   /**
-   * What every weight (defaulted ones included) was multiplied by before balancing: 1, unless
-   * the weights are so large (near `Number.MAX_VALUE`) that their sum would overflow; then the
-   * power of two that keeps it at most 1e290. Ratios are unchanged; every load, weight and bound
-   * in this result is in the scaled units (divide by this for the source's units, which may
-   * overflow).
+   * What every weight (defaulted included) was multiplied by: 1, unless their sum would overflow (weights near
+   * `Number.MAX_VALUE`); then the power of two keeping it at most 1e290. Ratios are unchanged; every load,
+   * weight and bound here is in scaled units (divide by this for the source's, which may overflow).
    */
   readonly weightScale: number;
   /**
-   * Weight placed on an instance with a rack that holds none of the partition's replicas: what
-   * is fetched across racks (availability zones). Partitions without racks and members without a
-   * rack never count. 0 when no member has a rack.
+   * Weight placed on an instance whose rack holds none of the partition's replicas: fetched across racks.
+   * Partitions and members without racks never count; 0 when no member has a rack.
    */
   readonly crossRackWeight: number;
   /** How many partitions {@link BalanceResult.crossRackWeight} is made of (zero-weight ones included). */
   readonly crossRackPartitions: number;
   /**
-   * No placement whose busiest instance is at most `maxCombinedLoad` (per unit of capacity) can
-   * fetch less weight across racks than this: `crossRackWeight ÷ crossRackLowerBound` says how
-   * close rack matching came. At most `crossRackWeight`; 0 when nothing has to cross.
+   * No placement whose busiest instance is at most `maxCombinedLoad` can fetch less weight across racks
+   * (so `crossRackWeight ÷ crossRackLowerBound` says how close matching came). At most `crossRackWeight`; 0 when
+   * nothing has to cross.
    */
   readonly crossRackLowerBound: number;
   /**
-   * Of {@link BalanceResult.crossRackWeight}, the weight of partitions that no member in one of
-   * their racks (or without a rack) subscribes to: no placement could fetch them in-rack. The rest
-   * crosses racks because the balance came first.
+   * Of {@link BalanceResult.crossRackWeight}, the weight no member in one of its racks (or rackless)
+   * subscribes to, which no placement could fetch in-rack; the rest crosses because balance came first.
    */
   readonly crossRackForcedWeight: number;
 }

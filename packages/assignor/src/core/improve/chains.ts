@@ -10,27 +10,17 @@ export interface Chain {
 }
 
 /**
- * An ejection chain off bin `source` when no single move helps: `source` gives a partition to a
- * bin that subscribes to it, that bin passes one of its own on to a bin subscribed to that one,
- * and so on until a bin can keep what it receives. Every bin on the chain ends strictly below
- * `source`'s current level and `source` drops, so the levels sorted from the top get
- * lexicographically smaller: the busiest level never rises and the search cannot cycle.
+ * An ejection chain off bin `source` when no single move helps: `source` gives a partition to a bin
+ * subscribed to it, that bin passes one of its own on, and so on until a bin can keep what it receives.
+ * Every bin on the chain ends strictly below `source`'s level and `source` drops, so the busiest level
+ * never rises and the search cannot cycle. Breadth first (bins in index order), so the fewest partitions
+ * move; each bin passes on the lightest partition of each group that keeps it below the ceiling. With
+ * equal weights and capacities this is an augmenting path of the load-balancing flow: with none from any
+ * bin, the placement is (lexicographically) optimal.
  *
- * The graph is the bipartite one of bins and the subscription groups of the partitions they
- * hold, searched breadth first from `source` (bins in index order), so the chain found is one of
- * the shortest: the fewest partitions move. Each bin passes on the lightest partition of each of
- * its groups that still keeps it below the ceiling, which leaves the next bin the most room.
- *
- * With equal weights and capacities an intermediate bin gains one partition and loses one, so
- * this is exactly an augmenting path of the load-balancing flow: when there is none from any
- * bin, the placement is optimal, and lexicographically so (no partition count can drop without
- * another rising to at least it).
- *
- * `dead` (optional) marks bins known to lead nowhere below a ceiling at least this one: they are
- * not entered, and on failure the bins this search went on from are added to them (see
- * {@link markDead}). With equal weights that is exact (a bin no chain leaves from at one ceiling
- * has none at a lower one), so a sweep over many givers costs one pass over the graph instead of
- * one per giver; with weights it may miss a chain, never take a bad one.
+ * `dead` (optional): bins known to lead nowhere below a ceiling at least this one, not entered, and
+ * joined on failure by this search's bins ({@link markDead}). Exact with equal weights, so a sweep over
+ * many givers costs one pass over the graph; with weights it may miss a chain, never take a bad one.
  */
 export function findChain(ctx: SearchContext, source: number, dead?: Uint8Array): Chain | undefined {
   const { problem, placement, ledger, budget } = ctx;
@@ -89,11 +79,8 @@ export function findChain(ctx: SearchContext, source: number, dead?: Uint8Array)
 }
 
 /**
- * After a failed search, marks `dead` the bins it searched from: the source and every bin it
- * reached below the ceiling, which (with equal weights) could pass on anything, as a source
- * could. A bin reached at or above the ceiling (as busy as the source) could pass nothing on, so
- * nothing was searched from it: it is no way through for a later giver, yet may be the start of
- * a chain of its own, and must stay a giver for the rest of the sweep.
+ * After a failed search, marks `dead` the source and every bin reached below the ceiling (with equal weights
+ * these could pass on anything). One reached at or above it, not searched from, may start a chain: it stays a giver.
  */
 function markDead(ctx: SearchContext, source: number, ceiling: number, seen: Uint8Array, dead: Uint8Array): void {
   for (let b = 0; b < seen.length; b++) {

@@ -3,12 +3,10 @@ import type { Placement } from '../place/placement.js';
 import type { MoveLedger } from '../place/ledger.js';
 
 /**
- * Counted items away from home, keyed by kind (topic), home bin and current bin, then by weight.
- * The search consults it so that one rebalance never moves two equally heavy partitions of one
- * topic both ways between the same two bins: such a pair is pure churn, since keeping both home
- * gives the very same loads and spread (with unit weights, Kafka's "no two-way moves" rule).
- * Partitions of different weights may cross: trading a heavy partition for a light one changes
- * both loads, and forbidding it would spread one useful exchange over two rebalances.
+ * Counted items away from home, keyed by kind (topic), home bin and current bin, then by weight. It
+ * keeps one rebalance from moving two equally heavy partitions of a topic both ways between two bins:
+ * pure churn, as keeping both home gives the same loads (with unit weights, Kafka's "no two-way moves"
+ * rule). Different weights may cross: such a trade changes both loads and is a useful exchange.
  */
 export interface Crossings {
   readonly away: Map<number, Map<number, number>>;
@@ -41,10 +39,7 @@ export function recordCrossing(
   if (to !== home) bump(crossings, keyOf(problem, kind, home, to), weight, 1);
 }
 
-/**
- * True when `item` arriving at `to` would make a two-way pair: it left its home for `to` while
- * another item of its kind and weight left `to` for that home.
- */
+/** True when `item` arriving at `to` makes a two-way pair: another of its kind and weight left `to` for its home. */
 export function createsTwoWay(
   crossings: Crossings,
   problem: Problem,
@@ -58,7 +53,7 @@ export function createsTwoWay(
   return (crossings.away.get(keyOf(problem, problem.kind[item]!, to, home))?.get(problem.weight[item]!) ?? 0) > 0;
 }
 
-/** True when swapping `item` (to `to`) and `other` (to `from`) would itself be a two-way pair (same topic, same weight). */
+/** True when swapping `item` (to `to`) and `other` (to `from`) is itself a two-way pair (same topic and weight). */
 export function swapIsTwoWay(
   problem: Problem,
   ledger: MoveLedger,

@@ -6,10 +6,7 @@ import { binClasses } from '../place/relabel.js';
 const EXACT_MAX_ITEMS = 48;
 /** And up to this many bins: with more, few items share a bin and local search is already exact. */
 const EXACT_MAX_BINS = 16;
-/**
- * True for problems small enough for a branch and bound over every placement: this search, and
- * the fewest-moves search of `fewest-moves.ts`.
- */
+/** True for problems small enough for a branch and bound over every placement (this and `fewest-moves.ts`). */
 export function smallEnoughToSearch(problem: Problem): boolean {
   const n = problem.weight.length;
   return n > 0 && n <= EXACT_MAX_ITEMS && problem.binCount >= 2 && problem.binCount <= EXACT_MAX_BINS;
@@ -20,13 +17,10 @@ const MAX_NODES = 50_000;
 
 /**
  * Branch and bound over the whole (small) problem for a placement whose busiest level is below
- * `upperBound`: items heaviest first, each tried on its eligible bins from the least to the most
- * loaded, skipping bins interchangeable with one already tried at that node, and cutting any
- * branch that cannot beat the best found. Stops early at `lowerBound`, which nothing can beat.
- *
- * With few partitions a group is where local search is weakest (three-way exchanges), and exactly
- * where a search like this is cheap. The node cap keeps it bounded whatever the input; a better
- * placement found before the cap is still returned. Returns undefined when none was found.
+ * `upperBound`: items heaviest first, each on its eligible bins from least to most loaded, skipping bins
+ * interchangeable with one already tried, cutting branches that cannot beat the best found; stops at
+ * `lowerBound`, which nothing can beat. Small groups are where local search is weakest (three-way
+ * exchanges) and this is cheap. A better placement found before the node cap is still returned.
  */
 export function searchExactly(
   problem: Problem,

@@ -9,18 +9,13 @@ import { smallEnoughToSearch } from './exact.js';
 const MAX_NODES = 10_000;
 
 /**
- * Branch and bound over a small sticky problem for a placement with fewer counted moves than
- * `current` that keeps every bin's level between `current`'s least busy and busiest levels (its
- * band): items heaviest first, each tried at home
- * first, then on its other eligible bins; a branch is cut when a bin would rise above the band,
- * when the bins below the band could no longer be filled by what is left, or when its moves plus
- * the fewest its bins must still shed reach the best found.
- *
- * Local search takes the best step it sees, and on a handful of partitions that can cost a move
- * or two more than needed: after a member of five leaves, seven partitions moved where five
- * reached the same busiest and least busy levels. Given the placement the search reached, the
- * result is exactly as balanced at its extremes, and moves fewer. Returns undefined when nothing
- * better was found within the node cap, or when the problem is too large to search.
+ * Branch and bound over a small sticky problem for a placement with fewer counted moves than `current`
+ * that keeps every bin within `current`'s least busy and busiest levels (its band): items heaviest first,
+ * each tried at home first. A branch is cut when a bin would rise above the band, when what is left
+ * could no longer fill the bins below it, or when its moves plus the fewest its bins must still shed
+ * reach the best found. On a handful of partitions local search can move one or two more than needed;
+ * this finds a placement as balanced at its extremes that moves fewer. Undefined when nothing better
+ * was found within the node cap, or when the problem is too large.
  */
 export function searchFewestMoves(
   problem: Problem,

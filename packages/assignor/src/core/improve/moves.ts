@@ -6,9 +6,8 @@ import { createsTwoWay, swapIsTwoWay, type Crossings } from './crossings.js';
 import { spreadCost, type Spread } from './spread.js';
 
 /**
- * Equally good candidates looked at past the first, for the spread tie-break. With equal weights
- * a bin's items are ordered by topic, so the alternatives sit further down its list; the cap keeps
- * a step from turning into a scan of a bin with thousands of equal partitions.
+ * Equally good candidates looked at past the first, for the spread tie-break: a cap, so a step never
+ * scans a bin of thousands of equal partitions (whose alternatives, ordered by topic, sit far down).
  */
 export const MAX_TIES = 64;
 
@@ -21,9 +20,8 @@ export interface SearchContext {
   readonly ledger: MoveLedger;
   readonly budget: WorkBudget;
   /**
-   * Smallest decrease of the busiest level worth a step, so float noise never counts as progress.
-   * Steps that raise the least busy level use {@link noiseAt} of that level instead: this one
-   * scales with the busiest level and would hide real differences among the lighter bins.
+   * Smallest decrease of the busiest level worth a step, so float noise never counts as progress. Steps
+   * raising the least busy level use {@link noiseAt} of that level: this eps would hide differences there.
    */
   readonly eps: number;
   /** Counted items away from home per topic, when there are any: see {@link affordable}. */
@@ -44,10 +42,7 @@ export function levelOf(ctx: SearchContext, b: number): number {
   return ctx.placement.load[b]! / ctx.problem.capacity[b]!;
 }
 
-/**
- * True when the move ledger allows the step and it moves no topic both ways between two bins
- * (one partition from its home `a` to `b` while another of its topic went from `b` to `a`).
- */
+/** True when the move ledger allows the step and it moves no topic both ways between two bins ({@link Crossings}). */
 export function affordable(ctx: SearchContext, item: number, from: number, to: number, other = -1): boolean {
   const { ledger, crossings, problem } = ctx;
   let delta = moveDelta(ledger, item, from, to);
@@ -85,13 +80,10 @@ export function firstLighterThan(ctx: SearchContext, list: ReadonlyArray<number>
 }
 
 /**
- * The best single move off the busiest bin `top`: the item and destination that leave the
- * pair's larger load per unit of capacity smallest, if that is below `top`'s current level.
- *
- * For each item only the bins on its group's frontier can be best: for a given capacity the
- * least loaded eligible bin, and a bigger bin only if it is also less loaded. So the cost is
- * one pass over the group's bins plus one look per item, and items too heavy to fit anywhere
- * are skipped by binary search.
+ * The best single move off the busiest bin `top`: the item and destination that leave the pair's larger
+ * level smallest, if below `top`'s current level. Only bins on the group's frontier can be best (per
+ * capacity the least loaded eligible bin, a bigger one only if also less loaded), so the cost is one
+ * pass over the group's bins plus one look per item; items too heavy to fit anywhere are skipped.
  */
 export function bestMoveOffTop(ctx: SearchContext, top: number): Step | undefined {
   const any = moveOffTop(ctx, top, -1);
@@ -100,8 +92,7 @@ export function bestMoveOffTop(ctx: SearchContext, top: number): Step | undefine
   if (only < 0) return any;
   const mine = moveOffTop(ctx, top, only);
   if (mine === undefined) return any;
-  // Every step moveOffTop returns lowers the busiest level, so the slot's move makes progress, and
-  // it spares the level below a move: the objective ranks moves above the pace of the search.
+  // The slot's step also lowers the busiest level, and spares the level below a move (moves rank above pace).
   return mine;
 }
 
@@ -171,9 +162,8 @@ function frontierOf(ctx: SearchContext, g: number, exclude: number): number[] {
 }
 
 /**
- * The best single move onto the least busy bin `bottom`: from the busiest bins down, the item
- * whose move leaves the pair's smaller level largest. Both new levels must stay strictly between
- * the pair's old ones, so the move never creates a new maximum and always evens the pair out.
+ * The best single move onto the least busy bin `bottom`, from the busiest bins down: the one leaving the
+ * pair's smaller level largest. Both new levels stay strictly between the old ones: no new maximum.
  */
 export function bestMoveOntoBottom(ctx: SearchContext, bottom: number): Step | undefined {
   const { problem, budget } = ctx;
@@ -210,14 +200,14 @@ export function bestMoveOntoBottom(ctx: SearchContext, bottom: number): Step | u
   return step;
 }
 
-/** True when equally good candidates are still worth looking at: a step is in hand and topics can be told apart. */
+/** True when equally good candidates are worth looking at: a step is in hand and topics can be told apart. */
 export function tieBreaking(ctx: SearchContext, step: Step | undefined): boolean {
   return step !== undefined && ctx.spread !== undefined;
 }
 
 /**
- * True when `item` of bin `top` may be picked while shedding from slot `only` (-1: any): items
- * away from home or without a slot always may, home items only from that slot.
+ * True when `item` of bin `top` may be picked while shedding from slot `only` (-1: any): items away
+ * from home or without a slot always may, home items only from that slot.
  */
 function fromSlot(ctx: SearchContext, item: number, top: number, only: number): boolean {
   if (only < 0) return true;

@@ -10,18 +10,14 @@ export interface Band {
 }
 
 /**
- * Walks from `start` towards `target` (a complete placement within `band`, typically the
- * from-scratch one renamed onto the homes) one item at a time, and stops as soon as every bin is
- * within the band. Only the items whose bins differ between the two are ever moved, each at most
- * once and straight to its bin in `target`, so the walk ends at `target` at the latest.
- *
- * This is what makes a sticky rebalance pay for its balance in weight rather than adopt a whole
- * new placement: a bin above the band sheds, a bin below it takes, and each picks the step that
- * costs least moved weight ({@link cheapest}). Returns a new placement; `start` is not touched.
- *
- * Why it reaches the band: a bin above it with no item left to send away holds only items that
- * `target` also puts there, plus none it does not, so its level is at most `target`'s; the same
- * way round for a bin below it. Deterministic: ties go to the lowest index.
+ * Walks from `start` towards `target` (a complete placement within `band`, typically the from-scratch
+ * one renamed onto the homes) one item at a time, and stops as soon as every bin is within the band. Only
+ * items whose bins differ move, each once and straight to its `target` bin, so the walk ends at `target`
+ * at the latest. A bin above the band sheds, one below takes, each by the step that moves least weight
+ * ({@link cheapest}): a sticky rebalance pays for balance in weight rather than adopt a new placement.
+ * It reaches the band: a bin above it with nothing left to send away holds only items `target` puts
+ * there, so its level is at most `target`'s (likewise below). Ties go to the lowest index. Returns a new
+ * placement; `start` is not touched.
  */
 export function relink(
   problem: Problem,
@@ -73,11 +69,9 @@ export function relink(
 }
 
 /**
- * Of the pending `candidates`, the step that closes `gap` (load to shed or to take) for the least
- * moved weight. A step that costs nothing (an item that is homeless, not counted, or goes home)
- * comes first, heaviest first, as it closes the most for free. Otherwise the lightest item that
- * closes the gap alone, else the heaviest one, which closes most of it for its weight. -1 when
- * no candidate is left.
+ * Of the pending `candidates`, the step that closes `gap` (load to shed or take) for the least moved
+ * weight: a free one first (homeless, not counted, or going home), heaviest first, as it closes the
+ * most for free; else the lightest that closes the gap alone; else the heaviest. -1 when none is left.
  */
 function cheapest(
   problem: Problem,

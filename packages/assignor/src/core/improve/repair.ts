@@ -14,22 +14,18 @@ interface Plan {
 }
 
 /**
- * Brings every bin into `band` for as little moved weight as it can find: the busiest bin above
- * the band sheds, the least busy one below it takes, one gap at a time, until every bin is in the
- * band or a gap cannot be closed. Each gap is closed by the cheapest of these plans:
+ * Brings every bin into `band` for as little moved weight as it can find, one gap at a time (the busiest
+ * bin above the band sheds, the least busy below it takes) until all are in or a gap cannot be closed.
+ * Each gap is closed by the cheapest of these plans:
  *
- * - direct: items of the bin go to bins with room (below the band's top), lightest item that
- *   closes what is left first, else the heaviest that fits, items that cost nothing before all;
- * - ejection: one item goes to one of the roomiest bins, which sheds the overflow directly.
- *   This is how a heavy newcomer makes room for itself: its new bin passes light items on;
- * - exchange (a busiest bin only): one item trades places with a lighter one of a roomy bin. On
- *   two or three bins of lumpy items (the members of one instance) neither plan above can work,
- *   as the ejection's bin may not send anything back, and the local search then moves several
- *   items where one pair would do.
+ * - direct: items of the bin go to bins with room below the band's top, picked by {@link preferred};
+ * - ejection: one item goes to a roomiest bin, which sheds the overflow (a heavy newcomer making room);
+ * - exchange (a busiest bin only): one item trades places with a lighter one of a roomy bin, for two or
+ *   three bins of lumpy items (one instance's members), where the ejection's bin may not send anything
+ *   back and local search would move several items where one pair does.
  *
- * The moved weight of a step is the weight of each counted item that leaves its home (an item
- * going home gives its weight back; homeless items cost nothing), which is the objective's
- * second term. Returns a new placement; `start` is not touched.
+ * A step costs the weight of each counted item leaving its home (one going home gives it back; homeless
+ * items cost nothing), the objective's second term. Returns a new placement; `start` is not touched.
  */
 export function repair(
   problem: Problem,
@@ -40,8 +36,7 @@ export function repair(
 ): Placement {
   const walk = placementOf(problem, start.bin);
   const items = itemsOf(problem, walk.bin);
-  // Every step closes a gap and opens none above the band, so a few rounds per bin suffice; the
-  // cap only guards against float noise making a gap reappear.
+  // Each step closes a gap and opens none above the band: a few rounds per bin suffice bar float noise.
   for (let round = 0; round < 4 * problem.binCount && budget.remaining > 0; round++) {
     const { top, bottom } = extremeBins(problem, walk);
     const maxGap = walk.load[top]! - band.maxTarget * problem.capacity[top]!;
@@ -66,10 +61,7 @@ export function repair(
   return walk;
 }
 
-/**
- * The better of two plans for a gap: one that closes it beats one that does not, two that close it
- * are judged by their cost, two that do not by how much they close.
- */
+/** The better of two plans for a gap: closing it beats not; then the cheaper, else the one closing more. */
 function better(a: Plan | undefined, b: Plan | undefined, gap: number): Plan | undefined {
   if (a === undefined || a.closed <= 0) return b !== undefined && b.closed > 0 ? b : undefined;
   if (b === undefined || b.closed <= 0) return a;
@@ -81,10 +73,7 @@ function better(a: Plan | undefined, b: Plan | undefined, gap: number): Plan | u
   return b.closed > a.closed ? b : a;
 }
 
-/**
- * Direct shedding of `gap` off `bin` onto bins with room below the band's top (never onto
- * `avoid`), or undefined when the room is not there.
- */
+/** Direct shedding of `gap` off `bin` onto bins with room below the band's top (never `avoid`). */
 function shed(
   problem: Problem,
   ledger: MoveLedger,
@@ -106,10 +95,7 @@ function shed(
   return { moves, cost, closed: gap - Math.max(0, left) };
 }
 
-/**
- * Ejection: one item of `bin` goes to one of the roomiest bins it may go to, which sheds the
- * overflow directly (never back to `bin`). The cheapest such plan, or undefined.
- */
+/** Ejection: one item of `bin` to a roomiest bin, which sheds the overflow (never back to `bin`); the cheapest. */
 function eject(
   problem: Problem,
   ledger: MoveLedger,
@@ -153,11 +139,9 @@ function eject(
 }
 
 /**
- * Exchange: an item of `bin` trades places with a lighter one of one of the roomiest bins, so
- * that `bin` sheds the difference where no item of it fits anywhere alone (two bins of lumpy
- * items, such as the members of one instance). The cheapest exchange that closes the gap without
- * taking the other bin above the band's top or `bin` below its bottom, the lighter pair first
- * among equals; undefined when none does.
+ * Exchange: an item of `bin` trades places with a lighter one of a roomiest bin, so `bin` sheds the
+ * difference where none of its items fits anywhere alone. The cheapest that closes the gap without taking
+ * the other bin above the band's top or `bin` below its bottom, lighter pairs first among equals.
  */
 function swap(
   problem: Problem,
@@ -211,11 +195,7 @@ function swap(
   return best;
 }
 
-/**
- * Fills `gap` on `bin` from bins that stay at or above the band's bottom, never pushing `bin`
- * above its top: the lightest item that closes what is left, else the heaviest that fits, items
- * that cost nothing first. Undefined when nothing fits.
- */
+/** Fills `gap` on `bin` from bins staying at or above the band's bottom, never lifting `bin` above its top. */
 function fill(
   problem: Problem,
   ledger: MoveLedger,

@@ -15,13 +15,11 @@ export interface Resplit {
 }
 
 /**
- * The strongest neighbourhood, used when no single move or swap helps: take the busiest bin and
- * a lighter one, and share their heaviest exchangeable partitions (up to 20) between them
- * optimally, by branch and bound on the subset that goes to the busiest bin. Moves and swaps
- * are special cases; this also finds the 2-for-1 and 3-for-2 exchanges that leave the greedy
- * stuck (e.g. 29,20,19,13,11,4,1 on two instances: greedy 50, optimum 49).
- *
- * It may move many partitions at once, so it only runs when moves are free (no previous owner).
+ * The strongest neighbourhood, for when no single move or swap helps: the busiest bin and a lighter one
+ * share their heaviest exchangeable partitions (up to 20) optimally, by branch and bound on the subset
+ * that goes to the busiest. This finds the 2-for-1 and 3-for-2 exchanges that leave the greedy stuck
+ * (e.g. 29,20,19,13,11,4,1 on two bins: greedy 50, optimum 49). It may move many partitions at once,
+ * so it only runs when moves are free (no previous owner).
  */
 export function bestResplitOffTop(ctx: SearchContext, top: number): Resplit | undefined {
   let best = levelOf(ctx, top) - ctx.eps;

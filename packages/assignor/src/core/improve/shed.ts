@@ -3,10 +3,7 @@ import { costOf, type Band } from './relink.js';
 import type { Problem } from '../model/problem.js';
 import type { Placement } from '../place/placement.js';
 
-/**
- * Bins an ejected item is tried on (the roomiest): a work cap, not a tuning. Room is what makes an
- * ejection cheap; trying every bin would make a step quadratic in the group size.
- */
+/** Bins an ejected item is tried on, the roomiest: a work cap (every bin would make a step quadratic). */
 export const EJECTION_BINS = 8;
 
 /** One planned move: `item` goes to bin `to`. */
@@ -25,11 +22,10 @@ export interface Shedding {
 }
 
 /**
- * Sheds `need` off `bin` one item at a time, each to the bin `targetOf(item)` names for it (-1:
- * none), picking by {@link preferred}, until at most `stopAt` is left or nothing more fits. Takes
- * each item's weight off `room` at its target as it plans, so `targetOf` sees the room that is
- * left. The one greedy both the repair and the orphan placement make room with; they differ only
- * in where an item may go.
+ * Sheds `need` off `bin` one item at a time, each to the bin `targetOf(item)` names (-1: none), picked
+ * by {@link preferred}, until at most `stopAt` is left or nothing more fits. Takes each item's weight off
+ * `room` at its target as it plans, so `targetOf` sees the room left. Shared by the repair and the
+ * orphan placement, which differ only in where an item may go.
  */
 export function shedCheapest(
   ledger: MoveLedger,
@@ -77,9 +73,8 @@ export function shedCheapest(
 }
 
 /**
- * True when a candidate (its moved weight `cost`, its weight, whether it closes the gap alone)
- * beats the current pick: free ones first (heaviest), then the lightest that closes the gap, then
- * the heaviest.
+ * True when a candidate (its moved weight `cost`, its weight, whether it closes the gap alone) beats the
+ * current pick: free ones first (heaviest), then the lightest that closes the gap, then the heaviest.
  */
 export function preferred(
   cost: number,

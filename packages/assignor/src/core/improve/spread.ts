@@ -5,10 +5,9 @@ import type { Placement } from '../place/placement.js';
 const MAX_COUNTERS = 4_000_000;
 
 /**
- * Items of each kind (topic) per bin, for the tie-break between equally good steps: among moves
- * that leave the same levels, the one taking a topic from a bin that holds much of it to a bin
- * that holds little of it. Spreading each topic keeps a member that joins from receiving all of
- * one topic, and keeps a topic's consumption spread when its load shifts later.
+ * Items of each kind (topic) per bin, for the tie-break between equally good steps: take a topic from a
+ * bin holding much of it to one holding little, so a joining member never receives all of one topic and
+ * a topic's consumption stays spread when its load shifts later.
  */
 export interface Spread {
   readonly count: Int32Array;
@@ -20,7 +19,7 @@ export function createSpread(problem: Problem, placement: Placement): Spread | u
   if (kindCount < 2 || binCount * kindCount > MAX_COUNTERS) return undefined;
   const count = new Int32Array(binCount * kindCount);
   const { bin } = placement;
-  // A plain loop: this runs once per search, over every partition, on the hot path of balance().
+  // A plain loop: this runs over every partition once per search, on the hot path of balance().
   for (let item = 0; item < bin.length; item++) {
     const b = bin[item]!;
     if (b < 0) continue;
@@ -38,10 +37,7 @@ export function recordSpread(spread: Spread, problem: Problem, item: number, fro
   count[row + to] = count[row + to]! + 1;
 }
 
-/**
- * How much moving `item` from `from` to `to` concentrates its kind: the destination's count of
- * it minus the source's. Lower is better; 0 without counts, so every step ties.
- */
+/** How much moving `item` from `from` to `to` concentrates its kind: count at `to` minus at `from` (0 without). */
 export function spreadCost(
   spread: Spread | undefined,
   problem: Problem,

@@ -2,15 +2,13 @@ import { noiseAt } from '../structures/numbers.js';
 import { affordable, binsByLevel, levelOf, type SearchContext, type Step } from './moves.js';
 
 /**
- * Swaps: when no single partition can leave the busiest bin (or reach the least busy one)
- * without overshooting, exchanging a heavier partition for a lighter one moves just their
- * difference. This is what takes the greedy's 19 to the optimal 15 on 9,9,8,8,7,7,6,6,5,5,5.
+ * Swaps: when no single partition can leave the busiest bin (or reach the least busy one) without
+ * overshooting, trading a heavier partition for a lighter one moves just their difference.
  */
 
 /**
- * Partners tried per swap step, from the far end of the load order. Each costs a pass over both
- * bins' partitions; the far end has the most room, so further partners rarely win and would make
- * a step linear in the whole group.
+ * Partners tried per swap step, from the far end of the load order: each costs a pass over both bins,
+ * and the far end has the most room, so more rarely win and would make a step linear in the group.
  */
 const MAX_PARTNERS = 8;
 
@@ -42,13 +40,11 @@ interface PairSearch {
 }
 
 /**
- * Finds the swap between `heavy` and `light` whose net transfer d = w(p) − w(q) > 0 (p leaves
- * `heavy`, q leaves `light`) comes closest to the transfer that levels the pair. The pair's
- * worse level is V-shaped in d, so for each q only the two p around the ideal weight matter, and
- * that ideal falls as q gets lighter: one merge-like pass over both bins' lists.
- *
- * 'lower-max' may overshoot (heavy may end below light's old level); 'raise-min' must keep both
- * new levels strictly between the old ones so it never raises the maximum.
+ * Finds the swap between `heavy` and `light` whose net transfer d = w(p) − w(q) > 0 (p leaves `heavy`,
+ * q leaves `light`) comes closest to levelling the pair. The pair's worse level is V-shaped in d, so per
+ * q only the two p around the ideal weight matter, and the ideal falls as q gets lighter: one merge-like
+ * pass. 'lower-max' may overshoot (heavy may end below light's old level); 'raise-min' keeps both new
+ * levels strictly between the old ones so it never raises the maximum.
  */
 function searchPair(
   ctx: SearchContext,
@@ -68,7 +64,6 @@ function searchPair(
   const levelLight = loadLight / capLight;
   const ideal = (loadHeavy * capLight - loadLight * capHeavy) / (capHeavy + capLight);
   const gap = levelHeavy - levelLight;
-  // 'raise-min' keeps both levels strictly inside the pair's old range.
   const lowerMax = mode === 'lower-max';
   const maxTransfer = lowerMax ? gap * capLight : gap * Math.min(capHeavy, capLight);
   const givers = eligibleItems(ctx, heavy, light, row);

@@ -1,15 +1,12 @@
 /**
- * Base loads: what an instance already carries from elsewhere (other consumer groups of the same
- * pods) before this group's partitions are placed. They are fixed: no step of the search can
- * move them, so they only shift where this group's load is best put.
+ * Base loads: what an instance already carries from elsewhere (other consumer groups of the same pods). No
+ * step of the search moves them; they only shift where this group's load is best put.
  */
 
 /**
- * Base load per instance, in the model's instance order, from the caller's map. A missing,
- * non-finite or negative value counts as 0: a base load only ever steers this group's load away
- * from an instance, and a made-up one must not be able to push everything elsewhere. Entries for
- * instances without a member in this group are not read: those instances can take nothing from
- * this group, so its placement cannot change their load.
+ * Base load per instance, in model order, from the caller's map. A missing, non-finite or negative value
+ * counts as 0, so a made-up one cannot push everything elsewhere. Instances without a member in this group
+ * are not read: this group's placement cannot change their load.
  */
 export function resolveBaseLoads(
   instanceIds: ReadonlyArray<string>,
@@ -26,10 +23,8 @@ export function resolveBaseLoads(
 
 /**
  * The water level of `amount` poured over `bins`: the load per unit of capacity L at which
- * `Σ capacity · max(0, L − base ÷ capacity) = amount`. It is the busiest level of a perfect split
- * (load divisible at will) that never takes load off a bin, so no placement can do better; bins
- * whose base already stands above L get nothing and keep their base. Without base loads it is
- * the plain mean, `amount ÷ Σ capacity`. 0 without bins.
+ * `Σ capacity · max(0, L − base ÷ capacity) = amount`, the busiest level of a perfect split that never takes
+ * load off a bin, so no placement can do better. Without base loads, `amount ÷ Σ capacity`; 0 without bins.
  */
 export function waterLevel(
   capacity: Float64Array,

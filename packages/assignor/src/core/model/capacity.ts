@@ -1,11 +1,7 @@
 import { median } from '../structures/numbers.js';
 import { compareStrings } from '../structures/order.js';
 
-/**
- * The capacity rule, shared by `balance()` and the trigger that judges the current assignment:
- * both must divide an instance's load by the same number, or the trigger's ratio compares unlike
- * things.
- */
+/** The capacity rule, shared by `balance()` and the trigger: both must divide a load by the same number. */
 
 /** Smallest capacity the `capacity` option accepts, and the floor for reported ones. */
 export const MIN_CAPACITY = 1e-3;
@@ -14,9 +10,8 @@ export const MIN_CAPACITY = 1e-3;
 export const MAX_CAPACITY = 1e6;
 
 /**
- * How far an instance's capacity may stray from the group's median, either way. Capacities
- * travel in userData, which any member (another version, a buggy or hostile encoder) can fill
- * in: without a bound one member claiming 1e300 silently takes every partition.
+ * How far an instance's capacity may stray from the group's median, either way: capacities travel in userData,
+ * which any member can fill in, and one claiming 1e300 would otherwise take every partition.
  */
 export const CAPACITY_SPREAD = 1000;
 
@@ -42,13 +37,10 @@ export interface ResolvedCapacities {
 }
 
 /**
- * Capacity per instance from its members' reports. Members of one instance should agree; when
- * they do not, the largest usable value wins, so the outcome does not depend on which member
- * happens to be listed first. Each instance's capacity is then bounded to
- * [{@link MIN_CAPACITY}, {@link MAX_CAPACITY}] (what the option accepts) and to within
- * {@link CAPACITY_SPREAD} of the median of those bounded values, so no single report can take the
- * whole group: only ratios between capacities matter, and the median is the one value a single
- * outlier cannot move far.
+ * Capacity per instance from its members' reports; where they disagree the largest usable value wins, so
+ * listing order cannot matter. Each is bounded to [{@link MIN_CAPACITY}, {@link MAX_CAPACITY}] and to within
+ * {@link CAPACITY_SPREAD} of the median of those bounded values: only ratios matter, and a single outlier
+ * cannot move the median far.
  */
 export function resolveCapacities(
   members: Iterable<{ readonly instanceId: string; readonly capacity?: unknown }>,

@@ -5,10 +5,9 @@ import { orderHeaviestFirst } from '../structures/heaviest-first.js';
 import { rackMask, type RackNames } from './rack-mask.js';
 
 /**
- * The caller's partitions resolved once, in index form: every distinct partition exactly once
- * with its effective weight, in two orders. Arrays rather than one object per partition: this is
- * the part of `balance()` whose cost grows with the group, and 100k small objects (and the string
- * comparisons a sort of them needs) cost more than everything the placement does with them.
+ * The caller's partitions resolved once, in index form: each distinct partition once with its effective
+ * weight, in two orders. Arrays, not an object per partition: at 100k, small objects and the string
+ * comparisons sorting them cost more than everything placement does with them.
  */
 export interface PartitionCatalog {
   /** Topic names, sorted by code unit. `topic[c]` indexes this. */
@@ -34,10 +33,9 @@ export interface PartitionCatalog {
 }
 
 /**
- * Each input entry's rack mask ({@link rackMask}: -1 for none) and its canonical position. Read in the
- * catalog's one pass over the input, so rack matching need not visit 100k input objects again.
- * Only kept for the usual input (each topic's partitions one ascending run, so no duplicates),
- * where an entry's position is known without a lookup.
+ * Each input entry's rack mask ({@link rackMask}: -1 for none) and canonical position, read in the catalog's
+ * pass so rack matching need not visit the input again. Kept only for the usual input (each topic's
+ * partitions one ascending run), where positions need no lookup.
  */
 export interface ListedRacks {
   readonly masks: Int32Array;
@@ -46,16 +44,11 @@ export interface ListedRacks {
 }
 
 /**
- * Resolves every partition's effective weight with the rule of `PartitionWeightTable` (a
- * partition listed several times keeps its largest usable weight; one with none gets
- * `defaultWeight`) and orders them canonically and heaviest first, so nothing downstream depends
- * on the caller's order. When the weights' sum could overflow, all of them are scaled by
- * {@link weightScale} (after ordering, as a power of two keeps the order anyway); `alsoSummed`
- * describes other values summed with them (base loads), which the scale must keep from
- * overflowing too.
- *
- * Typical input lists each topic's partitions once, in ascending order, and often with one
- * weight for all; both are detected so that neither a de-duplicating map nor a sort runs then.
+ * Resolves every partition's effective weight by the rule of `PartitionWeightTable` (the largest usable one,
+ * else `defaultWeight`) and orders them canonically and heaviest first, so nothing downstream depends on the
+ * caller's order. Where the sum could overflow, all are scaled by {@link weightScale}; `alsoSummed` describes
+ * other values summed with them (base loads), which the scale must cover too. Input listing each topic's
+ * partitions once in ascending order, often with one weight for all, is detected: no map or sort runs then.
  */
 export function resolveCatalog(
   partitions: ReadonlyArray<WeightedPartition>,
@@ -146,9 +139,8 @@ interface Entries {
   readonly partition: Float64Array | number[];
   readonly numeric: boolean;
   /**
-   * Every partition number is a 32-bit integer (always, with Kafka). They are then kept as such:
-   * an integer read from an Int32Array goes into the result's objects as a small integer, where
-   * one read from a Float64Array would be boxed in a heap number of its own.
+   * Every partition number is a 32-bit integer (always, with Kafka): kept in an Int32Array, they reach the
+   * result's objects as small integers, where a Float64Array would box each in a heap number.
    */
   readonly int32: boolean;
   /** Usable weight, or -1 for none. */
@@ -247,8 +239,7 @@ function groupEntries(entries: Entries, rank: ReadonlyArray<number>): { entries:
  * numbers are strictly ascending (so also unique), the usual input; false when they are not.
  */
 function copyAscendingRun(start: number, size: number, t: number, entries: Entries, out: CanonicalArrays): boolean {
-  // Fields are read before the loop: compiled on-stack in that loop, code with reads after it
-  // that had no type feedback yet was kept and left at every later call.
+  // Fields are read before the loop: compiled on-stack there, reads after it lacked type feedback and deopted.
   const { partition: numbers, raw } = entries;
   const { topic, partition, raw: outRaw } = out;
   const at = out.count;

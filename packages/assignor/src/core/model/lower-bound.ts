@@ -13,16 +13,13 @@ const SET_PIGEONHOLE_WORK = 4_000_000;
 const SUBSET_WORK = 4_000_000;
 
 /**
- * A lower bound on the busiest bin's load per unit of capacity over every possible placement:
- * the largest of
- * - the level of a perfect split on top of the bins' fixed base loads (the mean without them),
- *   and any bin's base load itself;
+ * A lower bound on the busiest bin's load per unit of capacity over every placement: the largest of
+ * - the level of a perfect split on the bins' base loads, and any bin's base load itself;
  * - each group's heaviest item on the eligible bin where it would weigh least;
- * - the pigeonhole bounds: among the j·k+1 heaviest items on k bins some bin holds j+1 of them,
- *   so it carries at least the j+1 lightest of those (j = 1 is the classic m-th plus (m+1)-th
- *   heaviest), divided by the largest capacity;
- * - the same level and pigeonhole bounds restricted to each group's eligible bins, counting every
- *   item that can only go there: a topic only two instances subscribe to must fit on those two.
+ * - the pigeonhole bounds: among the j·k+1 heaviest items on k bins some bin holds j+1, so at least the j+1
+ *   lightest of those, over the largest capacity;
+ * - the same level and pigeonhole bounds on each group's eligible bins, counting every item that can only
+ *   go there (a topic only two instances subscribe to must fit on those two).
  */
 export function lowerBound(problem: BoundProblem): number {
   const { binCount, capacity, baseLoad, weight, group, groupBins, eligible } = problem;
@@ -65,10 +62,8 @@ export function lowerBound(problem: BoundProblem): number {
 }
 
 /**
- * Each group's total weight and its heaviest item's (-1 for an empty group). A loop over every
- * item, in a function of its own: compiled on-stack inside `lowerBound`, the code after it had no
- * type feedback yet, and that compiled code, kept for later calls, left them all at its end
- * (hundreds of deopts in one benchmark, the rest of each call running unoptimized).
+ * Each group's total weight and its heaviest item's (-1 for none). A function of its own: compiled on-stack
+ * inside `lowerBound`, the code after the loop lacked type feedback and every later call deopted there.
  */
 function groupTotals(
   weight: ArrayLike<number>,
@@ -86,10 +81,8 @@ function groupTotals(
 }
 
 /**
- * With integer weights and equal capacities every bin's load is an integer, so the busiest load
- * is at least the bound rounded up: 755 on two instances cannot beat 378. This is what lets the
- * search stop at a proven optimum on integer weights (counts, the classic examples) instead of
- * spending its node budget failing to reach 377.5.
+ * With integer weights and equal capacities every load is an integer, so the bound rounds up (755 on two
+ * instances cannot beat 378): the search then stops at a proven optimum instead of chasing 377.5.
  */
 function roundUpForIntegers(
   capacity: ArrayLike<number>,
@@ -108,10 +101,8 @@ function roundUpForIntegers(
 }
 
 /**
- * The sum of `values` when every one is an integer, else NaN. A plain loop of its own: it runs
- * over every partition on the hot path of balance(), and compiled mid-loop (on-stack) inside a
- * larger function it left the code after the loop without type feedback, so every later call
- * left the optimized code there.
+ * The sum of `values` when all are integers, else NaN. A function of its own, as {@link groupTotals}: inlined
+ * in a larger one, on-stack compilation left the code after the loop to deopt on every call.
  */
 function integerSum(values: ArrayLike<number>): number {
   let total = 0;
@@ -124,9 +115,8 @@ function integerSum(values: ArrayLike<number>): number {
 }
 
 /**
- * The weights of the items whose group is in `groups`, still heaviest first. A counted loop into
- * a presized array: with racks the eligibility groups are (topic, rack set) pairs, and a filter
- * with a callback per item over 100k items was most of the lower bound's cost.
+ * The weights of the items whose group is in `groups`, heaviest first. A counted loop into a presized array:
+ * with racks' many groups, a filter with a callback per item was most of the bound's cost.
  */
 function weightsOf(
   weight: Float64Array,
@@ -144,9 +134,8 @@ function weightsOf(
 }
 
 /**
- * Each group's own weights, heaviest first: views into one array the items are sorted into by
- * group (a counting sort, so each group's keep the items' order). One allocation and flat writes:
- * an array per group written through a lookup per item cost as much as the rest of the bound.
+ * Each group's own weights, heaviest first: views into one array counting-sorted by group (stable). One
+ * allocation and flat writes: an array per group, written through a lookup per item, doubled the bound's cost.
  */
 function weightsByGroup(weight: Float64Array, group: Int32Array, groupCount: number): Float64Array[] {
   const start = new Int32Array(groupCount + 1);
@@ -162,18 +151,13 @@ function weightsByGroup(weight: Float64Array, group: Int32Array, groupCount: num
   return Array.from({ length: groupCount }, (_, g) => flat.subarray(start[g], start[g + 1]));
 }
 
-/**
- * Pigeonhole bounds for items (heaviest first) that must share `binCount` bins: for every j,
- * the j+1 lightest of the j·binCount+1 heaviest items end up together somewhere.
- */
+/** Pigeonhole bounds for items (heaviest first) on `binCount` bins: the j+1 lightest of the j·k+1 heaviest meet. */
 function pigeonhole(weights: Float64Array, binCount: number, largestCapacity: number): number {
   const n = weights.length;
   const last = Math.floor((n - 1) / binCount);
   if (last < 1) return 0;
-  // Ranks j·k−j .. j·k (0-based) are the j+1 lightest of the j·k+1 heaviest. Each window is
-  // summed directly (prefix-sum differences lose precision on long lists), so not every j is
-  // tried: the small ones (where a few heavy items dominate) up to a linear amount of work, and
-  // the largest ones at halving steps (equal weights make the very last one the tightest).
+  // Ranks j·k−j .. j·k (0-based). Windows are summed directly (prefix-sum differences lose precision), so
+  // only some j are tried: small ones up to linear work, large ones at halving steps (equal weights: the last).
   const tried = new Set<number>();
   for (let j = 1, work = 0; j <= last && work <= n; j++, work += j + 1) tried.add(j);
   for (let j = last; j >= 1; j = Math.floor(j / 2)) tried.add(j);

@@ -10,12 +10,10 @@ import { InvalidBalanceInputError } from '../../errors/errors.js';
 export type { TopicSubscribers } from './subscribers.js';
 
 /**
- * The balancing problem in index form: members and instances sorted by id, partitions resolved
- * and ordered heaviest first, all in typed arrays. Built once per `balance()` call; placement
- * works on plain arrays so 100k partitions stay cheap.
- *
- * Partition `p` below is a placeable partition (some member subscribes to its topic), numbered
- * heaviest first with ties in (topic, partition) order, which is the order every level places in.
+ * The balancing problem in index form, built once per `balance()` call: members and instances sorted by id,
+ * partitions resolved, all in typed arrays so 100k partitions stay cheap. Partition `p` is a placeable one
+ * (some member subscribes to its topic), numbered heaviest first, ties in (topic, partition) order: the
+ * order every level places in.
  */
 export interface BalanceModel {
   readonly memberIds: ReadonlyArray<string>;
@@ -26,10 +24,7 @@ export interface BalanceModel {
   readonly instanceIds: ReadonlyArray<string>;
   /** Capacity of each instance (positive). */
   readonly instanceCapacity: Float64Array;
-  /**
-   * Load each instance carries from elsewhere (see `BalanceInput.instanceBaseLoad`), scaled by
-   * `weightScale` like the weights; all zeros without base loads.
-   */
+  /** Load each instance carries from elsewhere (`BalanceInput.instanceBaseLoad`), scaled like the weights. */
   readonly instanceBaseLoad: Float64Array;
   /** Member indexes of each instance, ascending. */
   readonly instanceMembers: ReadonlyArray<Int32Array>;
@@ -51,10 +46,7 @@ export interface BalanceModel {
   readonly defaulted: Uint8Array;
   /** The partitions in (topic, partition) order, so each topic's are contiguous. */
   readonly canonical: Int32Array;
-  /**
-   * Partition number at each `canonical` position (`partitionOf[canonical[c]]`), so a lookup
-   * by topic and number reads memory in order rather than through `canonical`.
-   */
+  /** Partition number at each `canonical` position, so a lookup by topic and number reads memory in order. */
   readonly canonicalPartition: ArrayLike<number>;
   /** `canonical` positions of topic `t`'s partitions: `[topicStart[t], topicStart[t + 1])`. */
   readonly topicStart: Int32Array;
@@ -63,18 +55,16 @@ export interface BalanceModel {
   /** What every weight was multiplied by so that sums cannot overflow (see `weightScale`). */
   readonly weightScale: number;
   /**
-   * The input's rack masks in input order, with each entry's `canonical` position: kept when
-   * `buildModel` has rack names (some member has a rack), the input is in the usual order and
-   * every partition is placeable.
+   * The input's rack masks and each entry's `canonical` position: kept when some member has a rack, the input
+   * is in the usual order and every partition is placeable.
    */
   readonly listedRacks: ListedRacks | undefined;
 }
 
 /**
- * Turns the caller's input into a {@link BalanceModel}. Throws {@link InvalidBalanceInputError}
- * for input no assignment can satisfy (a duplicated member id, an empty id). `defaultWeight` is
- * the already-checked weight of partitions without a usable one. With `rackNames` the catalog's
- * pass over the partitions also reads their racks (see {@link BalanceModel.listedRacks}).
+ * Turns the caller's input into a {@link BalanceModel}. Throws {@link InvalidBalanceInputError} for input no
+ * assignment can satisfy (a duplicated or empty member id). `defaultWeight` is already checked. With
+ * `rackNames` the catalog's pass also reads the partitions' racks ({@link BalanceModel.listedRacks}).
  */
 export function buildModel(input: BalanceInput, defaultWeight: number, rackNames?: RackNames): BalanceModel {
   const members = [...input.members].sort((a, b) => compareStrings(a.memberId, b.memberId));
@@ -113,8 +103,7 @@ export function buildModel(input: BalanceInput, defaultWeight: number, rackNames
 
   const placed = placeablePartitions(catalog, subscribersOf);
   const instanceBaseLoad = catalog.scale === 1 ? baseLoad : baseLoad.map((b) => b * catalog.scale);
-  // One literal with every field in one order: both ways of building the partition arrays give
-  // the model one hidden class, so the code reading it stays monomorphic.
+  // One literal, every field in one order: one hidden class, so the code reading it stays monomorphic.
   return {
     memberIds: members.map((m) => m.memberId),
     memberInstance,
@@ -142,10 +131,9 @@ export function buildModel(input: BalanceInput, defaultWeight: number, rackNames
 }
 
 /**
- * `model` with other topics: the same partitions grouped differently (rack matching's (topic, rack
- * set) pairs), every other field shared. Written out field by field in {@link buildModel}'s order,
- * not spread: a spread copy gets a map of its own, which dies with the copy, and every optimized
- * function that had seen it is thrown away at the next full collection.
+ * `model` with other topics (rack matching's (topic, rack set) pairs), every other field shared. Written out
+ * in {@link buildModel}'s order, not spread: a spread copy gets a map of its own, and every optimized function
+ * that saw it is thrown away when it dies.
  */
 export function withTopics(
   model: BalanceModel,
@@ -204,8 +192,7 @@ function placeablePartitions(
     if (order[k] !== k) identity = false;
   }
   if (identity && placeable === order.length) {
-    // Heaviest first is already canonical and everything is placeable (equal weights, everyone
-    // subscribed to something): the catalog's arrays are the model's, no copy needed.
+    // Heaviest first is canonical and everything placeable (equal weights): the catalog's arrays serve as is.
     return {
       topicOf: catalog.topic,
       partitionOf: catalog.partition,
@@ -245,8 +232,7 @@ function placeablePartitions(
     indexOfCanonical[c] = p;
     p++;
   }
-  // Everything placeable (the usual case): the canonical order is the inverse of heaviest first,
-  // which is what indexOfCanonical already holds, and the catalog's topic starts still apply.
+  // Everything placeable (the usual case): indexOfCanonical is the canonical order, topic starts still apply.
   if (placeable === order.length) {
     return {
       topicOf,

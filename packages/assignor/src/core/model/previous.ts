@@ -17,11 +17,9 @@ export interface PreviousOwners {
 }
 
 /**
- * Reads `previous` defensively: it usually comes from memory of an earlier rebalance, so members
- * may have left, topics may have been unsubscribed or deleted, and a partition may even be listed
- * under two members. Such entries are dropped, never an error. When two members claim one
- * partition, a still-valid owner beats one that left, then the smaller member id wins, so the
- * outcome does not depend on the map's order.
+ * Reads `previous` defensively: members may have left, topics been unsubscribed or deleted, a partition be
+ * listed under two members. Such entries are dropped, never an error. Of two claims, a still-valid owner
+ * beats one that left, then the smaller member id wins, so the map's order cannot matter.
  */
 export function resolvePrevious(model: BalanceModel, input: BalanceInput): PreviousOwners {
   const count = model.partitionCount;
@@ -39,8 +37,7 @@ export function resolvePrevious(model: BalanceModel, input: BalanceInput): Previ
     const m = memberIndex.get(owner);
     const recorded = m === undefined ? input.previousInstances?.get(owner) : undefined;
     const departedInstance = recorded === undefined ? -1 : (instanceIndex.get(recorded) ?? -1);
-    // Whether the owner may keep, or its instance take, the current topic: asked once per run of
-    // one topic in the list rather than once per partition.
+    // Whether the owner may keep, or its instance take, the current topic: asked once per run of a topic.
     let topic = -1;
     let keeps = false;
     let takes = false;

@@ -2,10 +2,8 @@ import { waterLevel } from './base-load.js';
 import { equalTerms } from './terms.js';
 
 /**
- * One level of placement in index form: items (partitions) onto bins (the instances of the
- * group, or the members of one instance). The same search runs on both levels and on both
- * phases (weighted partitions by load, then zero-weight partitions by count), so it only ever
- * sees this shape.
+ * One level of placement in index form: items (partitions) onto bins (the group's instances, or one
+ * instance's members). The same search runs on both levels and both phases (by load, then zero-weight by count).
  */
 export interface Problem {
   readonly binCount: number;
@@ -26,25 +24,19 @@ export interface Problem {
   /** `eligible[group * binCount + bin]` is 1 when the group may go to the bin. */
   readonly eligible: Uint8Array;
   /**
-   * Key of each item (its topic), numbered in order of first appearance. Finer than `group`:
-   * topics with the same subscribers share a group but not a kind. Only tie-breaks and the
-   * two-way-move rule look at it; loads never do.
+   * Key of each item (its topic), numbered by first appearance; finer than `group`. Only tie-breaks and the
+   * two-way-move rule look at it.
    */
   readonly kind: Int32Array;
   /** Number of distinct kinds. */
   readonly kindCount: number;
-  /**
-   * Connected part of each bin: two bins are in one part when some group may go to both, so no
-   * item ever moves between parts. Numbered from 0 in bin order; one part in the usual case.
-   */
+  /** Connected part of each bin (joined where a group may go to both; no item moves between parts), in bin order. */
   readonly partOf: Int32Array;
   /** Number of connected parts. */
   readonly partCount: number;
   /**
-   * True when some group may not go to every bin of its part. Only then can a chain of moves do
-   * what a single move cannot: where every group of a part may go to all of it, a chain's first
-   * item could have gone straight to its last bin. Racks split instances into parts whose groups
-   * each cover their whole part, and chains there would only search in vain.
+   * True when some group may not go to every bin of its part. Only then can a chain of moves beat a single
+   * move: otherwise a chain's first item could have gone straight to its last bin (so racks' parts need none).
    */
   readonly restricted: boolean;
 }
@@ -59,17 +51,13 @@ export interface ProblemSpec {
   /** Topic of each item, as an id below `topicCount`; items of one topic have the same eligible bins. */
   readonly topic: Int32Array;
   readonly topicCount: number;
-  /**
-   * The eligible bins of a topic, ascending; asked once per topic present. Topics with equal bins
-   * may return the same array: they are then grouped without comparing contents.
-   */
+  /** The eligible bins of a topic, ascending, asked once per topic; a shared array is grouped by reference. */
   readonly binsOf: (topic: number) => Int32Array;
 }
 
 /**
- * Builds a {@link Problem}. Items whose topics differ but whose eligible bins are equal share one
- * group, so a group where everyone subscribes to everything is a single group however many
- * topics it has: the search then works per group rather than per topic.
+ * Builds a {@link Problem}. Topics with equal eligible bins share one group, so where everyone subscribes to
+ * everything there is one group however many topics: the search works per group, not per topic.
  */
 export function buildProblem(spec: ProblemSpec): Problem {
   const binCount = spec.capacity.length;
@@ -135,10 +123,8 @@ export function eligibilityTable(groupBins: ReadonlyArray<Int32Array>, binCount:
 }
 
 /**
- * The level of a perfect split: the water level of every item's weight poured over all bins on
- * top of their base loads (see {@link waterLevel}). Without base loads it is the mean load per
- * unit of capacity. No placement can keep its busiest bin below it, and none can lift its least
- * busy bin above it, so it is the target of both ends of the search.
+ * The level of a perfect split: every item's weight poured over all bins on their base loads
+ * ({@link waterLevel}). No placement keeps its busiest bin below it or lifts its least busy above it.
  */
 export function evenLevel(problem: Pick<Problem, 'binCount' | 'capacity' | 'baseLoad' | 'weight'>): number {
   let amount = 0;
@@ -148,18 +134,14 @@ export function evenLevel(problem: Pick<Problem, 'binCount' | 'capacity' | 'base
 }
 
 /**
- * The highest level the least busy bin can reach: the lowest {@link evenLevel} of any part of
- * the bins that no group joins to the rest (bins connected through groups whose items may go to
- * both), each part with its own items. Where groups join every bin (everyone subscribes to
- * something shared, the usual case) this is {@link evenLevel} itself. Where they do not
- * (disjoint subscriptions, or one rack's partitions only on that rack's instances), the mean
- * of all bins is out of reach for the parts below it, and a search aiming for it could only
- * spend its budget failing to get there.
+ * The highest level the least busy bin can reach: the lowest {@link evenLevel} of any connected part
+ * ({@link Problem.partOf}) with its own items; {@link evenLevel} itself with one part. With several (disjoint
+ * subscriptions, racks), the overall mean is out of reach below, and aiming for it would waste the budget.
  */
 export function highestMinimum(problem: Problem): number {
   const { binCount, groupBins, weight, group, partOf, partCount } = problem;
   if (partCount <= 1) return evenLevel(problem);
-  // Summed per group first: one array read per item rather than three (a group is in one part).
+  // Summed per group first (a group is in one part): one array read per item rather than three.
   const groupAmount = new Float64Array(groupBins.length);
   for (let i = 0; i < weight.length; i++) groupAmount[group[i]!] = groupAmount[group[i]!]! + weight[i]!;
   const amount = new Float64Array(partCount);
@@ -216,9 +198,8 @@ function connectedParts(
 }
 
 /**
- * True when the problem is on Kafka's terms ({@link equalTerms}). Levelling then reaches the
- * lexicographic optimum by moves and chains alone (docs/architecture.md, "Equal weights"), so
- * neither the move tolerance nor the expensive neighbourhoods have anything to add.
+ * True on Kafka's terms ({@link equalTerms}): moves and chains alone reach the lexicographic optimum
+ * (docs/architecture.md, "Equal weights"), so the tolerance and costly neighbourhoods add nothing.
  */
 export function hasEqualTerms(problem: Problem): boolean {
   return equalTerms(problem.weight, problem.weight.length, problem.capacity, problem.baseLoad);

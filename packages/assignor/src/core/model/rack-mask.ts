@@ -8,10 +8,9 @@ export interface RackNames {
 }
 
 /**
- * -1 when `given` lists no racks (plain-JavaScript callers may pass anything: only a non-empty
- * array counts); else the bit mask of the racks of `names` it names (0 when none: entries that
- * are not strings, or racks no member is in, add nothing). With few racks each name is found by
- * a scan, cheaper than a lookup.
+ * -1 when `given` lists no racks (only a non-empty array counts: untyped callers may pass anything); else the
+ * mask of the racks of `names` it names (non-strings and unknown racks add nothing). With few racks a scan
+ * finds each name, cheaper than a lookup.
  */
 export function rackMask(given: unknown, names: RackNames): number {
   if (!Array.isArray(given) || given.length === 0) return -1;

@@ -24,14 +24,10 @@ export function sortedIndexOf(sorted: Int32Array, value: number): number {
 }
 
 /**
- * The subscribers of every topic of `topicIndex` (undefined for topics nobody subscribes to).
- * Members arrive sorted by id; topics they list that have no partitions are ignored.
- *
- * Work is per distinct subscription, not per (member, topic) pair: members whose topic list
- * repeats the previous member's share its subscription without a lookup, and topics with the same
- * subscribers share one pair of arrays. So a group where everyone subscribes to everything costs
- * one comparison per listed topic, and every later level can tell topics with equal subscribers
- * apart by reference instead of by content.
+ * The subscribers of every topic of `topicIndex` (undefined for topics nobody subscribes to). Members arrive
+ * sorted by id; listed topics without partitions are ignored. Work is per distinct subscription: a member
+ * repeating the previous one's list shares its subscription without a lookup, and topics with the same
+ * subscribers share one pair of arrays, so later levels compare them by reference.
  */
 export function buildSubscribers(
   topicsOfMember: ReadonlyArray<ReadonlyArray<string>>,

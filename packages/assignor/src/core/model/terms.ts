@@ -1,10 +1,8 @@
 /**
- * True on Kafka's terms: the first `count` weights all equal, and every bin of equal capacity
- * carrying the same base load. Placement then reduces to counts, and Kafka's balance rule (no
- * partition could move to a subscriber holding two or more fewer) replaces the tolerance. The
- * one definition the levels (on a `Problem`) and the rack passes (on the model's weighted
- * partitions) both judge by. Both order items heaviest first, so equal weights means the first
- * equals the last.
+ * True on Kafka's terms: the first `count` weights equal, every bin of equal capacity and base load. Placement
+ * is then by count, and Kafka's rule (no partition could move to a subscriber holding two or more fewer)
+ * replaces the tolerance. The one definition the levels and the rack passes share. Items are heaviest first,
+ * so comparing the first weight with the last suffices.
  */
 export function equalTerms(
   weight: ArrayLike<number>,

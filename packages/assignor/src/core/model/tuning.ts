@@ -8,19 +8,15 @@ export const DEFAULT_PARTITION_WEIGHT = 1;
 export const DEFAULT_MOVE_TOLERANCE = 0.05;
 
 /**
- * Default of `BalanceOptions.orphanAim`: after orphaned partitions are placed, the busiest
- * instance is aimed at a quarter of the tolerance above the best placement found. Why closer than
- * half: placing the orphans moves partitions anyway, and the busiest instance is the objective's
- * first term. Measured at half: the busiest ended 2.5% above the best known after the seeded
- * leaves of bench:quality and 2.4–2.5% after half the leaves of the leave sweep; at a quarter,
- * 1.2% on both, for about 3% more moved weight at the sweep's median.
+ * Default of `BalanceOptions.orphanAim`: a quarter of the tolerance, closer than half because placing orphans
+ * moves partitions anyway and the busiest instance is the objective's first term (BENCHMARKS.md, "Leaves on
+ * untuned groups", the aim as a dial).
  */
 export const DEFAULT_ORPHAN_AIM = 0.25;
 
 /**
- * Default of `BalanceOptions.searchBudget`: a few tenths of a second of search at most on the
- * benchmark machine. The search usually converges far sooner: no case of the quality benchmark
- * uses more than a tenth of it (see BENCHMARKS.md, "Balance quality").
+ * Default of `BalanceOptions.searchBudget`: a few tenths of a second at most on the benchmark machine; the
+ * search usually converges far sooner (no case of `bench:quality` uses a tenth of it).
  */
 export const DEFAULT_SEARCH_BUDGET = 5_000_000;
 
@@ -34,11 +30,9 @@ export interface ResolvedBalanceOptions {
 }
 
 /**
- * Applies defaults and rejects values that would make the result meaningless: a NaN default
- * weight would make the heaviest-first order inconsistent (the result would depend on input
- * order), a negative one would make loads negative. Throws {@link InvalidBalanceInputError}
- * naming the option, like bad member ids do. `balance()` checks its options itself rather than
- * trusting a caller's schema: it is public and may be called directly.
+ * Applies defaults and rejects values that would make the result meaningless (a NaN default weight makes the
+ * result depend on input order, a negative one makes loads negative). Throws {@link InvalidBalanceInputError}
+ * naming the option: `balance()` is public, so it checks its options rather than trust a caller's schema.
  */
 export function resolveBalanceOptions(options: BalanceOptions | undefined): ResolvedBalanceOptions {
   // Typed callers cannot pass anything else; plain-JavaScript ones can.

@@ -6,22 +6,18 @@ export function isUsableWeight(weight: unknown): weight is number {
 }
 
 /**
- * What one partition's weight is when a source reports it several times: its largest usable
- * weight, a rule with no order in it, so duplicates can neither double-count load nor make the
- * result depend on listing order. Entries without a usable weight only make the partition known.
- * The leader (before `balance()`), `balance()` itself and the trigger all resolve weights through
- * this table, so they always judge the same numbers.
+ * A partition reported several times weighs its largest usable weight: an order-free rule, so duplicates
+ * neither double-count nor depend on listing order. Entries without a usable weight only make it known. The
+ * leader, `balance()` and the trigger all resolve weights here, so they judge the same numbers.
  */
 export class PartitionWeightTable {
-  // A PartitionMap rather than string keys or a Map per partition: this runs on every partition
-  // of the group. -1 stands for "known, no usable weight".
+  // A PartitionMap, not string keys: this runs on every partition. -1 is "known, no usable weight".
   private readonly values = new PartitionMap<number>();
   private usable = 0;
 
   /** Records one report of a partition's weight; any value is accepted, unusable ones count as none. */
   add(topic: string, partition: number, weight: unknown): void {
-    // -0 is usable but must not leak: a partition listed as 0 and as -0 would report an
-    // input-order-dependent sign. (PartitionMap already treats a -0 partition number as 0.)
+    // -0 must not leak: a partition listed as 0 and -0 would report an input-order-dependent sign.
     const value = isUsableWeight(weight) ? (weight === 0 ? 0 : weight) : -1;
     const existing = this.values.get(topic, partition);
     if (existing !== undefined && existing >= value) return;
@@ -58,19 +54,16 @@ export function weightTable(
 }
 
 /**
- * Largest sum of weights the balancer works with. Weights near `Number.MAX_VALUE` are finite, but
- * two of them add up to Infinity, and Infinity / Infinity is NaN: the search could no longer tell
- * loads apart, the log read "NaNx" and the trigger answered `weights_unknown` forever. The margin
- * below MAX_VALUE (~1.8e308) leaves room for loads per unit of the smallest capacity (1e-3) times
- * the largest one (1e6) in the search's arithmetic.
+ * Largest sum of weights the balancer works with: two finite weights near `Number.MAX_VALUE` add up to
+ * Infinity, and Infinity / Infinity is NaN, which no comparison of loads survives. The margin below MAX_VALUE
+ * (~1.8e308) leaves room for loads per unit of the smallest capacity (1e-3) times the largest (1e6).
  */
 export const MAX_WEIGHT_SUM = 1e290;
 
 /**
- * The power of two every weight is multiplied by so that no sum of `count` weights of at most
- * `heaviest` exceeds {@link MAX_WEIGHT_SUM}: 1 for any realistic weights. A power of two scales
- * exactly, so ratios between weights are kept (only weights below ~1e-290 of the heaviest can
- * round to zero, far below anything that can matter next to it).
+ * The power of two every weight is multiplied by so no sum of `count` weights of at most `heaviest` exceeds
+ * {@link MAX_WEIGHT_SUM}; 1 for realistic weights. A power of two scales exactly, keeping ratios (only weights
+ * below ~1e-290 of the heaviest can round to zero).
  */
 export function weightScale(heaviest: number, count: number): number {
   let scale = 1;
@@ -81,10 +74,7 @@ export function weightScale(heaviest: number, count: number): number {
   return scale;
 }
 
-/**
- * How many partitions weigh more than zero. Model order is heaviest first, so they are a prefix
- * and the idle ones (placed by count) the suffix from this index.
- */
+/** How many partitions weigh more than zero: in model order (heaviest first), the idle ones start here. */
 export function weightedCount(weight: Float64Array): number {
   let split = weight.length;
   while (split > 0 && !(weight[split - 1]! > 0)) split--;

@@ -9,9 +9,9 @@ import { EJECTION_BINS, shedCheapest, type Move } from '../improve/shed.js';
 export type { Move } from '../improve/shed.js';
 
 /**
- * The bin (not `avoid`) that `item` fits best: below the band's bottom first, then one whose
- * members take it without moves of their own (`slots`), then the least room left after it; -1
- * when it fits nowhere. Ties go to the lowest index.
+ * The bin (not `avoid`) that `item` fits best, -1 if none: below the band's bottom first (the free
+ * way to lift it), then one whose members take it without moves (`slots`), then the least room left
+ * (large holes stay for large items). Ties go to the lowest index.
  */
 export function bestFit(
   problem: Problem,
@@ -45,14 +45,11 @@ export function bestFit(
 
 /**
  * The cheapest set of items of `bin` to shed for `need` of room, each to the bin it fits best
- * (never back to `bin` or to `avoid`): free items first (heaviest), then the lightest that closes
- * what is left alone, else the heaviest that fits somewhere. When nothing of the bin fits
- * anywhere and `chain` is given, one item may go to a bin that makes room for it the same way (its
- * heavy newcomer pushing lighter items on): the cheapest such chain, over the bins where `chain`
- * says making that room can cost least. (The roomiest instead: on a tightly packed group every bin
- * has about the same room, and the chain went to bins whose items could not make it; leave sweep
- * seed 101 moved up to 7.09 times the weight an instance held, 5.68 with this ranking.)
- * Undefined when the room is not there. `roomNow` is not touched.
+ * (never `bin` or `avoid`): free items first (heaviest), then the lightest that closes the rest
+ * alone, else the heaviest that fits somewhere. Failing that, given `chain`, one item may go to a
+ * bin that makes room for it the same way: the cheapest such chain over the bins where `chain` says
+ * room costs least (not the roomiest: on a packed group all have about the same room; BENCHMARKS.md,
+ * "Leaves on untuned groups"). Undefined when the room is not there. `roomNow` is not touched.
  */
 export function makeRoom(
   problem: Problem,
@@ -85,8 +82,7 @@ export function makeRoom(
   );
   if (left <= noiseAt(need)) return { moves, cost, room };
   if (chain === undefined) return undefined;
-  // What fits directly is not enough: pass one item on to a bin that makes room for it, and shed
-  // the rest of the need directly.
+  // Not enough fits directly: pass one item on to a bin that makes room for it, shed the rest directly.
   const { group } = problem;
   const fresh = Float64Array.from(roomNow);
   fresh[bin] = 0;
@@ -184,10 +180,9 @@ function itemsWithout(items: number[][], bin: number, item: number): number[][] 
 }
 
 /**
- * What making room in a bin costs at least, by bin, for the room the bins have now: the room
- * missing itself when the bin's items that fit in some other bin's room add up to it, else that
- * plus the least overflow one of its items that fit nowhere causes where it goes (it must be
- * passed on). Eligibility is left out: this only ranks bins.
+ * The least a bin moves to make room, given the room bins have now: the room missing, when its
+ * items that fit elsewhere add up to it; else that plus the least overflow of one that fits nowhere
+ * (it must be passed on). Eligibility is left out: this only ranks bins.
  */
 export interface RoomCosts {
   /** The least weight `bin` moves to make `need` of room. */

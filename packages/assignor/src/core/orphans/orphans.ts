@@ -7,21 +7,12 @@ import { bestFit, binsByRoomCost, cheaper, makeRoom, roomCosts, type Move } from
 import { slotLoads } from './slot-loads.js';
 
 /**
- * The homes kept and the homeless placed into the room the band leaves, heaviest first, each
- * where it fits best: a bin below the band's bottom first (the homeless are the free way to lift
- * it), then one whose members take it without moves of their own (given `slotTolerance`, the
- * tolerance of the level below: after a leave most of what members move is the newcomers that
- * tip one member of an even instance out of that tolerance), else the bin it leaves the least
- * room in, so that the large holes stay for the large items.
- * A homeless item that fits nowhere goes to the bin where making room for it moves the least
- * weight (then the fewest items), the moves its members must then make among themselves
- * included (`SlotLoads.excess`): that bin sheds the cheapest items that restore its top onto
- * bins with room, the same way. Placing an orphaned load W this way moves W plus what the
- * receivers shed, and a receiver sheds only what the heavier newcomer does not leave room for.
- *
- * Only the bins where making room can cost least are tried (the repair's work cap). What is left outside the band (bins below its bottom, a newcomer too heavy for any
- * room) is for the repair to close. Homeless items left when the work budget runs out stay where
- * `sticky` (the sticky start) put them. Returns a new placement.
+ * The homes kept and the homeless placed into the room the band leaves, heaviest first, each where
+ * it fits best ({@link bestFit}; `slotTolerance` is the level below's: after a leave, newcomers that
+ * tip a member of an even instance are most of what members move). One that fits nowhere goes where
+ * making room ({@link makeRoom}) moves the least weight, then the fewest items, members' trades
+ * included (`SlotLoads.excess`). What is left outside the band is for the repair; homeless items
+ * left when the budget runs out stay where `sticky` put them. Returns a new placement.
  */
 export function placeOrphans(
   problem: Problem,
@@ -75,17 +66,14 @@ export function placeOrphans(
       apply({ item: orphan, to });
       continue;
     }
-    // No room anywhere: make it where that moves the least weight, then the fewest items.
-    // The bins where making room can cost least first; only the most promising are tried, and a
-    // bin that passes one of its items on ranks the bins it could go to the same way.
+    // No room anywhere: only the bins where making room can cost least are tried (the work cap).
     const costs = roomCosts(problem, items, room);
     const candidates = binsByRoomCost(problem, costs, room, orphan);
     let chosen: { bin: number; moves: Move[]; cost: number } | undefined;
     for (const bin of candidates.slice(0, EJECTION_BINS)) {
       const plan = makeRoom(problem, ledger, walk, items, room, band, bin, w - room[bin]!, budget, -1, costs, slots);
       if (plan === undefined) continue;
-      // The level below pays too: a receiver whose members cannot take the newcomer within their
-      // tolerance moves that much between them, a move like any other.
+      // The level below pays too: what the receiver's members trade to take the newcomer.
       const cost = plan.cost + (slots === undefined ? 0 : slots.excess(bin, w, plan.moves, walk.bin));
       if (cheaper(cost, plan.moves.length, chosen)) chosen = { bin, moves: plan.moves, cost };
     }

@@ -4,27 +4,22 @@ import type { MoveLedger } from '../place/ledger.js';
 import type { Move } from '../improve/shed.js';
 
 /**
- * Each bin's load per slot (its members, where the ledger has slots), as the level below will
- * find it: home items in their slot, items coming in on the least loaded slot (the level below
- * places them greedily, for free).
+ * Each bin's load per slot (member, where the ledger has slots) as the level below will find it:
+ * home items in their slot, newcomers on the least loaded one (placed greedily there, for free).
  */
 export interface SlotLoads {
   /** Whether the level below takes `w` on `bin` without moves of its own. */
   takes(bin: number, w: number): boolean;
   /** Records `item` going from `from` (-1 for none) to `to`. */
   move(item: number, from: number, to: number): void;
-  /**
-   * The weight the level below must move inside `bin` when it takes `w` there after `moves`
-   * (items from their bins in `bin`): how far the slot that gets `w` ends above its tolerance.
-   * Nothing is recorded.
-   */
+  /** How far `bin`'s slot getting `w` ends above its tolerance after `moves`; records nothing. */
   excess(bin: number, w: number, moves: ReadonlyArray<Move>, binOf: Int32Array): number;
 }
 
 /**
- * {@link SlotLoads} of the homes, or undefined without slots or a tolerance for the level below.
- * The level below takes `w` without moves when the slot that gets it stays within its tolerance
- * of what the level below could reach at best: the heavier of `w` and an even split.
+ * {@link SlotLoads} of the homes, or undefined without slots or a tolerance for the level below,
+ * which takes `w` without moves when the slot getting it stays within tolerance of the best it
+ * could reach: the heavier of `w` and an even split.
  */
 export function slotLoads(problem: Problem, ledger: MoveLedger, tolerance: number | undefined): SlotLoads | undefined {
   const slot = ledger.slot;
@@ -55,10 +50,7 @@ export function slotLoads(problem: Problem, ledger: MoveLedger, tolerance: numbe
     total[b] = sum;
   };
   for (let b = 0; b < binCount; b++) refresh(b);
-  /**
-   * How far the least loaded slot of `bin` ends above what its tolerance allows when it takes
-   * `w` (the heavier of `w` and an even split, plus the tolerance); zero or less when it fits.
-   */
+  /** How far `bin`'s least loaded slot ends above its allowance when it takes `w`; ≤ 0 if it fits. */
   const over = (bin: number, w: number): number => {
     const members = loads[bin]!;
     if (members.size < 2) return 0;
@@ -66,7 +58,6 @@ export function slotLoads(problem: Problem, ledger: MoveLedger, tolerance: numbe
     const lowest = members.get(least[bin]!)!;
     return lowest + w - slotAllowance(tolerance, w, after, members.size) - noiseAt(after);
   };
-  /** Records `item` going from `from` (-1 for none) to `to` (see {@link SlotLoads.move}). */
   const record = (item: number, from: number, to: number): void => {
     const w = weight[item]!;
     if (from >= 0 && at[item]! >= 0) {
@@ -109,11 +100,9 @@ export function slotLoads(problem: Problem, ledger: MoveLedger, tolerance: numbe
 }
 
 /**
- * The weight the level below is estimated to move among the slots of every bin to absorb what
- * came into it in `bin` (a placement of the items): each bin's home items in their slots, the
- * items that came in heaviest first onto its least loaded slot (the level below places them so,
- * for free), then what every slot holds beyond its tolerance of the heavier of the bin's heaviest
- * item and an even split. 0 without slots or a tolerance for the level below.
+ * The weight the level below is estimated to move among each bin's slots under `bin` (a placement):
+ * home items in their slots, newcomers heaviest first onto the least loaded (free), then what each
+ * slot holds beyond {@link slotAllowance}. 0 without slots or a tolerance for the level below.
  */
 export function memberExcess(
   problem: Problem,
@@ -126,7 +115,7 @@ export function memberExcess(
   const { binCount, weight } = problem;
   let slotCount = 0;
   for (let item = 0; item < slot.length; item++) slotCount = Math.max(slotCount, slot[item]! + 1);
-  // Flat per bin and slot: a Map per bin cost 6% of a leave of 100k partitions.
+  // Flat per bin and slot: a Map per bin was measurably slower on large leaves.
   const load = new Float64Array(binCount * slotCount);
   const held = new Uint8Array(binCount * slotCount);
   const slots = new Int32Array(binCount);
@@ -167,8 +156,8 @@ export function memberExcess(
 }
 
 /**
- * The most a slot may hold before the level below moves items to even it out: its tolerance above
- * what that level could reach at best, the heavier of the heaviest item and an even split.
+ * The most a slot may hold before the level below evens it out: its tolerance above the best that
+ * level could reach, the heavier of the heaviest item and an even split.
  */
 function slotAllowance(tolerance: number, heaviest: number, total: number, slots: number): number {
   return (1 + tolerance) * Math.max(heaviest, total / slots);

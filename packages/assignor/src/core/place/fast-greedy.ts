@@ -7,9 +7,9 @@ import { atomsOf, buildLoserTree, placeByAtoms } from './loser-trees.js';
 const SCAN_WORK = 1_000_000;
 
 /**
- * The reference placement rule (docs/architecture.md, "Placement rule") for every item still unplaced, heaviest first:
- * onto the eligible bin whose load per unit of capacity would be smallest after taking it, then
- * the smallest secondary tally, then the lowest index (the smallest id).
+ * The reference placement rule (docs/architecture.md, "Placement rule") for every unplaced item,
+ * heaviest first: onto the eligible bin whose load per unit of capacity would be smallest after taking
+ * it, then the smallest secondary tally, then the lowest index (the smallest id).
  */
 export function placeGreedily(problem: Problem, placement: Placement): void {
   if (dealsInTurn(problem, placement)) placeInTurn(problem, placement);
@@ -19,11 +19,10 @@ export function placeGreedily(problem: Problem, placement: Placement): void {
 }
 
 /**
- * With equal capacities the best bin does not depend on the item's weight, so a tournament per
- * group finds it in log time. It ranks bins by load where the scan ranks them by load after
- * taking the item, and the two can disagree on a float rounding tie, so small problems, where the
- * scan is cheap anyway, keep the scan and match the reference exactly. Not worth it either when
- * there are so many groups that keeping every tree up to date costs more than scanning.
+ * With equal capacities the best bin does not depend on the item's weight, so a tournament per group
+ * finds it in log time. It ranks by load where the scan ranks by load after taking the item, and the two
+ * can disagree on a float rounding tie, so small problems keep the cheap scan and match the reference
+ * exactly. Too many groups make keeping every tree up to date cost more than scanning.
  */
 function tournamentsPay(problem: Problem): boolean {
   const { capacity, groupBins, binCount, weight } = problem;
@@ -34,11 +33,10 @@ function tournamentsPay(problem: Problem): boolean {
 }
 
 /**
- * True when the rule reduces to dealing items out in bin order: every item unplaced, equally
- * heavy and free to go anywhere, every bin equally big and empty. The rule then always picks the
- * lowest-index bin among those holding one item fewer, which is bin `item mod binCount`: loads
- * after r full rounds are the same sum on every bin, and a positive weight added to a load that
- * started at zero always makes it larger (no rounding can absorb it below 2^53 items).
+ * True when the rule reduces to dealing items out in bin order: every item unplaced, equally heavy and
+ * free to go anywhere, every bin equally big and empty. The lowest-index bin holding one item fewer is
+ * then bin `item mod binCount`: after r full rounds every bin holds the same sum, and a positive weight
+ * added to a load that started at zero always makes it larger (no rounding absorbs it below 2^53 items).
  */
 function dealsInTurn(problem: Problem, placement: Placement): boolean {
   const { weight, capacity, groupBins, binCount, baseLoad, baseTie } = problem;
@@ -76,10 +74,9 @@ function placeByTournament(problem: Problem, placement: Placement): void {
 }
 
 /**
- * {@link placeByTournament} with a tree of winners per group (leaves padded to a power of two,
- * internal node k the winner of 2k and 2k + 1), all in one flat array: group g's occupies
- * `node[offset[g] ..]`, its leaves from `offset[g] + size` on. For groups made of many atoms
- * (mixed subscriptions), where comparing atom champions would approach a scan.
+ * {@link placeByTournament} with a tree of winners per group (leaves padded to a power of two, node k
+ * the winner of 2k and 2k + 1) in one flat array: group g's at `node[offset[g] ..]`, its leaves from
+ * `offset[g] + size`. For groups of many atoms (mixed subscriptions), where comparing champions nears a scan.
  */
 function placeByWinnerTrees(problem: Problem, placement: Placement): void {
   const { weight, tieWeight, group, groupBins, binCount } = problem;
@@ -117,8 +114,7 @@ function placeByWinnerTrees(problem: Problem, placement: Placement): void {
     bin[item] = best;
     load[best] = load[best]! + weight[item]!;
     tie[best] = tie[best]! + tieWeight;
-    // The bin only got heavier: matches it did not win stay as they are, so each walk up stops
-    // at the first one it lost.
+    // The bin only got heavier: matches it did not win are unchanged, so each walk stops at its first loss.
     for (let j = leaves[best]!; j < leaves[best + 1]!; j++) {
       const base = leafTree[j]!;
       for (let k = leafAt[j]! >> 1; k >= 1 && node[base + k] === best; k >>= 1) {
@@ -129,15 +125,11 @@ function placeByWinnerTrees(problem: Problem, placement: Placement): void {
 }
 
 /**
- * The tournament for a single group, walked inline: this is the whole
- * greedy of a group where everyone subscribes to everything, and a call per item and per tree was
- * most of its cost.
- *
- * Kept as a tree of losers: every match remembers the bin that lost it, and the champion is kept
- * apart. The greedy only ever changes the champion (it takes the item), so re-playing means
- * walking up from its leaf and facing the loser stored at each match: one stored bin read per
- * level, where a tree of winners reads both players. The champion is the lightest bin either way
- * (the order is total: load, tie tally, index), so the placement is the same.
+ * The tournament for a single group (everyone subscribes to everything), walked inline: a call per item
+ * and per tree was most of this greedy's cost. A tree of losers (each match keeps the bin that lost it,
+ * the champion apart): only the champion changes, so re-playing walks up from its leaf against the stored
+ * loser at each match, one read per level where a tree of winners reads both players. The order is
+ * total (load, tie tally, index), so the placement is the same.
  */
 function placeBySingleTournament(problem: Problem, placement: Placement): void {
   const { weight, tieWeight, binCount } = problem;
@@ -166,23 +158,18 @@ function placeBySingleTournament(problem: Problem, placement: Placement): void {
   }
 }
 
-/**
- * The rule applied literally: every eligible bin of every item looked at. Used on small problems,
- * and exported for the tests that check the faster paths against it.
- */
+/** The rule applied literally, every eligible bin of every item: for small problems, and the tests' oracle. */
 export function placeByScan(problem: Problem, placement: Placement): void {
   const { weight, tieWeight, capacity, group, groupBins } = problem;
   const { bin, load, tie } = placement;
-  // Dividing by a capacity of 1 changes nothing, so a level of equal members (always capacity 1)
-  // skips the divisions: the same numbers, compared the same way.
+  // Dividing by a capacity of 1 changes nothing, so a level of equal members (capacity 1) skips it.
   const unit = capacity.every((c) => c === 1);
   for (let item = 0; item < weight.length; item++) {
     if (bin[item] !== -1) continue;
     const w = weight[item]!;
     const bins = groupBins[group[item]!]!;
-    // The smallest primary key first (the first bin holding it); the secondary key only matters
-    // among bins that share that minimum, which real weights rarely produce, so it is only
-    // computed then. Loads are finite, so this picks what comparing both keys at every bin would.
+    // The first bin with the smallest primary key; the secondary key matters only on a tie, rare with
+    // real weights, so it is computed only then. Loads are finite: both keys at every bin pick the same.
     let best = bins[0]!;
     let bestPrimary = unit ? load[best]! + w : (load[best]! + w) / capacity[best]!;
     let tied = false;
@@ -204,7 +191,7 @@ export function placeByScan(problem: Problem, placement: Placement): void {
   }
 }
 
-/** Among `bins` whose primary key for an item of weight `w` is `primary`: the first with the smallest secondary key. */
+/** Among `bins` whose primary key for weight `w` is `primary`: the first with the smallest secondary key. */
 function lowestSecondary(problem: Problem, placement: Placement, bins: Int32Array, w: number, primary: number): number {
   const { capacity, tieWeight } = problem;
   const { load, tie } = placement;

@@ -19,18 +19,14 @@ export function emptyTallies(model: BalanceModel): Tallies {
 }
 
 /**
- * The reference placement (docs/architecture.md, "Placement rule"): partitions heaviest first, each onto the eligible
- * instance whose load per unit of capacity would be smallest after taking it, then onto that
- * instance's least-loaded subscribed member. Zero-weight partitions are placed by partition count
- * at both levels, so a group with no measured load still spreads evenly. Ties fall to the lower
- * index, i.e. the smaller id, because the model is sorted by id.
+ * The reference placement (docs/architecture.md, "Placement rule"): partitions heaviest first, each onto
+ * the eligible instance whose load per unit of capacity would be smallest after taking it, then onto that
+ * instance's least-loaded subscribed member; zero-weight partitions by count at both levels; ties to the
+ * lower index (the smaller id: the model is sorted by id). Returns the owning member of each partition.
  *
- * Returns the owning member index of each of the model's partitions.
- *
- * `placeGreedily()` in fast-greedy.ts applies the same rule level by level, with tournaments for
- * speed. This plain two-level loop is kept apart on purpose: it is the oracle `referenceBalance()`
- * and the property tests compare the fast path against, and an oracle that shared the fast path's
- * code could not catch its mistakes.
+ * `placeGreedily()` (fast-greedy.ts) applies the same rule with tournaments. This plain loop is kept apart
+ * on purpose as the oracle `referenceBalance()` and the property tests check the fast path against: an
+ * oracle sharing its code could not catch its mistakes.
  */
 export function placeGreedy(model: BalanceModel, tallies: Tallies = emptyTallies(model)): Int32Array {
   const owner = new Int32Array(model.partitionCount);

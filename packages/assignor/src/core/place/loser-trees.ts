@@ -2,16 +2,12 @@ import type { Problem } from '../model/problem.js';
 import { lighter } from '../structures/tournament.js';
 import type { Placement } from './placement.js';
 
-/**
- * Most atoms a group may be made of for {@link placeByAtoms}: each item compares the champions of
- * its group's atoms, so past a few of them one tree per group is cheaper.
- */
+/** Most atoms per group for {@link placeByAtoms}: past a few, comparing champions costs more than a tree per group. */
 const MAX_ATOMS_PER_GROUP = 8;
 
 /**
- * The bins in classes of those that belong to exactly the same groups (atoms), and the atoms
- * making up each group. Racks make few atoms: with one replica each rack's instances are a group
- * and an atom of their own, with two every group is the union of two racks' atoms.
+ * The bins in classes of those in exactly the same groups (atoms), and each group's atoms. Racks make few:
+ * with one replica each rack's instances are a group and an atom, with two each group is two racks' atoms.
  */
 export interface Atoms {
   /** Bins of each atom, ascending. */
@@ -55,19 +51,17 @@ export function atomsOf(problem: Problem): Atoms | undefined {
 }
 
 /**
- * {@link placeByTournament} through atoms: a tree of losers per atom (as
- * {@link placeBySingleTournament} keeps for one group), all in one flat array. A group's lightest
- * bin is the lightest of its atoms' champions, and a placed item changes only its own atom's
- * champion, so each item costs a look at its group's few champions and one walk up one tree,
- * where a tree per group would walk up every tree the bin is in, reading both players at each
- * match. The order is total (load, tie tally, index), so the placement is the same.
+ * {@link placeByTournament} through atoms: a tree of losers per atom (as {@link placeBySingleTournament}
+ * keeps for one group) in one flat array. A group's lightest bin is the lightest of its atoms' champions,
+ * and a placed item changes only its own atom's champion, so each item costs a look at a few champions
+ * and one walk up one tree, not up every tree holding the bin. Same placement: the order is total.
  */
 export function placeByAtoms(problem: Problem, placement: Placement, atoms: Atoms): void {
   const { weight, tieWeight, group, binCount } = problem;
   const { bin, load, tie } = placement;
   const atomCount = atoms.bins.length;
-  // Atom a's tree occupies `loser[offset[a] .. offset[a] + size)`, matches 1 .. size - 1 (as in a
-  // heap), and its bin b's leaf is `leaf[b]` (size + position).
+  // Atom a's tree: `loser[offset[a] .. offset[a] + size)`, matches 1 .. size - 1 as in a heap; bin b's
+  // leaf is `leaf[b]` (size + position).
   const offset = new Int32Array(atomCount + 1);
   const leaf = new Int32Array(binCount);
   for (let a = 0; a < atomCount; a++) {
@@ -107,10 +101,9 @@ export function placeByAtoms(problem: Problem, placement: Placement, atoms: Atom
 
 /**
  * Plays a tournament over `bins` (`size` leaves, a power of two, -1 for none) as a tree of winners
- * would, and keeps each match's loser in `loser[base + k]` for match k (1 .. size - 1, as in a
- * heap); bin b's leaf goes to `leafOf[b]`. Returns the champion, the lightest bin by (load, tie
- * tally, index). Shared by the trees of losers of {@link placeBySingleTournament} and
- * {@link placeByAtoms}, which then only replay the champion's path.
+ * would, keeping match k's loser in `loser[base + k]` (k in 1 .. size - 1, as in a heap) and bin b's
+ * leaf in `leafOf[b]`. Returns the champion, the lightest bin by (load, tie tally, index). Shared by
+ * {@link placeBySingleTournament} and {@link placeByAtoms}, which then replay only the champion's path.
  */
 export function buildLoserTree(
   bins: Int32Array,

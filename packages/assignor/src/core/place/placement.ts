@@ -9,10 +9,7 @@ export interface Placement {
   readonly load: Float64Array;
   /** Secondary tally of each bin, base included. */
   readonly tie: Float64Array;
-  /**
-   * Items of each bin in ascending index order (heaviest first), for the search. Built once by
-   * {@link indexItems} and kept up to date by {@link moveItem}.
-   */
+  /** Each bin's items, ascending (heaviest first): set by {@link indexItems}, kept up to date by {@link moveItem}. */
   items: number[][] | undefined;
 }
 
@@ -51,9 +48,8 @@ export function indexItems(problem: Problem, placement: Placement): number[][] {
 }
 
 /**
- * The items of each bin, ascending. Loops of their own: compiled on-stack inside
- * `indexItems`, the store after them had no type feedback yet, and that code, kept for later
- * calls, left every one of them there.
+ * The items of each bin, ascending. Loops of their own for V8: compiled on-stack inside `indexItems`, they
+ * left the store after them without type feedback in the code kept for later calls.
  */
 function itemsByBin(bin: Int32Array, binCount: number): number[][] {
   // Counted first so each list is allocated once at its size.

@@ -2,12 +2,10 @@ import type { Problem } from '../model/problem.js';
 import type { MoveLedger } from './ledger.js';
 
 /**
- * Renames the bins of a from-scratch placement so that as many items as possible stay home.
- * Two bins are interchangeable when they have the same capacity, the same fixed base load and
- * accept the same groups: exchanging their contents changes nobody's eligibility and no level,
- * only which bin is called what. Within each such class, bins are matched greedily by how many
- * counted items they share (largest overlap first, ties by index), so adopting a from-scratch
- * placement moves only what it must.
+ * Renames the bins of a from-scratch placement so that as many items as possible stay home. Bins with
+ * the same capacity, base load and groups are interchangeable: exchanging their contents changes no
+ * eligibility and no level. Within each such class bins are matched greedily by how many counted items
+ * they share (largest overlap first, ties by index), so adopting the placement moves only what it must.
  */
 export function relabel(problem: Problem, bin: Int32Array, ledger: MoveLedger): Int32Array {
   const { binCount } = problem;

@@ -3,13 +3,11 @@ import { compareStrings, comparePartitions } from '../structures/order.js';
 import { partitionKey } from '../structures/partition-key.js';
 
 /**
- * The safety net: deals partitions out one by one, in topic/partition order, to the members
- * subscribed to each partition's topic, cycling through them in member-id order. Unlike KafkaJS's
- * own round-robin it honours each member's subscription, so it stays valid when members
- * subscribe to different topics. It needs no weights and cannot fail on well-formed input, which
- * is why the adapter falls back to it whenever weighing or balancing goes wrong.
- *
- * Partitions of topics nobody subscribes to are left out; every member appears in the result.
+ * The safety net: deals partitions out one by one, in topic/partition order, to the members subscribed
+ * to each partition's topic, cycling through them in member-id order. Unlike KafkaJS's round-robin it
+ * honours each member's subscription. It needs no weights and cannot fail on well-formed input, which
+ * is why the adapter falls back to it whenever weighing or balancing goes wrong. Partitions of topics
+ * nobody subscribes to are left out; every member appears in the result.
  */
 export function roundRobin(
   members: ReadonlyArray<BalanceMember>,

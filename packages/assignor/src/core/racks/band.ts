@@ -5,10 +5,7 @@ import { aboveFloor, instanceLoads } from './rack-floor.js';
 import { equalTerms } from '../model/terms.js';
 import { weightedCount } from '../model/weights.js';
 
-/*
- * The band a placement with racks must stay in: as balanced as the placement without racks, by
- * the rule rack matching keeps (docs/racks.md, "How placement chooses").
- */
+/* The band a placement with racks must stay in: as balanced as without (docs/racks.md, "How placement chooses"). */
 
 /** What the bands are judged on, worked out once per call (each a pass over the partitions). */
 export interface BandTerms {
@@ -16,10 +13,7 @@ export interface BandTerms {
   readonly split: number;
   /** The tolerance the bands allow: none on equal terms, where counts are held exactly. */
   readonly tolerance: number;
-  /**
-   * Equal weights on equal capacities with equal base loads, every partition weighted or none:
-   * Kafka's terms, whose balance rule ({@link keepsKafkaRule}) any placement must keep.
-   */
+  /** Equal weights, capacities and base loads, all partitions weighted or none: {@link keepsKafkaRule} must hold. */
   readonly kafka: boolean;
 }
 
@@ -35,14 +29,12 @@ export function bandTerms(model: BalanceModel, tolerance: number): BandTerms {
 }
 
 /**
- * True when `candidate` is as balanced as `reference` by the rule rack matching keeps
- * (docs/racks.md, "How placement chooses"): its busiest instance (combined load per unit of
- * capacity) no higher than the larger of the reference's and the lower bound plus the tolerance;
- * its least busy no lower than the smaller of the reference's less half the tolerance and the
- * mean less the tolerance, or than its rack's mean less the tolerance ({@link aboveFloor}). On
- * equal terms the band is the reference's own levels. Where every partition weighs zero the
- * candidate must keep the reference's count levels; where some weigh more, the load band alone
- * is the balance (counts follow the weights).
+ * True when `candidate` is as balanced as `reference`: its busiest instance (combined load per unit of
+ * capacity) no higher than the larger of the reference's and the lower bound plus the tolerance; its least
+ * busy no lower than the smaller of the reference's less half the tolerance and the mean less the tolerance,
+ * or than its rack's mean less the tolerance ({@link aboveFloor}). On equal terms the band is the reference's
+ * own levels. Where every partition weighs zero the candidate must keep the reference's count levels; else
+ * the load band alone is the balance.
  */
 export function withinBand(
   model: BalanceModel,
@@ -64,10 +56,9 @@ export function withinBand(
 }
 
 /**
- * The part of {@link withinBand} that needs no reference placement: busiest instance within the
- * tolerance of the lower bound, least busy within it of the mean (or of its rack's mean, as
- * there). Whatever the reference, its band contains this one. Never true where every partition
- * weighs zero, whose band is the reference's counts.
+ * The part of {@link withinBand} that needs no reference: busiest within the tolerance of the lower bound,
+ * least busy within it of the mean (or its rack's mean). Every reference's band contains this one. Never true
+ * where every partition weighs zero, whose band is the reference's counts.
  */
 export function withinBound(
   model: BalanceModel,
@@ -101,9 +92,8 @@ function inBand(
 }
 
 /**
- * Kafka's balance rule on the instances: no instance holds a partition that another subscriber
- * of its topic, holding two or more fewer, could take. Matching racks as eligibility levels
- * counts only among in-rack subscribers, which can break it; such a placement is not kept.
+ * Kafka's balance rule on the instances: no instance holds a partition that another subscriber of its topic,
+ * holding two or more fewer, could take. Racks as eligibility can break it; such a placement is not kept.
  */
 export function keepsKafkaRule(model: BalanceModel, instance: Int32Array): boolean {
   const count = instanceLoads(model, instance, model.partitionCount, true);

@@ -10,18 +10,15 @@ const MAX_CELLS = 4096;
 const MAX_KEEP_CELLS = 1 << 20;
 
 /**
- * Rack matching on Kafka's terms when every instance subscribes to every topic: equal weights
- * and capacities, no base loads. Balance is then a count, each instance holding ⌊P/I⌋ or one
- * more, and the rest is a transport problem small enough to solve exactly.
+ * Rack matching on Kafka's terms (equal weights and capacities, no base loads) when every instance subscribes
+ * to every topic: balance is a count, each instance holding ⌊P/I⌋ or one more, and the rest is a transport
+ * problem small enough to solve exactly. A minimum-cost flow ({@link planFlow}) decides how many partitions of
+ * each rack set each instance keeps and each group (a rack, or no rack) takes; crossing racks costs more than
+ * every move together, so it finds the fewest cross-rack partitions, then the fewest moves. The partitions
+ * are then placed as it says: homes first, the rest filling each group's room in model order.
  *
- * A minimum-cost flow ({@link planFlow}) decides how many partitions of each rack set each
- * instance keeps and each group of instances (a rack, or no rack) takes. Fetching across racks
- * costs more than every move together, a counted move one: the fewest cross-rack partitions at
- * Kafka's counts, then the fewest moves. The flow fixes counts only; the partitions are then
- * placed as it says, homes first, the rest filling each group's remaining room in model order.
- *
- * Returns undefined where it does not apply (restricted subscriptions, too many rack sets) or
- * its moves exceed `movesLimit`; the caller then runs the general path.
+ * Undefined where it does not apply (restricted subscriptions, too many rack sets) or its moves exceed
+ * `movesLimit`; the caller then runs the general path.
  */
 export function placeByCounts(
   model: BalanceModel,
@@ -45,9 +42,8 @@ export function placeByCounts(
   const plan = planFlow(rm, groupOf, previous, { quota, extras: partitionCount - quota * instanceCount });
   const room = roomAfterKeeps(plan, groupOf, quota, sets);
 
-  // Homes first: the keeps the flow planned, then any partition that would rather stay (its owner
-  // left while its instance stayed, or a tie left it movable) where its group takes its set and
-  // its instance has room beyond the planned keeps.
+  // Homes first: the planned keeps, then any partition that would rather stay (owner left, instance stayed,
+  // or a tie left it movable) where its group takes its set and its instance has room beyond the keeps.
   const instance = new Int32Array(partitionCount).fill(-1);
   const { kept, arrive: need } = plan;
   const { member, instance: preferred } = previous;
@@ -73,10 +69,7 @@ export function placeByCounts(
   return moves < 0 || moves > movesLimit ? undefined : { instance, moves };
 }
 
-/**
- * Each instance's room once its planned keeps are made: ⌊P/I⌋, plus one on an extra slot when
- * it keeps one there or its group's arrivals take one (first instances first).
- */
+/** Each instance's room after its planned keeps: ⌊P/I⌋, plus one if it or its group's arrivals take an extra slot. */
 function roomAfterKeeps(plan: FlowPlan, groupOf: Int32Array, quota: number, sets: number): Int32Array {
   const room = new Int32Array(groupOf.length);
   const arrivalExtras = plan.arrivalExtras;
@@ -93,10 +86,7 @@ function roomAfterKeeps(plan: FlowPlan, groupOf: Int32Array, quota: number, sets
   return room;
 }
 
-/**
- * True when a partition of flow set `s` (0: no preference) is fetched across racks on an
- * instance of group `g` (the last group, instances without a rack, never is).
- */
+/** True when flow set `s` (0: no preference) crosses racks in group `g` (the last, rackless group never does). */
 function crosses(rm: RackModel, s: number, g: number): boolean {
   return setCrossesRack(rm, s - 1, g < rm.racks.length ? g : -1);
 }
@@ -114,12 +104,11 @@ interface FlowPlan {
 }
 
 /**
- * The minimum-cost flow of {@link placeByCounts}. From the source, counted homes by instance
- * and set (a class each) either stay on their instance's keep node, or pass through their set's
- * pool (one move) into any group; partitions without a counted home go straight to their pool.
- * Each instance keeps at most ⌊P/I⌋ on its group's regular slots and one more on its group's
- * extra slots; groups take ⌊P/I⌋ per instance, plus extra slots shared by all groups (P mod I in
- * all, one per instance at most).
+ * The minimum-cost flow of {@link placeByCounts}. Counted homes by instance and set (a class each) either
+ * stay on their instance's keep node or pass through their set's pool (one move) into any group; partitions
+ * without a counted home go straight to their pool. Each instance keeps at most ⌊P/I⌋ on its group's regular
+ * slots and one more on its extra slots; groups take ⌊P/I⌋ per instance, plus extra slots shared by all
+ * groups (P mod I in all, one per instance at most).
  */
 function planFlow(
   rm: RackModel,
@@ -203,10 +192,9 @@ function planFlow(
 }
 
 /**
- * Places every partition still without an instance, in model order: into the first group that
- * still takes its set, on the first instance there with room. Returns the counted moves among
- * them (those with a valid owner elsewhere), or -1 if anything is left over, which the flow's
- * totals rule out.
+ * Places every partition still without an instance, in model order, in the first group that still takes its
+ * set, on its first instance with room. Returns the counted moves, or -1 if anything is left over (which the
+ * flow's totals rule out).
  */
 function fillRest(
   rm: RackModel,

@@ -5,15 +5,12 @@ import type { RackModel } from './rack-model.js';
 const DENSE_KEYS = 1 << 16;
 
 /**
- * The instance-level problem with racks as eligibility: each partition may go only to its
- * topic's subscribers in a rack holding one of its replicas, or without a rack (never cross-rack).
- * A partition with no such subscriber keeps all of them: it crosses racks wherever it goes, as
- * does one marked in `free` (let go by an over-full rack, racks/spill.ts).
+ * The instance-level problem with racks as eligibility: each partition may go only to its topic's subscribers
+ * in a rack holding one of its replicas, or without a rack. A partition with no such subscriber, or marked in
+ * `free` (let go by an over-full rack, racks/spill.ts), keeps all of them.
  *
- * Built as a model whose "topics" are (topic, rack set) pairs, so the load search solves it with
- * everything it already does for restricted subscriptions: lower bound, moves, swaps, chains,
- * stickiness. Pairs whose in-rack subscribers are equal share one array, which the search groups
- * by reference. Only the topics are replaced.
+ * A model whose "topics" are (topic, rack set) pairs, so the load search solves it as it does restricted
+ * subscriptions. Pairs with equal in-rack subscribers share one array, which the search groups by reference.
  */
 export function inRackModel(model: BalanceModel, rm: RackModel, free?: Uint8Array): BalanceModel {
   const width = rm.racks.length;

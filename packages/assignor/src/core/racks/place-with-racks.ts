@@ -19,28 +19,21 @@ import { spillFromBusiest, spillOver } from './spill.js';
 import { isCrossRack, type RackModel } from './rack-model.js';
 
 /**
- * The instance of every partition when racks can matter, and the lower bound of the instance
- * level without racks (what `placeOnInstances` reports). On Kafka's terms with every instance
- * subscribed to every topic, balance is a count and {@link placeByCounts} solves it exactly (the
- * fewest cross-rack partitions, then moves); the steps below are for everything else, or when
- * that placement needs more moves than `maxMovesPerRebalance` allows:
+ * The instance of every partition when racks can matter, and the lower bound of the instance level without
+ * racks. On Kafka's terms with every instance subscribed to every topic, {@link placeByCounts} solves it
+ * exactly; the steps below are for everything else, or when that needs more moves than allowed:
  *
- * 1. Solve the instance level with racks as eligibility ({@link inRackModel}): every partition
- *    that has an in-rack subscriber goes to one. Its own search budget, so the load search
- *    cannot starve it; sticky to the previous owners where they are in-rack. Where its lower
- *    bound alone rules out the band of step 2 (a rack with more partitions than its instances can
- *    take at that level: after a leave, with equal weights), it is not searched.
- * 2. Keep that if its balance is within the band of the placement found without racks and its
- *    moves fit `maxMovesPerRebalance`: cross-rack weight is then the least possible (only
- *    partitions without an in-rack subscriber cross). When it is within the band's part that
- *    needs no such placement (no busier than the lower bound plus the tolerance, no less busy
- *    than the mean less the tolerance), the search without racks does not run at all: it is
- *    most of the cost of matching racks on a large group.
- * 3. Otherwise solve without racks (`byLoad`) and improve its locality inside the band
- *    ({@link matchRacks}).
- * 4. Off Kafka's terms, try the in-rack placement once more with what over-full racks must let
- *    go free to cross ({@link spillCandidate}), and keep it, matched in turn, if it moves no
- *    more weight than step 3 and fetches less across racks.
+ * 1. Solve the instance level with racks as eligibility ({@link inRackModel}), on its own search budget so
+ *    the load search cannot starve it, sticky to in-rack previous owners. Not searched where its lower bound
+ *    alone rules out the band of step 2 (a rack with more partitions than its instances can take).
+ * 2. Keep that if it is within the band of the placement without racks and its moves fit
+ *    `maxMovesPerRebalance`: cross-rack weight is then the least possible. Within the band's part that needs
+ *    no such placement ({@link withinBound}), the search without racks, most of the cost on a large group,
+ *    does not run at all.
+ * 3. Otherwise solve without racks (`byLoad`) and improve its locality inside the band ({@link matchRacks}).
+ * 4. Off Kafka's terms, search in-rack again with what over-full racks must let go free to cross
+ *    ({@link spillCandidate}); keep it, matched in turn, if it moves no more weight than step 3 and fetches
+ *    less across racks.
  *
  * Updates `settings.moves` to the moves the choice makes.
  */
@@ -84,9 +77,8 @@ export function placeWithRacks(
   const unmatched = byLoad.instance.slice();
   const movesUnmatched = settings.moves.used;
   matchAndSettle(model, rm, byLoad.instance, previous, { home, counted }, settings, byLoad.lowerBound);
-  // Trades keep the counts but not which topics each instance holds: on Kafka's terms one can hand
-  // a partition to an instance that a subscriber holding two fewer could take it from. Kafka's
-  // rule comes before locality, so such a match is dropped.
+  // Trades keep counts but not which topics each instance holds, so they can break Kafka's rule, which comes
+  // before locality: such a match is dropped.
   if (terms.kafka && !keepsKafkaRule(model, byLoad.instance)) {
     byLoad.instance.set(unmatched);
     settings.moves.used = movesUnmatched;
@@ -102,8 +94,7 @@ export function placeWithRacks(
   const spilledMoves = { limit: settings.moves.limit, used: spilled.moves };
   const spilledLevel = { ...settings, moves: spilledMoves };
   matchAndSettle(model, rm, spilled.instance, previous, { home, counted }, spilledLevel, byLoad.lowerBound);
-  // Moves rank before cross-rack traffic in the objective: the spill wins only by moving no more
-  // weight than the match and fetching less across racks.
+  // Moves rank before cross-rack traffic: the spill must move no more weight and fetch less across racks.
   const spilledMoved = movedWeight(model, spilled.instance, home, counted);
   const matchedMoved = movedWeight(model, byLoad.instance, home, counted);
   if (spilledMoved > matchedMoved + noiseAt(matchedMoved)) return byLoad;
@@ -113,15 +104,11 @@ export function placeWithRacks(
 }
 
 /**
- * The in-rack placement again, with the partitions over-full racks let go ({@link spillOver}) free
- * to go anywhere: where a rack's own partitions outweigh what its instances can take inside the
- * band, matching after the load search moves what it can one trade at a time, and stops short of
- * the least that must cross (300 log-normal partitions on 10/10/10 instances, RF 1: 1.76% across
- * racks against a bound of 1.34%). Letting go exactly the excess can leave a rack's instances too
- * little room to pack what stays: then each instance that overflows the band's top lets go the
- * lightest of its partitions that cover the overflow ({@link spillFromBusiest}), and the search
- * runs again, at most {@link SPILL_ROUNDS} times. Undefined unless it lands within the band of
- * `reference` (the placement without racks) for at most `maxMovesPerRebalance`.
+ * The in-rack placement again, with what over-full racks let go ({@link spillOver}) free to go anywhere:
+ * matching one trade at a time stops short of the least that must cross. Where what stays does not pack,
+ * each instance over the band's top lets go the lightest partitions covering the overflow
+ * ({@link spillFromBusiest}) and the search runs again, at most {@link SPILL_ROUNDS} times. Undefined unless
+ * it lands within the band of `reference` (the placement without racks) within `maxMovesPerRebalance`.
  */
 function spillCandidate(
   model: BalanceModel,
@@ -147,17 +134,15 @@ function spillCandidate(
 }
 
 /**
- * At most this many searches of the in-rack problem in {@link spillCandidate}, letting go more
- * each time: a cap on the work, not a fitted value (more than two rounds have not found more;
- * docs/racks.md, "Measured").
+ * Most in-rack searches of {@link spillCandidate}, letting go more each time: a cap on work, not a fitted
+ * value (docs/racks.md, "Measured": more than two rounds found no more).
  */
 const SPILL_ROUNDS = 4;
 
 /**
- * Rack matching ({@link matchRacks}) run again from its own result while it fetches less across
- * racks, at most {@link MATCH_PASSES} times, all within the work one pass may take: one pass
- * judges every trade against the levels it started from, so the placement it leaves is not one it
- * would leave alone, and an unchanged group placed again would match and move again.
+ * {@link matchRacks} rerun from its own result while it fetches less across racks, at most
+ * {@link MATCH_PASSES} times, within one pass's work: a pass judges trades against the levels it started
+ * from, so one pass leaves a placement it would not leave alone, and an unchanged group would move again.
  */
 function matchToStable(
   model: BalanceModel,
@@ -179,10 +164,9 @@ function matchToStable(
 }
 
 /**
- * Matching to stable ({@link matchToStable}), then the zero-weight partitions placed by count
- * again on the counts it left ({@link placeIdleOnInstances}) and matched to racks by count
- * ({@link matchIdle}): the matched placement is then one the count phase keeps, and an unchanged
- * group placed again moves nothing.
+ * {@link matchToStable}, then zero-weight partitions placed by count again on what it left
+ * ({@link placeIdleOnInstances}) and matched by count ({@link matchIdle}): the count phase then keeps the
+ * result, so an unchanged group placed again moves nothing.
  */
 function matchAndSettle(
   model: BalanceModel,
@@ -200,9 +184,8 @@ function matchAndSettle(
 }
 
 /**
- * At most this many passes of {@link matchToStable}, a cap beside its shared work budget, not a
- * fitted value: the sweep's groups, placed from scratch, again, after a leave and under noise,
- * reached a placement matching leaves alone within 11.
+ * Most passes of {@link matchToStable}: a cap beside its shared work budget, not a fitted value
+ * (docs/racks.md, "Measured": the swept groups settled within 11).
  */
 const MATCH_PASSES = 16;
 
@@ -223,10 +206,9 @@ function crossWeight(model: BalanceModel, rm: RackModel, instance: Int32Array): 
 }
 
 /**
- * The in-rack problem ({@link inRackModel}, with the `free` partitions let go anywhere) searched
- * below a busiest level (`below`: undefined, unsearched, where its lower bound is above that
- * level), on a budget and moves of its own, so that when it runs changes nothing else. Undefined
- * when the homes it drops are already more moves than `maxMovesPerRebalance` allows.
+ * The in-rack problem ({@link inRackModel}, `free` partitions let go anywhere) searched below a busiest level
+ * (`below`: undefined, unsearched, where its lower bound is above it), on its own budget and moves. Undefined
+ * when the homes it drops already exceed `maxMovesPerRebalance`.
  */
 function inRackSearch(
   model: BalanceModel,
@@ -245,10 +227,9 @@ function inRackSearch(
 }
 
 /**
- * The previous owners as homes of the in-rack problem: an owner outside every in-rack subscriber
- * of its partition cannot be one, so that partition moves whatever happens, a counted move
- * (`forced`) when its owner is still valid. The caller's arrays are copied only when some home
- * is dropped: on a first assignment, or with racks already matched, none is.
+ * The previous owners as homes of the in-rack problem: an owner that is not an in-rack subscriber cannot be
+ * one, so its partition moves, a counted move (`forced`) when the owner is still valid. The arrays are copied
+ * only when some home is dropped.
  */
 function inRackHomes(restricted: BalanceModel, previous: PreviousOwners): { homes: PreviousOwners; forced: number } {
   let member = previous.member;

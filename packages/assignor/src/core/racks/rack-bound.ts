@@ -1,32 +1,26 @@
 import type { BalanceModel } from '../model/model.js';
 import type { RackModel } from './rack-model.js';
 
-/**
- * Racks (plus "no rack") beyond this many: the bound gives 0, leaving the caller's forced
- * cross-rack weight (what crosses wherever it goes) as the bound.
- */
+/** Racks (plus "no rack") beyond this many: the bound gives 0, leaving the caller's forced weight as the bound. */
 const MAX_EXACT_SINKS = 10;
 
 /**
- * No placement whose busiest instance carries at most `level` per unit of capacity (combined
- * load, as `maxCombinedLoad`) can fetch less weight across racks than this.
+ * No placement whose busiest instance carries at most `level` per unit of capacity (combined load, as
+ * `maxCombinedLoad`) can fetch less weight across racks than this.
  *
- * The relaxation lets partitions split at will and forgets which instance inside a rack takes
- * them: each rack offers `level × capacity − base load` summed over its instances, instances
- * without a rack form one more "rack" local to everything, and each partition may go in-rack
- * only to racks where an instance subscribes to its topic. The most weight that can go in-rack
- * is then a maximum flow from partitions to racks, which by max-flow/min-cut is the least, over
- * sets T of racks, of T's room plus the weight of the partitions with an in-rack choice outside
- * T. Partitions are grouped by their in-rack choices first, so this costs 4^racks, not the
- * partition count. Zero-weight partitions weigh nothing here.
+ * The relaxation lets partitions split and forgets which instance in a rack takes them: each rack offers
+ * `level × capacity − base load` over its instances, rackless instances form one more "rack" local to
+ * everything, and a partition may go in-rack only to racks where an instance subscribes to its topic. The
+ * most weight in-rack is a maximum flow, by max-flow/min-cut the least over sets T of racks of T's room plus
+ * the weight with an in-rack choice outside T. Partitions are grouped by in-rack choices, so this costs
+ * 4^racks, not the partition count.
  */
 export function crossRackLowerBound(model: BalanceModel, rm: RackModel, level: number): number {
   const width = rm.racks.length;
   const sinks = width + 1;
   if (sinks > MAX_EXACT_SINKS) return 0;
   const room = rackRoom(model, rm, level);
-  // In-rack choices (a mask over the sinks) of each (topic, rack set) pair, found once per pair;
-  // -1 until then. Weights are summed per mask in partition order.
+  // In-rack choices (a mask over the sinks) per (topic, rack set), -1 until found; weights summed per mask.
   const sets = rm.setCount;
   const choicesOf = new Map<Int32Array, Int32Array>();
   const maskOfPair: Int32Array[] = [];
@@ -78,10 +72,7 @@ export function crossRackLowerBound(model: BalanceModel, rm: RackModel, level: n
   return Math.max(0, racked - inRack);
 }
 
-/**
- * What the instances of each rack can take at `level` per unit of capacity, less their base
- * loads: one entry per rack, then one for the instances without a rack.
- */
+/** What each rack's instances can take at `level` per unit of capacity less base loads; last entry: no rack. */
 export function rackRoom(model: BalanceModel, rm: RackModel, level: number): Float64Array {
   const width = rm.racks.length;
   const room = new Float64Array(width + 1);

@@ -2,10 +2,7 @@ import type { BalanceModel } from '../model/model.js';
 import type { RackModel } from './rack-model.js';
 import { noiseAt } from '../structures/numbers.js';
 
-/**
- * Each instance's load under `bin` from partitions `[0, to)`: their weights on top of the base
- * loads, or with `unit` their count.
- */
+/** Each instance's load under `bin` from partitions `[0, to)`: weights on top of base loads, or with `unit` counts. */
 export function instanceLoads(model: BalanceModel, bin: Int32Array, to: number, unit: boolean): Float64Array {
   const load = unit ? new Float64Array(model.instanceIds.length) : Float64Array.from(model.instanceBaseLoad);
   for (let p = 0; p < to; p++) load[bin[p]!] = load[bin[p]!]! + (unit ? 1 : model.weight[p]!);
@@ -13,12 +10,10 @@ export function instanceLoads(model: BalanceModel, bin: Int32Array, to: number, 
 }
 
 /**
- * True when no instance's level under `load` (combined load per instance, as
- * {@link instanceLoads} gives it) is below `floor`, or below its rack's share less the tolerance where that is
- * lower. The floor is there so that a light instance gets its share (a joiner is not left idle):
- * with partitions kept in their racks, a rack whose replicas carry less than its share of the
- * weight can only reach its own share without fetching across racks, and the objective puts
- * locality before anything below the busiest level. Instances without a rack form one rack.
+ * True when no instance's level under `load` ({@link instanceLoads}) is below `floor` (so a joiner is not left
+ * idle), or below its rack's share less the tolerance where that is lower: a rack whose replicas carry less
+ * than its share of the weight can reach only its own share without fetching across racks, and the objective
+ * puts locality before anything below the busiest level. Instances without a rack form one rack.
  */
 export function aboveFloor(
   model: BalanceModel,
@@ -39,10 +34,9 @@ export function aboveFloor(
 }
 
 /**
- * Each rack's share: the mean level of its instances, leaving out those above the band around
- * it. An instance holding one partition heavier than the rack's share cannot hand the excess to
- * its rack-mates (partitions do not split), so counting it would set the others a floor no
- * placement reaches; leaving it out can only lower the mean, so this ends within `bins` rounds.
+ * Each rack's share: the mean level of its instances, leaving out those above the band around it. An instance
+ * with one partition heavier than the share cannot hand the excess to its rack-mates, so counting it would set
+ * the others a floor no placement reaches; leaving it out only lowers the mean, so this ends within `bins` rounds.
  */
 function rackShares(
   model: BalanceModel,

@@ -5,10 +5,9 @@ import { rackMask, type RackNames } from '../model/rack-mask.js';
 import { compareStrings } from '../structures/order.js';
 
 /**
- * The racks of a `balance()` call in index form. Members of one instance share a rack (the
- * smallest one its members report, so the answer does not depend on input order). A partition's
- * racks are reduced to a *rack set*: which of the instances' racks hold one of its replicas.
- * Distinct sets are few (at most 2^racks), so per-set tables stay small whatever the partition count.
+ * The racks of a `balance()` call in index form. Members of one instance share a rack (the smallest one its
+ * members report, so input order cannot matter). A partition's racks reduce to a *rack set*: which of the
+ * instances' racks hold one of its replicas. Sets are few (at most 2^racks), so per-set tables stay small.
  */
 export interface RackModel {
   /** The racks some instance is in, sorted; `instanceRack` indexes this. */
@@ -21,10 +20,7 @@ export interface RackModel {
   readonly local: Uint8Array;
   /** Number of distinct rack sets. */
   readonly setCount: number;
-  /**
-   * True when matching racks can change anything: some partition has a replica in some but not
-   * all of the instances' racks. False, placement is exactly what it is without racks.
-   */
+  /** True when some partition has a replica in some but not all instances' racks; else placement ignores racks. */
   readonly active: boolean;
 }
 
@@ -34,10 +30,7 @@ const MAX_RACK_SETS = 4096;
 /** Flag of `buildRackModel`'s masks: the partition is listed with racks. */
 const LISTED = 1 << 30;
 
-/**
- * The racks the members are in, resolved before the model so that the catalog's pass over the
- * partitions can read their racks against them ({@link rackMask}).
- */
+/** The members' racks, resolved first so the catalog's pass can read partitions' racks ({@link rackMask}). */
 export interface MemberRacks extends RackNames {
   /** Each instance's rack: the smallest its members report, so input order cannot matter. */
   readonly rackOfInstance: ReadonlyMap<string, string>;
@@ -86,10 +79,7 @@ interface RackSets {
   readonly maskOfSet: ReadonlyArray<number>;
 }
 
-/**
- * Rack sets numbered in partition (model) order from {@link gatherMasks}'s masks, replaced by
- * their set ids in place. Sets beyond {@link MAX_RACK_SETS} are left out (no preference).
- */
+/** Rack sets numbered in model order from {@link gatherMasks}'s masks, in place; past {@link MAX_RACK_SETS}: -1. */
 function setsOfMasks(maskOf: Int32Array, bits: number): RackSets {
   const setIds = new Map<number, number>();
   const maskOfSet: number[] = [];
@@ -106,9 +96,8 @@ function setsOfMasks(maskOf: Int32Array, bits: number): RackSets {
 }
 
 /**
- * The set id of `mask`, numbering it next if it is new; -1 once {@link MAX_RACK_SETS} sets are
- * numbered. With few racks every mask has a slot in `dense` (-1 until its set is numbered), which
- * saves a map lookup per partition.
+ * The set id of `mask`, numbering it next if new; -1 once {@link MAX_RACK_SETS} sets are numbered. With few
+ * racks every mask has a slot in `dense` (-1 until numbered), saving a map lookup per partition.
  */
 function setIdOf(
   mask: number,
@@ -126,11 +115,9 @@ function setIdOf(
 }
 
 /**
- * {@link setsOfMasks} from the rack masks the catalog kept, in one pass: no input object is read
- * again and no position looked up (each partition is listed once, at a known position). Sets
- * are numbered as they come in input order, then renumbered in partition order if that differs
- * (heaviest first, or topics not listed alphabetically). Undefined past {@link MAX_RACK_SETS}
- * sets, where which sets are left out depends on that order.
+ * {@link setsOfMasks} from the catalog's rack masks in one pass, reading no input object again. Sets are
+ * numbered in input order, then renumbered in model order if that differs. Undefined past
+ * {@link MAX_RACK_SETS} sets, where which sets are left out would depend on that order.
  */
 function setsOfListed(model: BalanceModel, listed: ListedRacks, bits: number): RackSets | undefined {
   const setOf = new Int32Array(model.partitionCount).fill(-1);
@@ -167,17 +154,12 @@ function setsOfListed(model: BalanceModel, listed: ListedRacks, bits: number): R
 }
 
 /**
- * Each model partition's racks as a bit mask over the members' racks ({@link rackMask}),
- * with {@link LISTED} set where the partition is listed with racks at all; duplicated partitions
- * in the input get the union, so input order cannot matter. For input the catalog could not keep
- * masks of (not in the usual order).
- *
- * A partition's canonical position is looked up by topic and number. Each topic's partitions are
- * kept in partition order and callers list them that way too, so the position after the topic's
- * last hit is tried first, a binary search among its partitions otherwise.
- *
- * One loop with no closure of its own: optimized code that inlined a per-call closure or cursor
- * was thrown away at every full collection, and the loop then ran four times slower.
+ * Each model partition's racks as a bit mask over the members' racks ({@link rackMask}), with {@link LISTED}
+ * set where it is listed with racks at all; duplicates get the union, so input order cannot matter. For input
+ * the catalog kept no masks of. A position is looked up by topic and number: the one after the topic's last
+ * hit first (callers list partitions in order), else a binary search among the topic's partitions.
+ * One loop with no closure of its own: optimized code that inlined a per-call closure was thrown away at every
+ * full collection, and the loop then ran much slower.
  */
 function gatherMasks(
   model: BalanceModel,
@@ -233,10 +215,7 @@ export function isCrossRack(rm: RackModel, p: number, i: number): boolean {
   return setCrossesRack(rm, rm.setOf[p]!, rm.instanceRack[i]!);
 }
 
-/**
- * True when a partition of rack set `set` is fetched from another rack on an instance in rack
- * `rack`. A partition without racks (-1) and an instance without one (-1) never cross.
- */
+/** True when rack set `set` is fetched across racks on an instance in `rack`; -1 (none) on either side never is. */
 export function setCrossesRack(rm: RackModel, set: number, rack: number): boolean {
   return set >= 0 && rack >= 0 && rm.local[set * rm.racks.length + rack] === 0;
 }

@@ -8,42 +8,32 @@ import { levelsOf } from './band.js';
 import { instanceLoads } from './rack-floor.js';
 import { weightedCount } from '../model/weights.js';
 
-/**
- * The steps rack matching may take on `model` (candidates looked at, partitions tried): linear in
- * the partitions, so matching never costs more than a few passes over them.
- */
+/** The steps rack matching may take (candidates looked at): linear, a few passes over the partitions at most. */
 export function matchingWork(model: BalanceModel): { remaining: number } {
   return { remaining: 60 * model.partitionCount + 100_000 };
 }
 
 /**
- * Rack matching on the instance level, after the load search: partitions fetched from another
- * rack move, trade places, or relay through a third instance, to an instance in a rack holding
- * one of their replicas (their previous one first), as long as every instance stays inside the
- * balance the search reached (docs/racks.md, "How placement chooses"):
+ * Rack matching on the instance level, after the load search: partitions fetched from another rack move,
+ * trade places, or relay through a third instance, to an instance in a rack holding one of their replicas
+ * (their previous one first), while every instance stays inside the balance the search reached
+ * (docs/racks.md, "How placement chooses"):
  *
- * - weighted partitions: no instance's load per unit of capacity rises above the larger of the
- *   busiest level and `lowerBound × (1 + tolerance)`, nor falls below the smaller of the least
- *   busy level less half the tolerance and `mean × (1 − tolerance)`, and each instance stays
- *   within half the tolerance of its own level: inside the band in which the next rebalance's
- *   search keeps the placement as it is (so stickiness never undoes matched racks). Then a
- *   second round with only the band: the objective ranks cross-rack weight above the balance of
- *   the instances below the busiest, and the first round alone stops short of it where weights
- *   are lumpy (300 log-normal partitions on 10/10/10 instances, RF 1, 12 seeds: 2.19% fetched
- *   across racks on average with the first round only, 1.76% with both);
- * - on equal terms (equal weights and capacities, no base loads) each instance first keeps its
- *   count; then, where every count is one of two neighbours, any count in that band, as for
- *   zero-weight partitions (placed by count) always. Every count stays in the band, but a trade
- *   changes which topics an instance holds: with mixed subscriptions it can break Kafka's rule
- *   (no instance two or more partitions above another subscriber of its topics), and
- *   `placeWithRacks` then drops the whole match.
+ * - weighted partitions: no instance's level rises above the larger of the busiest and
+ *   `lowerBound × (1 + tolerance)`, nor falls below the smaller of the least busy less half the tolerance and
+ *   `mean × (1 − tolerance)`. A first round also holds each instance within half the tolerance of its own
+ *   level, the band the next rebalance keeps as it is (so stickiness never undoes matched racks); a second
+ *   round with the band alone follows, as cross-rack weight ranks above the levels below the busiest and the
+ *   first round alone stops short where weights are lumpy;
+ * - on equal terms each instance first keeps its count; then, where every count is one of two neighbours,
+ *   any count in that band (zero-weight partitions always). A trade changes which topics an instance holds,
+ *   so with mixed subscriptions it can break Kafka's rule, and `placeWithRacks` then drops the whole match.
  *
- * Heaviest first, moves, trades, then relays, in rounds until nothing improves: each step lowers
- * the cross-rack weight, so it ends. A move that would take a partition off its previous owner
- * counts against `maxMovesPerRebalance`. Pure and deterministic: fixed orders, explicit ties.
- * `work` caps the steps ({@link matchingWork} unless a caller shares one budget across passes).
- * Zero-weight partitions are left where they are: {@link matchIdle} matches them once they are
- * placed by count on what this leaves.
+ * Heaviest first, moves, trades, then relays, in rounds until nothing improves: each step lowers the
+ * cross-rack weight, so it ends. Taking a partition off its previous owner counts against
+ * `maxMovesPerRebalance`. Deterministic: fixed orders, explicit ties. `work` caps the steps
+ * ({@link matchingWork} unless a caller shares one budget across passes). Zero-weight partitions stay put:
+ * {@link matchIdle} matches them once placed by count on what this leaves.
  */
 export function matchRacks(
   model: BalanceModel,
@@ -83,11 +73,9 @@ export function matchRacks(
   // One partition's worth of level, on equal terms (all weights and capacities alike).
   const unit = split > 0 ? model.weight[0]! / capacity[0]! : 0;
   if (!equal || ceiling - floor <= unit * (1 + 1e-9)) {
-    // Weighted: the band alone, as the objective ranks locality above the levels below the
-    // busiest. On equal terms with every instance at one of two neighbouring counts, each may take
-    // either count: which instances carry the one extra partition is free (no pair can end two
-    // apart), and it belongs in the racks short of room. Trades at fixed counts come first, so
-    // this only adds to them. A wider band (subscriptions that differ) stays held per instance.
+    // Weighted: the band alone. On equal terms with every count one of two neighbours, which instances carry
+    // the extra partition is free (no pair can end two apart) and it belongs in racks short of room; this only
+    // adds to the trades at fixed counts. A wider band (differing subscriptions) stays held per instance.
     for (let b = 0; b < bins; b++) {
       upper[b] = ceiling * capacity[b]!;
       lower[b] = floor * capacity[b]!;
@@ -97,15 +85,11 @@ export function matchRacks(
 }
 
 /**
- * Rack matching of the zero-weight partitions, once they are placed by count on the weighted
- * ones' placement: idle partitions fetched across racks move or trade places to an instance in
- * one of their racks, each instance's partition count (weighted ones included, per unit of
- * capacity) staying at or below the larger of the most there is now and `ceiling`, the most the
- * count phase keeps when placed again. Below, only the busiest count is judged, as for loads: an
- * instance may give up all its idle partitions unless that leaves it holding nothing, which the
- * next placement would lift again. On Kafka's terms (`ceiling` 0) the counts stay between the
- * least and the most there are now. Within the count band alone, a tenth of the idle partitions
- * of the swept rack groups stayed across racks (1,537 of 9,951; 224 now).
+ * Rack matching of the zero-weight partitions once placed by count: idle cross-rack partitions move or trade
+ * in-rack while each instance's count (weighted included, per unit of capacity) stays at most the larger of
+ * the current most and `ceiling`, the most the count phase keeps when placed again. Below, an instance may
+ * give up all its idle partitions unless that leaves it holding nothing, which the next placement would lift
+ * again. On Kafka's terms (`ceiling` 0) counts stay between the current least and most.
  */
 export function matchIdle(
   model: BalanceModel,
@@ -182,8 +166,8 @@ function runPhase(
 
   for (let round = 0; round < MAX_ROUNDS && work.remaining > 0; round++) {
     let improved = false;
-    // Moves: a cross-rack partition home, if it is in-rack there and has room (that undoes a
-    // move rather than adding one), else to the least busy in-rack subscriber with room.
+    // Moves: a cross-rack partition home if in-rack there with room (undoing a move), else to the least busy
+    // in-rack subscriber with room.
     for (let p = phase.from; p < phase.to && work.remaining > 0; p++) {
       const a = instance[p]!;
       if (!isCrossRack(rm, p, a)) continue;
@@ -216,15 +200,13 @@ function runPhase(
       const w = phase.weight(p);
       const candidates = model.subscribersOf[model.topicOf[p]!]!.instances;
       let tried = 0;
-      // Home first (step -1), as for moves; then from a position that depends on the partition,
-      // so equal partitions spread their trades.
+      // Home first (step -1); then from a position that depends on `p`, so equal partitions spread their trades.
       const home = homeOf(p);
       for (let step = home >= 0 ? -1 : 0; step < candidates.length && tried < TARGET_LIMIT; step++) {
         const b = step < 0 ? home : candidates[(p + step) % candidates.length]!;
         if (b === a || (step >= 0 && b === home) || !localTo(p, b)) continue;
         work.remaining--;
-        // Targets holding nothing that could come back count for nothing: with equal weights
-        // the few that can trade are otherwise easily past the limit.
+        // Targets with nothing that could come back do not count: else with equal weights the limit is hit early.
         if (!mayTrade(rm, phase, buckets[b]!, a, b, w)) continue;
         tried++;
         const partners = findPartners(model, rm, instance, phase, buckets, { p, a, b, w, work });
@@ -239,10 +221,8 @@ function runPhase(
       }
     }
 
-    // Relays: a cross-rack partition moves in-rack although its instance may not give it up, or
-    // its target may not take it, because a third instance makes up the difference (sends the
-    // first a partition, or takes one from the second) with a partition that crosses racks no
-    // more where it goes. With equal weights this moves the extra partition of Kafka's counts
+    // Relays: a cross-rack partition moves in-rack where its instance or target alone may not, a third
+    // instance making up the difference. With equal weights this moves the extra partition of Kafka's counts
     // from a rack with room to spare into one short of it.
     const bands = { fits, localTo };
     for (let p = phase.from; p < phase.to && work.remaining > 0; p++) {

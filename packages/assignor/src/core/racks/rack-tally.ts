@@ -18,10 +18,7 @@ export const NO_RACKS: RackTally = Object.freeze({
   crossRackForcedWeight: 0,
 });
 
-/**
- * Counts the partitions (and their weight) placed on an instance outside every rack holding one
- * of their replicas, and the least cross-rack weight possible at the busiest level `level`.
- */
+/** Counts the cross-rack partitions and their weight, and the least cross-rack weight possible at `level`. */
 export function tallyRacks(model: BalanceModel, rm: RackModel, instance: Int32Array, level: number): RackTally {
   let crossRackWeight = 0;
   let crossRackPartitions = 0;
@@ -32,8 +29,8 @@ export function tallyRacks(model: BalanceModel, rm: RackModel, instance: Int32Ar
     crossRackPartitions++;
     if (!hasInRackSubscriber(model, rm, p)) crossRackForcedWeight += model.weight[p]!;
   }
-  // The bound is summed in another order: never report it above what was reached. Nothing can
-  // beat what crosses because it must (the usual outcome of matching), so the flow is skipped then.
+  // Summed in another order, the bound is capped at what was reached; the flow is skipped when only the
+  // forced weight crosses, as nothing can beat that.
   const bound =
     crossRackWeight <= crossRackForcedWeight
       ? crossRackWeight

@@ -3,11 +3,7 @@ import { hasInstance } from '../model/subscribers.js';
 import { isCrossRack, type RackModel } from './rack-model.js';
 import { noiseAt } from '../structures/numbers.js';
 
-/**
- * The trades rack matching (`matchRacks` in rack-pass.ts) is built from: relays through a third
- * instance, partners to exchange with, and the checks both share. Each keeps every instance
- * inside its phase's band.
- */
+/** Trades of rack matching (`matchRacks`, rack-pass.ts): relays, exchange partners, and their checks. */
 
 /** One family of partitions matched together, with the band every instance must stay in. */
 export interface Phase {
@@ -42,11 +38,10 @@ export interface RelayRules {
 }
 
 /**
- * A relay for the cross-rack partition `p` on `a` (see the relays of `runPhase`): an in-rack
- * target `b` that only one side keeps from a plain move (`a` would fall below its band, or `b`
- * rise above its own), and a third instance `c` whose partition `q` (going to `a`, or coming
- * from `b`) brings both back into their bands without crossing racks more where it lands. Up
- * to {@link TARGET_LIMIT} targets are tried, each against every other instance.
+ * A relay for the cross-rack partition `p` on `a`: an in-rack target `b` that only one side keeps from a
+ * plain move (`a` would fall below its band, or `b` rise above its own), and a third instance `c` whose
+ * partition `q` (going to `a`, or coming from `b`) brings both back into their bands without crossing racks
+ * more where it lands. Up to {@link TARGET_LIMIT} targets are tried, each against every other instance.
  */
 export function findRelay(
   model: BalanceModel,
@@ -91,9 +86,8 @@ export function findRelay(
 }
 
 /**
- * A partition on `from` weighing within `[lo, top]` (float noise allowed), subscribed on `to`,
- * that crosses racks no more on `to` than on `from`, other than `p`; -1 when there is none.
- * The heaviest of each rack set's first few that fit.
+ * A partition other than `p` on `from`, weighing within `[lo, top]` (noise allowed), subscribed on `to` and
+ * crossing racks no more there: the heaviest of each rack set's first few that fit; -1 when none.
  */
 function findRelayed(
   model: BalanceModel,
@@ -121,8 +115,8 @@ function findRelayed(
 }
 
 /**
- * The phase's partitions by instance and rack set (the last set index: no racks), each list
- * heaviest first (model order). Entries go stale as partitions move; readers check `instance`.
+ * The phase's partitions by instance and rack set (the last index: no racks), each heaviest first. Entries
+ * go stale as partitions move; readers check `instance`.
  */
 export function bucketize(model: BalanceModel, rm: RackModel, instance: Int32Array, phase: Phase): Int32Array[][] {
   const sets = rm.setCount + 1;
@@ -142,11 +136,9 @@ export function bucketize(model: BalanceModel, rm: RackModel, instance: Int32Arr
 }
 
 /**
- * False when {@link findPartners} cannot find a trade of a partition of weight `w` from `a` to
- * `b`: it needs partners, and no rack set on `b` has one that could go back to `a` (one not
- * left more cross-rack on `a` than on `b`, or one lighter than `w`, as losing locality is worth
- * it only for less weight than the trade gains). Lists may hold partitions that moved since;
- * then this answers true and {@link findPartners} skips them.
+ * False when {@link findPartners} cannot trade weight `w` from `a` to `b`: partners are needed and no rack
+ * set on `b` has one that could go back to `a` (no more cross-rack on `a` than on `b`, or lighter than `w`:
+ * losing locality pays only for less weight than the trade gains). Stale list entries answer true.
  */
 export function mayTrade(
   rm: RackModel,
@@ -180,11 +172,10 @@ export interface Exchange {
 const MAX_PARTNERS = 32;
 
 /**
- * Partitions on `b` to send to `a` in exchange for `p`, so that both instances end inside their
- * bands and the cross-rack weight drops: the heaviest that fit, until `b` has room for `p` and
- * `a` is not left below its floor. Partners that gain locality themselves come first, then those
- * indifferent to the trade, then those that lose it (only while the trade still gains). Each must
- * be subscribed on `a`. Undefined when no such set is found.
+ * Partitions on `b`, subscribed on `a`, to send to `a` for `p` so both end inside their bands and cross-rack
+ * weight drops: the heaviest that fit, until `b` has room for `p` and `a` is above its floor. Those gaining
+ * locality come first, then the indifferent, then those losing it (only while the trade still gains).
+ * Undefined when no such set is found.
  */
 export function findPartners(
   model: BalanceModel,
@@ -241,10 +232,7 @@ export function findPartners(
   return taken + eps >= want ? partners : undefined;
 }
 
-/**
- * How much more partition `p` (and every partition of its rack set) crosses racks on instance
- * `to` than on `from`: 1, 0 or -1.
- */
+/** How much more `p` (and its whole rack set) crosses racks on `to` than on `from`: 1, 0 or -1. */
 function crossRackChange(rm: RackModel, p: number, from: number, to: number): number {
   return (isCrossRack(rm, p, to) ? 1 : 0) - (isCrossRack(rm, p, from) ? 1 : 0);
 }

@@ -3,16 +3,11 @@ import { setCrossesRack, type RackModel } from './rack-model.js';
 import { rackRoom } from './rack-bound.js';
 
 /**
- * The partitions an over-full rack lets go so that the rest fits its instances below `ceiling`:
- * for each rack whose own partitions (those with in-rack subscribers in that rack only) weigh
- * more than its instances can take at `ceiling` (per unit of capacity, less base loads), the
- * lightest set of them that covers the excess. Those may then go anywhere (`inRackModel`'s
- * `free`); the rest stay in their rack. This is the lower bound's relaxation (rack-bound.ts) made
- * whole: the bound lets exactly the excess cross, split at will; here whole partitions cross, the
- * fewest by weight that cover it.
- *
- * None is marked when no rack is over-full. Partitions with replicas in two racks or more are left
- * to the search, which has a choice of racks for them.
+ * The partitions over-full racks let go so the rest fits below `ceiling`: for each rack whose own partitions
+ * (in-rack subscribers in that rack only) outweigh what its instances can take at `ceiling`, the lightest set
+ * covering the excess, free to go anywhere (`inRackModel`'s `free`). The lower bound's relaxation
+ * (rack-bound.ts) made whole: whole partitions cross rather than exactly the excess. Partitions with replicas
+ * in two racks or more are left to the search, which has a choice of racks for them.
  */
 export function spillOver(model: BalanceModel, rm: RackModel, ceiling: number): Uint8Array {
   const width = rm.racks.length;
@@ -35,10 +30,7 @@ export function spillOver(model: BalanceModel, rm: RackModel, ceiling: number): 
   return free;
 }
 
-/**
- * The one rack holding every in-rack subscriber of partition `p`, or -1: when it has none, has
- * subscribers in two racks or more, or a subscriber without a rack (never cross-rack).
- */
+/** The one rack holding every in-rack subscriber of `p`; -1 for none, two or more, or a rackless subscriber. */
 function onlyRackOf(model: BalanceModel, rm: RackModel, p: number): number {
   const set = rm.setOf[p]!;
   if (set < 0) return -1;
@@ -54,10 +46,9 @@ function onlyRackOf(model: BalanceModel, rm: RackModel, p: number): number {
 }
 
 /**
- * A light set of `items` whose weights sum to at least `excess`: the lightest first until they
- * cover it, then the heaviest of those dropped again while the rest still covers it; or the
- * lightest single item that covers it alone, if that weighs less. (The lightest cover is a
- * knapsack problem; on many small items this is within one item of it.)
+ * A light set of `items` weighing at least `excess`: the lightest until they cover it, then the heaviest of
+ * those dropped while the rest still covers; or the lightest single cover, if lighter. (The lightest cover is
+ * a knapsack problem; on many small items this is within one item of it.)
  */
 function lightestCover(weight: Float64Array, items: ReadonlyArray<number>, excess: number): number[] {
   const ascending = [...items].sort((a, b) => weight[a]! - weight[b]! || a - b);
@@ -80,9 +71,8 @@ function lightestCover(weight: Float64Array, items: ReadonlyArray<number>, exces
 }
 
 /**
- * Lets go more, where a placement of what stays overflows: on each instance whose load per unit
- * of capacity (`load`, combined with its base load) is above `ceiling`, the lightest set of its
- * partitions not yet free that covers the overflow is marked in `free`. True when any was.
+ * Lets go more where what stays overflows: on each instance whose combined `load` per unit of capacity is
+ * above `ceiling`, marks in `free` the lightest of its unfreed partitions covering the overflow. True if any.
  */
 export function spillFromBusiest(
   model: BalanceModel,

@@ -24,10 +24,7 @@ export interface AssignmentExplanation {
   readonly skew: string;
   /** max instance load (per capacity) ÷ ideal even share; 1 when there is no load. */
   readonly skewRatio: number;
-  /**
-   * With base loads (cross-group balancing): the combined busiest load against the combined ideal;
-   * undefined without base loads.
-   */
+  /** With base loads (cross-group balancing), the combined busiest load against the combined ideal. */
   readonly combinedSkew: string | undefined;
   /** max combined load ÷ combined ideal; equal to `skewRatio` without base loads. */
   readonly combinedSkewRatio: number;
@@ -35,9 +32,7 @@ export interface AssignmentExplanation {
   readonly optimality: string;
   /** What stickiness did: how many previously owned partitions changed owner. */
   readonly moves: string;
-  /**
-   * How much load is fetched across racks and why; undefined when no instance has a rack.
-   */
+  /** How much load is fetched across racks and why; undefined when no instance has a rack. */
   readonly racks: string | undefined;
   /** Cross-rack weight ÷ total weight (0 without racks or load), and the least possible share. */
   readonly crossRackShare: number;
@@ -48,9 +43,8 @@ export interface AssignmentExplanation {
 }
 
 /**
- * Explains a balance result in the words of the reference's assignment log (docs/architecture.md,
- * "Assignment log"): sizes and total weight, each instance's share, the skew against an even split, and the factors
- * that can keep a group uneven no matter how it is placed.
+ * Explains a balance result in the words of the assignment log (docs/observability.md, "Logs"): sizes, each
+ * instance's share, the skew against an even split, and the factors that keep a group uneven however placed.
  */
 export function explain(result: BalanceResult, defaultWeight: number): AssignmentExplanation {
   const { instances, members, partitionCount, totalWeight, defaultedCount } = result;
@@ -113,10 +107,7 @@ function optimalityLine(result: BalanceResult): string {
   );
 }
 
-/**
- * The racks line: the share of load fetched across racks, how much of it no in-rack subscriber
- * could take, how much crosses because balance came first, and the least share possible.
- */
+/** The racks line: the cross-rack share, its forced and balance-first parts, and the least share possible. */
 function racksLine(result: BalanceResult): string | undefined {
   if (!result.instances.some((i) => i.rack !== undefined)) return undefined;
   const total = result.totalWeight;
@@ -164,8 +155,7 @@ function unevennessFactors(result: BalanceResult, defaultWeight: number): Uneven
   if (partitionCount > 0 && result.totalWeight === 0) {
     factors.push({ code: 'all_weights_zero', text: 'every weight is zero: balanced by count only' });
   }
-  // The heaviest partition forces unevenness only if even the largest instance's ideal share
-  // (ideal load per unit of capacity × its capacity) cannot absorb it.
+  // The heaviest partition forces unevenness only if even the largest instance's ideal share cannot absorb it.
   const largestCapacity = instances.reduce((max, i) => Math.max(max, i.capacity), 0);
   const largestShare = result.idealLoad * largestCapacity;
   if (instances.length > 1 && largestShare > 0 && result.heaviestWeight > largestShare) {
@@ -201,9 +191,8 @@ function count(n: number, noun: string): string {
 }
 
 /**
- * Compact number formatting for logs: integers as is, others with up to 2 decimals, and values
- * below 0.01 with 3 significant digits: loads per unit of a large capacity are small, and "0.00
- * vs ideal 0.00" hid the skew they were meant to show.
+ * Compact numbers for logs: integers as is, others to 2 decimals, below 0.01 to 3 significant digits, as
+ * loads per unit of a large capacity are small and "0.00 vs ideal 0.00" would hide the skew.
  */
 function fmt(n: number): string {
   if (Number.isInteger(n)) return String(n);

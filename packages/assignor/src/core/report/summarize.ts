@@ -7,9 +7,8 @@ import { sharedPartitions } from '../structures/partition-pool.js';
 import { presizedLists } from '../structures/presized-lists.js';
 
 /**
- * Builds the public result from the owner of each partition. Tallies are summed afresh in model
- * order (rather than carried over from the search's running sums) so they are exact and
- * independent of the path the search took.
+ * Builds the public result from each partition's owner. Tallies are summed afresh in model order, not taken
+ * from the search's running sums, so they do not depend on the path the search took.
  */
 export function summarize(
   model: BalanceModel,
@@ -67,9 +66,8 @@ export function summarize(
 }
 
 /**
- * Loads, counts and moves of a placement: one pass over every partition, in model order. A function of its own: a hot loop inside a
- * function called once per balance() gets compiled on the stack and thrown away when the rest
- * of the function runs for the first time; this one is compiled whole and kept.
+ * Loads, counts and moves of a placement in one pass, model order. A function of its own: a hot loop inside a
+ * function called once per balance() is compiled on-stack and thrown away when the rest of it first runs.
  */
 function tally(model: BalanceModel, owner: Int32Array, previous: PreviousOwners | undefined) {
   const instanceLoad = new Float64Array(model.instanceIds.length);
@@ -119,10 +117,8 @@ function tally(model: BalanceModel, owner: Int32Array, previous: PreviousOwners 
 }
 
 /**
- * Each member's partitions, sorted by topic then partition so the assignment bytes are identical
- * for identical placements. Walking the partitions in that order fills every list already
- * sorted, so no list is sorted and no comparison of topic names runs. The partition objects come
- * from {@link sharedPartitions}: see there why they are shared.
+ * Each member's partitions by topic then partition, so identical placements give identical bytes; walking
+ * partitions in that order fills every list sorted. Objects come from {@link sharedPartitions} (see why there).
  */
 function assignmentLists(
   model: BalanceModel,
@@ -149,10 +145,7 @@ function assignmentLists(
   return assignments;
 }
 
-/**
- * The median of the measured (not defaulted) weights. The model's weights are already sorted
- * (heaviest first), so the middle is read off rather than sorted for.
- */
+/** The median of the measured (not defaulted) weights, read off the model's heaviest-first order. */
 function medianMeasured(model: BalanceModel): number | undefined {
   let measured = 0;
   for (let p = 0; p < model.partitionCount; p++) if (model.defaulted[p] === 0) measured++;

@@ -17,18 +17,13 @@ export interface Extremes {
 }
 
 /**
- * The core's way into the tolerance from a sticky start outside it (docs/placement.md, "Few
- * moves"): the busiest and least busy levels within the tolerance of `target` (the from-scratch
- * placement's), then the least moved weight. The candidates, each aimed at half the tolerance so
- * the next small drift moves nothing again: the local search from the sticky start; the repair
- * ({@link repair}), at the tolerance's edge where lumpy weights leave no room for half of it; the
- * walk towards the from-scratch placement renamed onto the homes ({@link relink}); the homeless
- * placed first ({@link placeOrphans}), then the repair. With homeless items, the last two again
- * at `policy.aim` of the tolerance. Of those within the tolerance and the ledger's limit, the
- * highest rung wins (the aim within the aim's budget, {@link aimBudgetOf}, where
- * `policy.aimsCloser`; then half the tolerance within it; then anywhere), then the least moved
- * weight, the members' estimated trades included ({@link memberExcess}). `searched` says whether
- * that is the local search's (its caller may then trim its moves). Updates `ledger.used`.
+ * The core's way into the tolerance of `target` (the from-scratch levels) from a sticky start
+ * outside it (docs/placement.md, "Few moves"). Candidates, aimed at half the tolerance so the next
+ * drift moves nothing: the local search, the {@link repair}, the walk to the from-scratch placement
+ * ({@link relink}), the homeless placed first ({@link placeOrphans}) then repaired, and with homeless
+ * items two aimed at `policy.aim`. Of those within tolerance and the ledger's limit, the highest rung
+ * wins, then the least moved weight plus the members' estimated trades ({@link memberExcess}).
+ * `searched`: the local search's won (the caller may trim its moves). Updates `ledger.used`.
  */
 export function reachByWeight(
   problem: Problem,
@@ -59,17 +54,13 @@ export function reachByWeight(
   const edge = { maxTarget: target.max * (1 + tolerance), minTarget: target.min * (1 - tolerance) };
   const repaired = within(extremes(problem, aimed)) ? aimed : repair(problem, sticky, edge, ledger, budget);
   const relinked = towardsBest(problem, sticky, best, halfway, ledger);
-  // The homeless placed first, then the repair: at half the tolerance, and at its edge only when
-  // that does not get within it (a placement at the edge leaves the busiest where the next small
-  // drift moves everything again).
+  // At the edge only when half the tolerance is out of reach: there the next drift moves everything.
   const settle = (band: Band): Placement =>
     repair(problem, placeOrphans(problem, sticky, ledger, band, budget, policy.slotTolerance), band, ledger, budget);
   const settled = [settle(halfway)];
   if (!settled.some((p) => within(extremes(problem, p)))) settled.push(settle(edge));
   const aimBudget = aimBudgetOf(problem, ledger);
-  // With homeless items, two more candidates aimed closer (`policy.aim`): tried only then, as
-  // without them the aim's budget is unbounded and a drift or a join would pay for the closer
-  // aim with moves of sticky partitions alone.
+  // Aimed closer only with homeless items: else a drift or join would pay for it with sticky moves.
   const close = target.max * (1 + tolerance * policy.aim);
   const closer = Number.isFinite(aimBudget)
     ? [
@@ -77,8 +68,7 @@ export function reachByWeight(
         repair(problem, sticky, { maxTarget: close, minTarget: halfway.minTarget }, ledger, budget),
       ]
     : [];
-  // The highest rung wins, then the least moved weight: 2, the close aim within the aim's budget
-  // (instances only); 1, half the tolerance within it; 0, anywhere within the tolerance.
+  // Rungs: 2, the aim within its budget (if `aimsCloser`); 1, half the tolerance within it; 0, the rest.
   const closeRung = policy.aimsCloser === true ? 2 : 1;
   const rungOf = (max: number, moved: number): number => {
     if (moved > aimBudget) return 0;
@@ -92,8 +82,7 @@ export function reachByWeight(
     if (candidate === undefined) continue;
     const levels = extremes(problem, candidate);
     if (!within(levels) || countMoves(ledger, candidate.bin) > ledger.limit) continue;
-    // The members' trades decide between candidates on one rung, not the rung: an estimate of the
-    // level below must not cost the busiest instance its aim.
+    // Trades rank within a rung: an estimate of the level below must not cost the busiest its aim.
     const across = movedWeight(problem, ledger, candidate.bin);
     const moved = across + memberExcess(problem, ledger, candidate.bin, policy.slotTolerance);
     const r = rungOf(levels.max, across);
@@ -111,10 +100,9 @@ export function reachByWeight(
 }
 
 /**
- * The most weight, beyond the homeless items, that a placement may move and still be preferred
- * for reaching the aim: the homeless items' own weight, so that placing an orphaned load W moves
- * at most about 2W (docs/placement.md, "The aim, and what it may cost"). Unbounded when nothing
- * is homeless (a join, or weights that drifted): the aim then comes first.
+ * The most weight a placement may move beyond the homeless and still win for the aim: their own, so
+ * placing an orphaned load W moves at most about 2W (docs/placement.md, "The aim, and what it may
+ * cost"). Unbounded when nothing is homeless: the aim then comes first.
  */
 function aimBudgetOf(problem: Problem, ledger: MoveLedger): number {
   let homeless = 0;
@@ -123,9 +111,8 @@ function aimBudgetOf(problem: Problem, ledger: MoveLedger): number {
 }
 
 /**
- * The sticky placement walked towards the best one ({@link relink}): the best one renamed onto
- * the homes first, so that the walk has as little to do as possible. Undefined when the walk needs
- * more moves than the ledger allows.
+ * The sticky placement walked ({@link relink}) towards the best one renamed onto the homes (a
+ * shorter walk); undefined when that needs more moves than the ledger allows.
  */
 function towardsBest(
   problem: Problem,
@@ -140,14 +127,10 @@ function towardsBest(
 }
 
 /**
- * The core's last stage on the instance level, for a sticky start already within the tolerance,
- * when this rebalance placed homeless items: the busiest shed down to the aim ({@link shedToAim}),
- * then the homeless placed again where the members need not trade to take them, if that costs
- * less ({@link placeForMembers}). Both keep the least busy instances where they are: raising them
- * would move sticky load for no gain on the busiest. Undefined, and nothing counted, when nothing
- * was homeless or neither changes the start. Only with homeless items, as a drift alone stays
- * within what `moveTolerance` promises; only on the instance level, as the objective ranks member
- * balance last.
+ * The instance level's last stage for a sticky start within tolerance after placing homeless items:
+ * {@link shedToAim}, then {@link placeForMembers}. Neither raises the least busy (sticky moves for no
+ * gain on the busiest). Undefined, nothing counted, when nothing was homeless (a drift alone stays
+ * within what `moveTolerance` promises) or neither changes the start.
  */
 export function settleOrphans(
   problem: Problem,
@@ -165,12 +148,10 @@ export function settleOrphans(
 }
 
 /**
- * When the busiest instance (`startMax`) ended above the aim (`policy.aim` of the tolerance above
- * `reference.max`, the lower bound or the from-scratch placement's busiest), the repair sheds the
- * busiest instances down to the aim, no bin ending below `minTarget`, for at most the homeless
- * items' own weight ({@link aimBudgetOf}); failing that, down to half the tolerance (or the aim,
- * where that is looser) at any cost within the ledger's limit. Undefined, and nothing counted,
- * when there is nothing to shed or the repair reaches neither aim.
+ * When the busiest instance (`startMax`) is above the aim (`policy.aim` of the tolerance above
+ * `reference.max`), the repair sheds it to the aim, no bin below `minTarget`, within the aim's
+ * budget ({@link aimBudgetOf}); failing that, to half the tolerance (or the aim, if looser) within
+ * the ledger's limit. Undefined, nothing counted, when nothing is shed or neither is reached.
  */
 function shedToAim(
   problem: Problem,
@@ -191,8 +172,7 @@ function shedToAim(
     if (extremes(problem, shed).max > top + noiseAt(top) || moves > ledger.limit) return undefined;
     return { shed, moves, moved: movedWeight(problem, ledger, shed.bin) };
   };
-  // At the aim within the homeless items' own weight; else half the tolerance (or the aim, where
-  // that is looser: its repair is reused, not run again) at any cost.
+  // Where the aim is the looser, its repair is reused, not run again.
   const aimTop = reference.max * (1 + tolerance * aim);
   const aimed = shedTo(aimTop);
   let chosen = aimed !== undefined && aimed.moved <= aimBudgetOf(problem, ledger) ? aimed : undefined;
@@ -206,13 +186,11 @@ function shedToAim(
 }
 
 /**
- * The homeless placed again where the members of each instance can take them without trading
- * partitions among themselves ({@link placeOrphans} with the members' tolerance), within the
- * levels `kept` (the sticky start, or what {@link shedToAim} made of it) already reached, no bin
- * ending below `minTarget`. Chosen over `kept` only when it costs less: moved weight, the members'
- * estimated trades included ({@link memberExcess}). Undefined, and nothing counted, otherwise, or
- * when there are no members to trade. Why: the sticky start spreads the homeless one an instance,
- * which can tip one member of an even instance beyond its tolerance (docs/placement.md).
+ * The homeless placed again where each instance's members take them without trading
+ * ({@link placeOrphans} with their tolerance), within the levels `kept` reached, no bin below
+ * `minTarget`; only if cheaper than `kept`, members' trades included ({@link memberExcess}), else
+ * undefined, nothing counted. The sticky start spreads the homeless one an instance, which can tip
+ * a member of an even instance beyond its tolerance (docs/placement.md, "Few moves").
  */
 function placeForMembers(
   problem: Problem,

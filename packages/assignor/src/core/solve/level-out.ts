@@ -5,23 +5,15 @@ import { findChain, type Chain } from '../improve/chains.js';
 import { recordCrossing } from '../improve/crossings.js';
 import { recordSpread } from '../improve/spread.js';
 
-/*
- * The search's last stage, when its goal asks for it (`SearchGoal.level` in search.ts):
- * every bin levelled out from the busiest down, by moves, then chains. Also the way a step is
- * applied, which the search shares.
- */
+/* The search's last stage (`SearchGoal.level`), and how a step is applied, which the search shares. */
 
 /**
- * Levels out every bin, busiest first: the first bin that can shed load by a move (the pair's
- * larger level drops) does, and the scan starts again. Only when no bin can, the first that can
- * shed load by a chain (every bin on it ends below the giver's old level) does, and moves are
- * tried again. With unit weights on equal capacities this ends with no partition able to move
- * to a subscribed bin holding two or more fewer, and no chain either, which is the lexicographic
- * optimum; with weights it is the same rule on loads.
- *
- * Moves first, because a chain search is a pass over the whole graph and most givers are left
- * level by a move: trying a chain for every giver a move could not help cost more than the rest
- * of the search on mixed subscriptions, while chains rarely find anything a later move would not.
+ * Levels out every bin, busiest first: the first that can shed load by a move (the pair's larger
+ * level drops) does, and the scan restarts; only when none can, by a chain (every bin on it ends
+ * below the giver's old level). With unit weights on equal capacities this ends with no partition
+ * able to move to a subscribed bin holding two or more fewer (the lexicographic optimum).
+ * Moves first: a chain search is a pass over the whole graph, costly per giver on mixed
+ * subscriptions, and rarely finds what a later move would not.
  */
 export function levelOut(ctx: SearchContext, chains: boolean): number {
   const { problem, budget } = ctx;
@@ -42,9 +34,8 @@ export function levelOut(ctx: SearchContext, chains: boolean): number {
 }
 
 /**
- * The best move off the busiest bin that has one, if any: true when it took one. `settled`
- * marks bins known to have no move, so a sweep after a step looks again only at the bins that
- * step could have given a move (see {@link unsettle}): the steps are the same, the work is not.
+ * The best move off the busiest bin that has one: true when it took one. `settled` marks bins known
+ * to have no move, so later sweeps recheck only bins a step could have changed ({@link unsettle}).
  */
 function levelByMove(ctx: SearchContext, lightest: number, settled: Uint8Array): boolean {
   return sweepGivers(ctx, lightest, settled, (giver) => {
@@ -62,8 +53,8 @@ function levelByMove(ctx: SearchContext, lightest: number, settled: Uint8Array):
 
 /** The shortest chain off the busiest bin that has one, if any: true when it took one. */
 function levelByChain(ctx: SearchContext, lightest: number): boolean {
-  // Givers come busiest first, so a bin no chain could leave from stays so for the rest of the
-  // sweep; a failed search marks its giver too.
+  // Givers come busiest first, so a bin no chain can leave stays so for the sweep; a failed search
+  // marks its giver too.
   const dead = new Uint8Array(ctx.problem.binCount);
   return sweepGivers(ctx, lightest, dead, (giver) => {
     const chain = findChain(ctx, giver, dead);
@@ -74,9 +65,9 @@ function levelByChain(ctx: SearchContext, lightest: number): boolean {
 }
 
 /**
- * Tries `step` on each giver not `marked`, busiest first, until one steps (true) or none is left
- * or the budget is spent (false). A giver no other bin of its part could take the lightest item
- * from is marked and passed over; `step` marks the givers it fails on.
+ * Tries `step` on each giver not `marked`, busiest first, until one steps (true) or none is left or
+ * the budget is spent (false). Givers with no taker for the lightest item are marked and skipped;
+ * `step` marks those it fails on.
  */
 function sweepGivers(
   ctx: SearchContext,
@@ -98,9 +89,8 @@ function sweepGivers(
 }
 
 /**
- * The busiest bin not marked in `marked` (ties by index), or -1. Picking the next giver this
- * way instead of sorting every bin costs one pass per giver tried, and a sweep stops at the
- * first giver that steps, usually after a few.
+ * The busiest bin not `marked` (ties by index), or -1. A pass per giver beats sorting: a sweep
+ * usually stops after a few givers.
  */
 function busiestExcept(ctx: SearchContext, marked: Uint8Array): number {
   let best = -1;
@@ -118,11 +108,9 @@ function busiestExcept(ctx: SearchContext, marked: Uint8Array): number {
 }
 
 /**
- * After a move from `giver` to `taker`: the two bins themselves may have new moves, and so may a
- * bin holding a partition that may go to the now lighter giver and would leave the bin's level
- * lowered there. Nothing else opened up: the taker only got busier. A counted move changes the
- * ledger and the two-way tally, which may let any bin's step through, so then every bin is
- * looked at again.
+ * After a move from `giver` to `taker`, unmarks the bins that may have a new move: the two, and any
+ * holding a partition eligible for the lighter giver that fits below its own level there (the
+ * taker only got busier). A counted move changes the ledger and two-way tally: then all are.
  */
 function unsettle(ctx: SearchContext, settled: Uint8Array, giver: number, taker: number, counted: boolean): void {
   if (counted) {
@@ -151,10 +139,7 @@ function unsettle(ctx: SearchContext, settled: Uint8Array, giver: number, taker:
   }
 }
 
-/**
- * True when some other bin of `giver`'s part (the only bins its items may go to) could take the
- * lightest item and stay below `giver`'s level.
- */
+/** True when another bin of `giver`'s part could take the lightest item and stay below `giver`. */
 function someBinCanTake(ctx: SearchContext, giver: number, lightest: number): boolean {
   const { problem, placement } = ctx;
   const { partOf } = problem;
@@ -166,12 +151,14 @@ function someBinCanTake(ctx: SearchContext, giver: number, lightest: number): bo
   return false;
 }
 
+/** Applies a move, or a swap when `step.other` is set. */
 export function apply(ctx: SearchContext, step: Step): void {
   const from = ctx.placement.bin[step.item]!;
   move(ctx, step.item, step.to);
   if (step.other >= 0) move(ctx, step.other, from);
 }
 
+/** Applies every move of a chain. */
 export function applyChain(ctx: SearchContext, chain: Chain): void {
   chain.items.forEach((item, k) => {
     move(ctx, item, chain.to[k]!);

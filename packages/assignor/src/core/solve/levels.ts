@@ -8,9 +8,8 @@ import { weightedCount } from '../model/weights.js';
 export type { LevelSettings, MoveAllowance } from './phases.js';
 
 /**
- * Places partitions (indexes into the model's partitions) onto instances, then zero-weight ones
- * by count on top (counts include the weighted partitions, as in the reference). Returns the
- * instance of each partition and the lower bound of the weighted placement.
+ * Places the model's partitions onto instances, zero-weight ones by count on top (counts include
+ * the weighted, as in the reference). Returns each partition's instance and the weighted lower bound.
  */
 export function placeOnInstances(
   model: BalanceModel,
@@ -23,10 +22,8 @@ export function placeOnInstances(
 }
 
 /**
- * {@link placeOnInstances}, unless the lower bound of the weighted partitions on the instances
- * is above `ceiling`: then nothing is searched, no move is counted, and the answer is undefined
- * with that bound. Rack matching asks this of the in-rack placement, which it would reject
- * anyway above a busiest level it can tell before the search.
+ * {@link placeOnInstances}, unless the weighted lower bound is above `ceiling`: then nothing is
+ * searched or counted (`instance` undefined). For rack matching, which would reject that anyway.
  */
 export function placeOnInstancesBelow(
   model: BalanceModel,
@@ -46,12 +43,10 @@ export function placeOnInstancesBelow(
 }
 
 /**
- * Places the zero-weight partitions on the instances again by count ({@link placeByCount}), the
- * weighted ones staying where `instance` has them, and rewrites `instance`. For rack matching,
- * whose trades of weighted partitions change the counts the zero-weight phase levelled against:
- * without this, an unchanged group placed again moved idle partitions to level the counts anew.
- * Their moves replace the ones counted in `settings.moves` for the placement they leave. Returns
- * the highest count per unit of capacity the zero-weight phase keeps ({@link placeByCount}).
+ * Re-places the zero-weight partitions in `instance` by count around the weighted ones, for rack
+ * matching, whose trades change the counts (else an unchanged group placed again moves idle
+ * partitions). Their moves replace those counted for the placement they leave. Returns as
+ * {@link placeByCount}.
  */
 export function placeIdleOnInstances(
   model: BalanceModel,
@@ -89,9 +84,8 @@ function instanceSpec(model: BalanceModel): LevelSpec {
 }
 
 /**
- * Each partition's previous instance as its home on the instance level, whether leaving it counts
- * as a move (it had a member), and its member's slot where every member of that instance takes
- * every topic the instance does.
+ * Each partition's previous instance as its home, whether leaving counts (it had a member), and its
+ * member's slot where that instance's members all take the same topics.
  */
 function instanceHomes(model: BalanceModel, previous: PreviousOwners): Homes {
   const count = model.partitionCount;
@@ -109,17 +103,13 @@ function instanceHomes(model: BalanceModel, previous: PreviousOwners): Homes {
   return { home, counted, slot };
 }
 
-/**
- * The lower bound {@link placeOnInstances} reports, without placing anything: that of the
- * weighted partitions on the instances.
- */
+/** The lower bound {@link placeOnInstances} reports (weighted partitions), without placing anything. */
 export function instanceLowerBound(model: BalanceModel): number {
   const split = weightedCount(model.weight);
   const weight = model.weight.subarray(0, split);
   const shared = split > 0 ? sharedSubscribers(model) : undefined;
   if (shared !== undefined) {
-    // One eligibility group: the bound needs no per-partition grouping (rack matching asks this
-    // of every large group, where a grouping pass and two arrays were a tenth of its extra cost).
+    // One eligibility group: skip the grouping, measurable as rack matching asks this of every group.
     const binCount = model.instanceIds.length;
     return lowerBound({
       binCount,
@@ -156,14 +146,13 @@ function sharedSubscribers(model: BalanceModel): Int32Array | undefined {
 }
 
 /**
- * 1 for each instance whose members all subscribe to the same topics. Only there does a member
- * emptied by the instance level take whatever homeless partitions the instance gets, so only
- * there is shedding from one member first worth it (see {@link MoveLedger.slot}).
+ * 1 for each instance whose members all take the same topics: only there does a member emptied by
+ * the instance level take any homeless partition it gets, so shedding from one member pays
+ * ({@link MoveLedger.slot}).
  */
 function membersAlike(model: BalanceModel): Uint8Array {
   const alike = new Uint8Array(model.instanceIds.length).fill(1);
-  // Topics with equal subscribers share one object (model/subscribers.ts): each is checked once,
-  // not once per topic (a hundred topics of a thousand instances were 3% of a from-scratch call).
+  // Topics with equal subscribers share one object (model/subscribers.ts): check each once.
   const seen = new Set<TopicSubscribers>();
   for (const subs of model.subscribersOf) {
     if (subs === undefined || seen.has(subs)) continue;
@@ -176,10 +165,8 @@ function membersAlike(model: BalanceModel): Uint8Array {
 }
 
 /**
- * Places the partitions of each instance onto its subscribed members, the same way: by load,
- * then zero-weight partitions by count. A partition whose previous owner is a member of the same
- * instance prefers to stay with it; leaving it counts as a move. One that changed instance was
- * already counted.
+ * Places each instance's partitions onto its subscribed members the same way, by load then count.
+ * Leaving a previous owner in the same instance counts as a move; a change of instance was counted.
  */
 export function placeOnMembers(
   model: BalanceModel,
@@ -190,10 +177,8 @@ export function placeOnMembers(
   const count = model.partitionCount;
   const sole = soleMembers(model.instanceMembers);
   if (sole !== undefined) {
-    // One member an instance (one consumer a pod, the common deployment): nothing to place, and
-    // grouping the partitions by instance first was 5–8% of a from-scratch call on 100k of them.
-    // Every entry is written here, so the array needs no -1 fill first. A plain loop: `map`
-    // would call a closure per partition.
+    // One member an instance (the common deployment): skip the grouping, measurably slow on large
+    // groups. Every entry is written, so no -1 fill; a plain loop, not a closure per partition.
     const owner = new Int32Array(count);
     for (let p = 0; p < count; p++) owner[p] = sole[instanceOf[p]!]!;
     return owner;
@@ -249,8 +234,7 @@ function soleMembers(instanceMembers: ReadonlyArray<Int32Array>): Int32Array | u
 
 /**
  * The partitions of each instance, in model order (heaviest first): instance `i`'s are
- * `order[start[i] .. start[i + 1])`. One array for all, as a thousand small ones cost a thousand
- * allocations outside the heap.
+ * `order[start[i] .. start[i + 1])`. One array, not one per instance, saves an allocation each.
  */
 function partitionsByInstance(instanceOf: Int32Array, instanceCount: number): { order: Int32Array; start: Int32Array } {
   const start = new Int32Array(instanceCount + 1);

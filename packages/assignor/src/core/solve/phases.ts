@@ -4,11 +4,7 @@ import { solve } from './solve.js';
 import { lowerBound } from '../model/lower-bound.js';
 import type { MoveLedger, WorkBudget } from '../place/ledger.js';
 
-/*
- * One level's placement in its two phases (weighted partitions, then zero-weight ones by count),
- * each a sub-problem of the model solved by the core, and the settings every level shares.
- * levels.ts says which partitions each level places where.
- */
+/* One level placed in two phases, weighted then zero-weight by count; levels.ts says which and where. */
 
 /** Moves allowed and made across every level of one `balance()` call. */
 export interface MoveAllowance {
@@ -26,18 +22,18 @@ export interface LevelSettings {
 }
 
 /**
- * How each level is searched. Instance balance is the objective: the tolerance as given, and the
- * expensive neighbourhoods run when cheap ones are stuck. Members share their instance's process
- * (one event loop), so their balance is secondary and worth neither as much churn nor as much
- * time: twice the tolerance, moves and swaps only.
+ * How each level is searched. Instance balance is the objective: the tolerance as given, thorough.
+ * Members share one process (event loop), so their balance is worth less churn and time.
  */
 export const POLICY = {
   instances: { toleranceFactor: 1, thorough: true },
   members: { toleranceFactor: 2, thorough: false },
 } as const;
 
+/** A level: the instances, or the members inside one instance. */
 export type Level = keyof typeof POLICY;
 
+/** The bins of one level: their capacities, base loads and eligibility. */
 export interface LevelSpec {
   readonly capacity: Float64Array;
   /** Load each bin carries from elsewhere; only the weighted phase counts it (counts are this group's). */
@@ -47,8 +43,8 @@ export interface LevelSpec {
 }
 
 /**
- * Where each partition (model index) starts: its home bin or -1, whether leaving it counts, and
- * on the instance level its member's slot in that instance (see {@link MoveLedger.slot}).
+ * Where each partition (model index) starts: home bin or -1, whether leaving it counts, and on the
+ * instance level its member's slot there ({@link MoveLedger.slot}).
  */
 export interface Homes {
   readonly home: Int32Array;
@@ -57,10 +53,8 @@ export interface Homes {
 }
 
 /**
- * Runs the weighted phase, then the zero-weight phase, of one level over `partitions` (model
- * order, so heaviest first) and writes each partition's bin into `out[p]`. Returns the weighted
- * phase's lower bound, and whether anything was placed: nothing is when that bound is above
- * `ceiling`.
+ * Runs both phases of one level over `partitions` (model order), writing each bin into `out[p]`.
+ * Returns the weighted lower bound; nothing is placed when it is above `ceiling`.
  */
 export function placeInPhases(
   model: BalanceModel,
@@ -99,12 +93,10 @@ export function placeInPhases(
 }
 
 /**
- * The zero-weight phase alone: places the `zero` partitions by count on top of `base` (each bin's
- * count and load of the weighted partitions already placed) and writes their bins into `out`.
- * Rack matching calls it again once it has moved weighted partitions, so that what it leaves is
- * what this phase keeps when the group is placed again unchanged. Returns the highest count per
- * unit of capacity this phase keeps, placed again from what it wrote (0 when it keeps only the
- * levels it reached).
+ * The zero-weight phase alone: places `zero` by count on top of `base` (each bin's weighted count
+ * and load) into `out`. Rack matching reruns it after moving weighted partitions, so an unchanged
+ * group placed again keeps what it leaves. Returns the highest count per unit of capacity the phase
+ * would keep if placed again from here (0: only the levels it reached).
  */
 export function placeByCount(
   model: BalanceModel,
@@ -129,15 +121,13 @@ export function placeByCount(
   const bound = lowerBound(countProblem);
   const byCount = solvePhase(countProblem, zero, settings, level, homes, bound);
   for (let k = 0; k < zero.length; k++) out[zero[k]!] = byCount.bin[k]!;
-  // Placed again from here, the phase keeps any count up to the bound and its tolerance; on
-  // Kafka's terms it levels fully, so only the counts it reached are kept.
+  // Placed again, it keeps any count up to the bound and tolerance; on Kafka's terms it levels fully.
   return hasEqualTerms(countProblem) ? 0 : bound * (1 + settings.tolerance * POLICY[level].toleranceFactor);
 }
 
 /**
- * Writes each item's bin into `out[partition]` and returns each bin's item count and load. A
- * function of its own so the loop is compiled whole rather than on the stack of a function
- * called once per level.
+ * Writes each item's bin into `out[partition]`; returns each bin's count and load. Its own function
+ * so the loop is optimized whole, not on the stack of one called once per level.
  */
 function writeBins(
   bin: Int32Array,
@@ -186,9 +176,8 @@ function solvePhase(
 }
 
 /**
- * `source[indexes[k]]` for every k. On the instance level the indexes are a range of every
- * partition in model order: the source's own memory is shared then (a view), which saves a copy
- * of 100k entries per array and phase. Nothing downstream writes to these arrays.
+ * `source[indexes[k]]` for every k. On the instance level the indexes are a range, so a view of the
+ * source saves a full copy per array and phase. Nothing downstream writes to these arrays.
  */
 function gatherFloat(source: Float64Array, indexes: Int32Array): Float64Array {
   const from = rangeStart(indexes);
@@ -217,9 +206,8 @@ function gatherByte(source: Uint8Array, indexes: Int32Array): Uint8Array {
 }
 
 /**
- * What {@link rangeStart} found for each array it scanned: one phase gathers from the same index
- * array up to five times, and on the instance level each scan read all 100k entries. Nothing
- * writes to these index arrays after they are made, so the answer cannot go stale.
+ * {@link rangeStart} per array, as a phase gathers from one up to five times; index arrays are
+ * never written after creation, so this cannot go stale.
  */
 const rangeStarts = new WeakMap<Int32Array, number>();
 

@@ -19,33 +19,23 @@ export interface SearchGoal {
   /** Also re-split pairs of bins optimally when moves and swaps are stuck (many moves at once). */
   readonly resplit: boolean;
   /**
-   * Finally level out every bin, not only the extremes: while some bin can hand load to others
-   * (by a move or a chain) so that every bin involved ends below its old level, do it. The
-   * levels sorted from the top then cannot be made lexicographically smaller by any such step.
+   * Finally level out every bin: while a move or chain leaves every bin it touches below the
+   * giver's old level, take it (then no such step makes the sorted levels lexicographically smaller).
    */
   readonly level: boolean;
 }
 
-/**
- * Rounds of "lower the maximum, then raise the minimum". Raising the minimum can open new ways to
- * lower the maximum, but rarely more than once or twice; the cap bounds the worst case.
- */
+/** Rounds of lowering the maximum, then raising the minimum; more than two rarely help. */
 const MAX_ROUNDS = 8;
 
 /**
- * Local search on a complete placement. First the busiest bin sheds load: the best single move
- * to another bin, else the best swap, else (when subscriptions differ and no levelling follows)
- * the shortest chain of moves along subscriptions, else (when the goal allows) the best optimal
- * re-split of it and a lighter bin, while that lowers the pair's larger level. Then the least
- * busy bin takes load from the busiest bins the same way, as long as both stay strictly between
- * their old levels (so the maximum never rises). When the goal asks, every bin is then levelled
- * out from the busiest down ({@link SearchGoal.level}). Each step strictly improves a finite
- * ordering of placements, so the search terminates; the budget and round cap bound how long it
- * can take.
- *
- * Deterministic: candidates are scanned in index order and only a strictly better one replaces
- * the current best. Returns the number of steps taken. A placement that already meets the goal
- * returns at once ({@link nothingToDo}), without setting the search up.
+ * Local search on a complete placement. The busiest bin sheds load by the best move, else swap,
+ * else (subscriptions differ, no levelling follows) shortest chain, else (goal allows) optimal
+ * re-split with a lighter bin, while the pair's larger level drops. Then the least busy bin takes
+ * load the same way while both stay strictly between their old levels (the maximum never rises),
+ * then, if asked, every bin is levelled ({@link SearchGoal.level}). Each step strictly improves a
+ * finite ordering, so it terminates. Deterministic: index order, only a strictly better candidate
+ * replaces the best. Returns the steps taken; at once if {@link nothingToDo}.
  */
 export function improve(
   problem: Problem,
@@ -60,10 +50,7 @@ export function improve(
   return search(problem, placement, goal, ledger, budget);
 }
 
-/**
- * {@link improve} without its shortcut: the search itself, always set up in full. Exported for
- * the tests that check the shortcut against it.
- */
+/** {@link improve} without its shortcut, always set up in full; exported to test the shortcut. */
 export function search(
   problem: Problem,
   placement: Placement,
@@ -85,8 +72,8 @@ export function search(
   };
   // A chain can do what a single move cannot only where eligibility is restricted.
   const chains = ctx.problem.restricted;
-  // Levelling tries chains off every bin, the busiest first, once moves are exhausted; trying
-  // them off the top here as well would search the graph twice for the same chains.
+  // Levelling tries chains off every bin once moves are exhausted; trying them off the top here
+  // too would search the graph twice for the same chains.
   const chainsOffTop = chains && !goal.level;
   let steps = 0;
   for (let round = 0; round < MAX_ROUNDS; round++) {
@@ -100,12 +87,10 @@ export function search(
 }
 
 /**
- * True when the search would stop at its first look: the busiest bin already meets the target,
- * the least busy one too, and (when levelling) no bin could take even the lightest item and stay
- * below the busiest level, so no move or chain can level anything. The greedy placement of a
- * large group usually ends here, and then building the search's item lists, two-way tallies and
- * spread counts (a pass over every item each) would be all the search costs. Charges the budget
- * what those first looks would have, so later levels see the same budget either way.
+ * True when the search would stop at its first look (both extremes at target; when levelling, no
+ * bin can take the lightest item and stay below the busiest), as for most large greedy placements,
+ * where setting the search up would be all it costs. Charges the budget those first looks, so later
+ * levels see the same budget either way.
  */
 export function nothingToDo(problem: Problem, placement: Placement, goal: SearchGoal, budget: WorkBudget): boolean {
   const { binCount, capacity } = problem;
@@ -125,10 +110,8 @@ export function nothingToDo(problem: Problem, placement: Placement, goal: Search
 }
 
 /**
- * What {@link levelOut} charges when no bin has a taker: a sweep for moves, and one for chains
- * where they can help, each a pass over the bins per giver looked at. In one part the sweep
- * stops at the busiest bin, as no later giver has a taker either; with several it looks at
- * every giver and once more to find none left, unless the budget runs out first.
+ * What {@link levelOut} charges when no bin has a taker: a sweep for moves (and chains, where they
+ * can help), a pass over the bins per giver: one giver in one part, else every giver and one more.
  */
 function chargeIdleLevelling(problem: Problem, budget: WorkBudget): void {
   if (!(budget.remaining > 0)) return;
@@ -143,8 +126,7 @@ function chargeIdleLevelling(problem: Problem, budget: WorkBudget): void {
 
 /**
  * True when some bin could take even the lightest item and stay below the busiest bin of its
- * connected part (see `Problem.partOf`): only then can levelling move anything, as no item goes
- * from one part to another. With one part (the usual case) that busiest bin is the busiest of all.
+ * connected part (`Problem.partOf`; no item crosses parts): only then can levelling move anything.
  */
 function someBinCanLevel(problem: Problem, placement: Placement): boolean {
   const { binCount, capacity, weight, partOf, partCount } = problem;

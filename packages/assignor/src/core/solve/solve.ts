@@ -10,9 +10,8 @@ import { reachByWeight, settleOrphans, type Extremes } from './by-weight.js';
 import type { StickyPolicy } from './policy.js';
 
 /**
- * Searches stop once the busiest level is this close to the lower bound (and the least busy this
- * close to the mean): 0.01% is far below what weights can measure, and chasing it costs most of
- * the time on large groups.
+ * Searches stop once the busiest level is this close to the lower bound (the least busy, to the
+ * mean): far below what weights can measure, and chasing it costs most of the time on large groups.
  */
 const GOOD_ENOUGH = 1e-4;
 
@@ -23,21 +22,12 @@ export interface Solution {
 }
 
 /**
- * Places every item of one level. Without homes in the ledger this is the from-scratch
- * placement ({@link fromScratch}). With homes:
- *
- * 1. Start from the homes, place the homeless greedily and level them out by moving only them.
- * 2. Keep that if it is provably within `tolerance` of anything possible: its busiest level
- *    within tolerance of the lower bound and its least busy one (where judged, see `leavesIdle`)
- *    within tolerance of the mean; on the instance level, shed its busiest to the aim first and
- *    place the homeless where the members need not trade to take them ({@link settleOrphans}).
- * 3. Otherwise solve from scratch and keep the sticky start if it is within tolerance of that.
- * 4. Otherwise take the cheapest way into the tolerance by moved weight ({@link reachByWeight}).
- *
- * The least busy level matters as well as the busiest: in a large group a new instance lowers
- * the maximum by less than the tolerance, yet must not be left idle. `bound` is the problem's
- * lower bound (`lowerBound` of model/lower-bound.ts): its caller needs it first, to tell whether
- * to solve at all.
+ * Places every item of one level: from scratch ({@link fromScratch}) without homes, by
+ * {@link levelFromHomes} on equal terms, else from the homes ({@link stickyStart}), kept if within
+ * `tolerance` of the lower bound (the least busy, of the mean where `leavesIdle`), settled on the
+ * instance level ({@link settleOrphans}); else kept if within tolerance of the from-scratch
+ * placement; else the cheapest way into the tolerance by moved weight ({@link reachByWeight}).
+ * `bound` is the problem's lower bound, which the caller needs first to tell whether to solve.
  */
 export function solve(
   problem: Problem,
@@ -62,13 +52,9 @@ export function solve(
     return { bin: fromScratch(problem, tight, bound, budget).bin, lowerBound: bound };
   }
   if (equal) return { bin: levelFromHomes(problem, ledger, tight, budget).bin, lowerBound: bound };
-  // The least busy bin is judged only where some bin holds nothing from before (a member or an
-  // instance that just joined): an idle bin wastes a consumer. Otherwise the objective ranks the
-  // busiest instance first and never the least busy one: a lighter bin costs no latency, and
-  // lifting it moves partitions for nothing. After a leave the others sit at (n − 1) ÷ n of the
-  // new mean, so in a group of fewer than 20 instances judging the least busy against the mean
-  // moved sticky partitions after every leave (leave sweep seed 8: 2.94 times what the instance
-  // held, 1.21 without it). With equal weights Kafka's count contract holds regardless.
+  // The least busy bin is judged only where some bin holds nothing from before (it just joined):
+  // an idle bin wastes a consumer, but lifting a merely lighter one moves partitions for nothing,
+  // as after any leave in a group under 20 instances (docs/placement.md, "The objective").
   const floor = leavesIdle(problem, ledger) ? mean : 0;
 
   const settle: SearchGoal = {
@@ -79,9 +65,8 @@ export function solve(
   };
   const sticky = stickyStart(problem, ledger, settle, budget);
   const start = extremes(problem, sticky);
-  // Float noise is allowed relative to the levels compared: the maxima near the bound, the minima
-  // near their own target. One allowance scaled by the busiest level would let a dominant bin
-  // (1e10 next to 6) excuse an idle one.
+  // Float noise relative to the levels compared (maxima near the bound, minima near their target):
+  // one allowance scaled by the busiest would let a dominant bin (1e10 next to 6) excuse an idle one.
   const eps = noiseAt(Math.max(bound, start.max));
   const withinOf =
     (t: Extremes) =>
@@ -102,12 +87,7 @@ export function solve(
   return { bin: reached.placement.bin, lowerBound: bound };
 }
 
-/**
- * A sticky start within the tolerance of `reference`: kept (with the fewest moves that keep its
- * levels), or, on the instance level when this rebalance placed homeless items, settled
- * ({@link settleOrphans}: its busiest shed down to the aim, the homeless placed where the members
- * need not trade to take them).
- */
+/** A sticky start within tolerance: settled where `aimsCloser` ({@link settleOrphans}), then trimmed. */
 function keepOrShed(
   problem: Problem,
   sticky: Placement,
@@ -122,9 +102,8 @@ function keepOrShed(
 }
 
 /**
- * The bins of `placement`, or on a small problem those of a placement with fewer counted moves
- * and every level between its least busy and busiest ones ({@link searchFewestMoves}): the same
- * balance by the measures the tolerance judges, for less disruption. Updates `ledger.used`.
+ * `placement`'s bins, or on small problems those of one with fewer counted moves and every level
+ * within its extremes ({@link searchFewestMoves}). Updates `ledger.used`.
  */
 function trimMoves(problem: Problem, placement: Placement, ledger: MoveLedger, budget: WorkBudget): Int32Array {
   const found = searchFewestMoves(problem, ledger, placement, budget);
@@ -134,11 +113,8 @@ function trimMoves(problem: Problem, placement: Placement, ledger: MoveLedger, b
 }
 
 /**
- * Equal terms (docs/architecture.md, "Equal weights"): Kafka's contract, with no tolerance. The
- * homes stay, the homeless are placed and levelled for free, then counted moves and chains level
- * the rest until no item could move to another eligible bin holding two or more fewer. Each
- * counted step takes one item from a bin above the final level to one below it, so this moves
- * what the balanced shape needs rather than adopting a from-scratch placement and renaming it.
+ * Equal terms (docs/architecture.md, "Equal weights"): no tolerance. After the sticky start, counted
+ * moves and chains level the rest, each from above the final level to below it: only what must move.
  */
 function levelFromHomes(problem: Problem, ledger: MoveLedger, goal: SearchGoal, budget: WorkBudget): Placement {
   const placement = stickyStart(problem, ledger, goal, budget);
@@ -148,8 +124,7 @@ function levelFromHomes(problem: Problem, ledger: MoveLedger, goal: SearchGoal, 
 
 /**
  * The from-scratch placement: the reference greedy, local search down to the lower bound, and,
- * when the goal asks for a thorough search, an exact search on small problems if that did not
- * reach it.
+ * when the goal allows re-splits, an exact search on small problems if that did not reach it.
  */
 function fromScratch(problem: Problem, goal: SearchGoal, bound: number, budget: WorkBudget): Placement {
   const free = freeLedger(problem.weight.length);
@@ -169,9 +144,8 @@ function fromScratch(problem: Problem, goal: SearchGoal, bound: number, budget: 
 }
 
 /**
- * Homes first, then the homeless greedily; then the homeless are moved around for free (a
- * ledger view that allows no counted move). Counted moves are left to the stages after it, which
- * weigh them.
+ * Homes first, then the homeless greedily and levelled by moving only them (a ledger view that
+ * allows no counted move): counted moves are left to the later stages, which weigh them.
  */
 function stickyStart(problem: Problem, ledger: MoveLedger, goal: SearchGoal, budget: WorkBudget): Placement {
   const sticky = emptyPlacement(problem);
@@ -194,12 +168,10 @@ function stickyStart(problem: Problem, ledger: MoveLedger, goal: SearchGoal, bud
 }
 
 /**
- * True when some bin holds no item from before and nothing an earlier phase placed: it would be
- * left idle if none came to it. In the count phase a bin's `baseTie` is the weight the load phase
- * gave it (zero in the load phase itself): a bin holding weighted partitions is busy whether or
- * not it held an idle one before. Judged on idle partitions alone, every instance that held none
- * counted as idle, and an unchanged group placed again moved idle partitions to lift them to the
- * mean count (60 groups with racks, a tenth of their partitions idle: 556 partitions moved in 16 groups before, 506 in 9 after; `settleIdle` in place-with-racks.ts answers the rest).
+ * True when some bin holds no item from before and nothing an earlier phase placed, so it would be
+ * left idle. In the count phase `baseTie` is the weight the load phase gave a bin (zero in the load
+ * phase): a bin holding weighted partitions is busy even if it held no idle one, else an unchanged
+ * group placed again moves idle partitions to lift such bins to the mean count (docs/racks.md, "Measured").
  */
 function leavesIdle(problem: Problem, ledger: MoveLedger): boolean {
   const held = new Uint8Array(problem.binCount);

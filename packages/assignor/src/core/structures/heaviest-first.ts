@@ -9,20 +9,15 @@ const SMALL = 4096;
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 /**
- * Positions `0..n-1` ordered by weight, heaviest first, ties by position: the order every level
- * places in. Weights must be finite and non-negative (resolved weights are).
+ * Positions `0..n-1` ordered by weight, heaviest first, ties by position: the order every level places in.
+ * Weights must be finite and non-negative (resolved weights are).
  *
- * Already ordered weights (equal ones, the usual unweighted case) are detected and cost one
- * pass; a few thousand are sorted by comparison. Otherwise a stable least-significant-digit
- * radix sort runs on the weights' bit patterns, which order like the numbers themselves for
- * non-negative doubles: counting passes instead of a comparison sort calling back into
- * JavaScript 1.7 million times for 100k partitions.
- *
- * Only the high 32 bits (sign, exponent, top 20 bits of the mantissa) are sorted at first: two
- * passes instead of four. Weights that share their high word are then ordered by comparison
- * within their run; measured weights rarely agree on 20 bits of mantissa, and integer ones that
- * do are equal. If many do (weights packed into a band narrower than a millionth), the full
- * four-pass sort runs instead, so no input degrades to a large comparison sort.
+ * Already ordered weights (the usual unweighted case) cost one pass; a few thousand are sorted by comparison.
+ * Otherwise a stable LSD radix sort runs on the bit patterns, which for non-negative doubles order like the
+ * numbers, sparing a comparator call per comparison. Only the high 32 bits (sign, exponent, 20 mantissa
+ * bits) are sorted first, two passes instead of four, and runs sharing a high word are then sorted by
+ * comparison; if those hold many weights (a band narrower than a millionth), the full four-pass sort runs,
+ * so no input degrades to a large comparison sort.
  */
 export function orderHeaviestFirst(weight: Float64Array): Int32Array {
   const n = weight.length;
@@ -47,10 +42,7 @@ export function orderHeaviestFirst(weight: Float64Array): Int32Array {
 const HIGH_AT = LITTLE_ENDIAN ? 1 : 0;
 const LOW_AT = 1 - HIGH_AT;
 
-/**
- * Word `at` of every weight, bits complemented: ascending order of these is descending order of
- * the weights, and a stable sort keeps equal ones in position order.
- */
+/** Word `at` of every weight, complemented: ascending order of these is descending order of the weights. */
 function complementedWords(words: Uint32Array, n: number, at: number): Uint32Array {
   const out = new Uint32Array(n);
   for (let c = 0; c < n; c++) out[c] = ~words[2 * c + at]! >>> 0;
@@ -58,9 +50,8 @@ function complementedWords(words: Uint32Array, n: number, at: number): Uint32Arr
 }
 
 /**
- * Stable LSD radix sort of `initial` (a permutation, left untouched) by the 32-bit keys in
- * `keys`, least significant key first, 16 bits per pass. A pass whose digit is the same for
- * every key (the low bits of integer weights) is skipped.
+ * Stable LSD radix sort of `initial` (left untouched) by 32-bit `keys`, least significant first, 16 bits a
+ * pass; a pass whose digit is the same for every key (low bits of integer weights) is skipped.
  */
 function radixPasses(initial: Int32Array, keys: ReadonlyArray<Uint32Array>): Int32Array {
   const n = initial.length;
@@ -108,9 +99,8 @@ function scatter(
 }
 
 /**
- * Orders, by comparison, each run of `order` whose weights share their high word but not their
- * low one. Returns false, leaving `order` partly sorted, when such runs hold more than a
- * sixteenth of the weights: a full radix sort is cheaper then.
+ * Sorts by comparison each run of `order` sharing a high word but not a low one. False, leaving `order`
+ * partly sorted, when such runs hold over a sixteenth of the weights: a full radix sort is cheaper then.
  */
 function settleHighWordTies(order: Int32Array, words: Uint32Array, weight: Float64Array): boolean {
   const n = order.length;

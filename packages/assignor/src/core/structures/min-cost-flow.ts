@@ -1,9 +1,7 @@
 /**
- * A minimum-cost flow on a graph of aggregated amounts (thousands of edges at most), by the
- * primal-dual method (see {@link MinCostFlow.run}).
- *
- * Capacities and costs must be non-negative integers whose totals stay exact in a double
- * (below 2^53); with no negative cycle at the start, none ever appears.
+ * A minimum-cost flow on a small graph of aggregated amounts, by the primal-dual method
+ * ({@link MinCostFlow.run}). Capacities and costs must be non-negative integers whose totals stay below 2^53;
+ * with no negative cycle at the start, none ever appears.
  */
 export class MinCostFlow {
   private readonly head: Int32Array;
@@ -26,10 +24,7 @@ export class MinCostFlow {
     this.cost = new Float64Array(2 * maxEdges);
   }
 
-  /**
-   * Adds an edge and returns its id, for {@link flowsOn}. Edges of zero capacity are added all
-   * the same, so ids do not depend on the amounts.
-   */
+  /** Adds an edge and returns its id, for {@link flowsOn}; zero capacities too, so ids do not depend on amounts. */
   addEdge(from: number, to: number, capacity: number, cost: number): number {
     if (this.arcs + 2 > this.to.length) throw new RangeError('MinCostFlow: more edges than it was made for');
     const id = this.arcs;
@@ -46,10 +41,9 @@ export class MinCostFlow {
   }
 
   /**
-   * Sends as much flow as possible from `source` to `sink` at the least cost; returns the amount.
-   * Primal-dual: find the cheapest source-to-sink cost in the residual graph, then saturate every
-   * path of exactly that cost at once (a blocking flow, as in Dinic's algorithm), and repeat. The
-   * costs are small integers, so there are few distinct path costs and thus few rounds.
+   * Sends as much flow as possible from `source` to `sink` at the least cost; returns the amount. Finds the
+   * cheapest residual path cost, saturates every path of that cost at once (a blocking flow, as in Dinic's),
+   * and repeats: costs are small integers, so rounds are few.
    */
   run(source: number, sink: number): number {
     const distance = new Float64Array(this.nodeCount);
@@ -93,10 +87,7 @@ export class MinCostFlow {
     }
   }
 
-  /**
-   * A maximal flow over the edges on cheapest paths (`distance[u] + cost = distance[v]`): level
-   * graphs by breadth-first search, and depth-first augmentation that skips spent edges.
-   */
+  /** A maximal flow over the edges on cheapest paths (`distance[u] + cost = distance[v]`), Dinic-style. */
   private saturateCheapest(source: number, sink: number, distance: Float64Array): number {
     const n = this.nodeCount;
     const tight = (e: number, u: number): boolean =>

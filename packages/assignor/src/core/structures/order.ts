@@ -1,9 +1,6 @@
 import type { TopicPartition } from '../types.js';
 
-/**
- * Explicit orderings used for every tie-break in the core. Plain code-unit comparison, never
- * `localeCompare`, so results do not depend on the machine's locale.
- */
+/** Orderings for every tie-break in the core: code units, never `localeCompare`, so the locale cannot matter. */
 
 /** Compares two strings by UTF-16 code units. */
 export function compareStrings(a: string, b: string): number {

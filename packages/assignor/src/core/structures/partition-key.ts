@@ -1,9 +1,8 @@
 import type { TopicPartition } from '../types.js';
 
 /**
- * The one way load-aware names a partition in a map: `\u0000` cannot appear in a Kafka topic
- * name, so no two partitions share a key (a `:` separator would not be safe: topics may contain
- * dots and dashes, and a weight source may report any string).
+ * The one way load-aware names a partition in a map: `\u0000` cannot appear in a Kafka topic name, so no two
+ * partitions share a key (a weight source may report any string, so `:` would not be safe).
  */
 export function partitionKey(topic: string, partition: number): string {
   return `${topic}\u0000${String(partition)}`;

@@ -1,15 +1,12 @@
 /**
- * Partition numbers below this are found through an array indexed by the number; others (larger,
- * negative, fractional, NaN: any value a caller can pass) through a Map. Kafka numbers a topic's
- * partitions 0, 1, 2, …, so the array covers every real one, while a hostile number such as 2^31
- * cannot make it huge.
+ * Partition numbers below this index an array; others (negative, fractional, NaN, huge) go through a Map.
+ * Kafka numbers partitions 0, 1, 2, …, so the array covers every real one; a hostile 2^31 cannot make it huge.
  */
 const DENSE_LIMIT = 1 << 20;
 
 /**
- * Slots of every topic's array together may exceed {@link SLOT_BUDGET} plus this many per entry
- * only through the Map: a caller handing a few far-apart numbers on many topics (a hostile
- * member's report can) must not be able to make the arrays large.
+ * Beyond {@link SLOT_BUDGET} plus this many slots per entry, over all topics, entries go to the Map: a few
+ * far-apart numbers on many topics (a hostile report) must not make the arrays large.
  */
 const SLOTS_PER_ENTRY = 8;
 const SLOT_BUDGET = 1 << 22;
@@ -27,12 +24,9 @@ interface TopicEntries<V> {
 }
 
 /**
- * A map from (topic, partition number) to a value, with the semantics of a
- * `Map<string, Map<number, V>>` (keys compared as SameValueZero, so -0 is 0; iteration in first
- * insertion order, topic by topic) but an index array per topic instead of a hashed map entry per
- * partition. It sits on paths that touch every partition of a group, 100k of them at a time, in
- * any order, where one hash lookup and one map entry per partition cost more than the work done
- * with them.
+ * A map from (topic, partition number) to a value with the semantics of a `Map<string, Map<number, V>>`
+ * (SameValueZero keys, so -0 is 0; first-insertion order, topic by topic) but an index array per topic: on
+ * paths touching every partition, a hash lookup and map entry each cost more than the work done with them.
  */
 export class PartitionMap<V> {
   private readonly byTopic = new Map<string, TopicEntries<V>>();

@@ -1,27 +1,19 @@
 import type { TopicPartition } from '../types.js';
 
 /**
- * A number this far past a topic's highest pooled one gets a fresh object instead: a lone
- * partition 900,000 must not make the pool hold 900,000 empty slots. Kafka numbers a topic's
- * partitions from 0 and results walk them in ascending order, so a real topic's slots fill
- * without gaps; with the capacity, this also keeps every pooled number below the capacity.
+ * A number this far past a topic's highest pooled one gets a fresh object, so a lone partition 900,000 cannot
+ * fill the pool with empty slots. Real topics fill their slots in order, without gaps; with the capacity check,
+ * this also keeps every pooled number below the capacity.
  */
 const LARGEST_GAP = 1024;
 
 /**
- * Immutable `{ topic, partition }` objects shared between `balance()` calls.
+ * Immutable `{ topic, partition }` objects shared between `balance()` calls. A large result's small objects
+ * all survive the call, and scavenges copy them again before promotion, costing more than the placement;
+ * the same topics are placed call after call, so the same frozen objects are handed out. Freezing makes
+ * them read-only at run time too, so no caller can change another's result through a shared object.
  *
- * Why: a result at 100k partitions is 100k small objects that all survive the call. In Node they
- * are born in the young generation, and every scavenge that runs while a later call works copies
- * them again before they are promoted; at 100k that costs more than computing the placement.
- * A leader and a trigger place the same topics call after call, so handing out the same frozen
- * objects each time removes that cost and nothing else changes: a `TopicPartition` is a value
- * whose fields are read-only by type, and freezing makes them read-only at run time too, so no
- * caller can change another caller's result through a shared object.
- *
- * The pool is bounded: when it would hold more than `capacity` objects it starts over (objects
- * already handed out stay valid; they are only no longer reused). A process placing more
- * partitions than that then simply gets fresh objects, as without a pool.
+ * Bounded: past `capacity` objects the pool starts over (objects handed out stay valid, only not reused).
  */
 export class TopicPartitionPool {
   private readonly byTopic = new Map<string, Array<TopicPartition | undefined>>();
@@ -66,8 +58,5 @@ export class TopicPartitionPool {
   }
 }
 
-/**
- * The pool `balance()` draws its results from: up to 2^20 partitions (about 25–30 MB at most,
- * as much as one result of that size holds anyway).
- */
+/** The pool `balance()` draws its results from: up to 2^20 partitions (25–30 MB, as much as one such result). */
 export const sharedPartitions = new TopicPartitionPool(1 << 20);

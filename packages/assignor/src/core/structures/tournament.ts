@@ -1,10 +1,7 @@
 /**
- * The match of the greedy placement's tournament trees (fast-greedy.ts keeps the trees, one per
- * eligibility group, in flat arrays): the root of a tree is the bin with the smallest (load,
- * secondary tally, index), and one bin's change costs one walk up it, so placing 100k partitions
- * on 100 instances is 100k·log(100) steps instead of 100k·100.
- *
- * Smaller load, then smaller tie tally, then smaller index; -1 is no bin.
+ * The match of the greedy placement's tournament trees (fast-greedy.ts, one per eligibility group): a tree's
+ * root is the bin with the smallest (load, tie tally, index), and a bin's change is one walk up, so P
+ * partitions on B bins take P·log(B) steps, not P·B. Smaller load, then tie tally, then index; -1 is no bin.
  */
 export function lighter(a: number, b: number, load: Float64Array, tie: Float64Array): number {
   if (a < 0) return b;
