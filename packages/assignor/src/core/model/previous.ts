@@ -1,7 +1,7 @@
 import type { BalanceInput } from '../types.js';
 import type { BalanceModel } from './model.js';
-import { compareStrings } from '../structures/order.js';
-import { hasInstance, sortedIndexOf } from './subscribers.js';
+import { compareStrings, sortedIndexOf } from '../structures/order.js';
+import { hasInstance } from './subscribers.js';
 
 /** The usable part of `BalanceInput.previous`, per partition of the model. */
 export interface PreviousOwners {

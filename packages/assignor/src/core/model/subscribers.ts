@@ -1,3 +1,5 @@
+import { sortedIndexOf } from '../structures/order.js';
+
 /** Members and instances of one topic's subscribers, as indexes into the model's arrays. */
 export interface TopicSubscribers {
   /** Indexes of the instances with at least one subscribed member, ascending (= by instance id). */
@@ -9,18 +11,6 @@ export interface TopicSubscribers {
 /** True when instance `i` is among `subs.instances`. */
 export function hasInstance(subs: TopicSubscribers, i: number): boolean {
   return sortedIndexOf(subs.instances, i) >= 0;
-}
-
-/** Position of `value` in an ascending array of distinct values (a binary search), or -1. */
-export function sortedIndexOf(sorted: Int32Array, value: number): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (sorted[mid]! < value) lo = mid + 1;
-    else hi = mid;
-  }
-  return sorted[lo] === value ? lo : -1;
 }
 
 /**

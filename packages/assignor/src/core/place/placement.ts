@@ -1,5 +1,6 @@
 import type { Problem } from '../model/problem.js';
 import { presizedLists } from '../structures/presized-lists.js';
+import { firstNotBelow } from '../structures/order.js';
 
 /** A (partial) placement of a {@link Problem}'s items, with the tallies it implies. */
 export interface Placement {
@@ -88,18 +89,6 @@ export function moveItem(problem: Problem, placement: Placement, item: number, t
   source.splice(firstNotBelow(source, item), 1);
   const target = items[to]!;
   target.splice(firstNotBelow(target, item), 0, item);
-}
-
-/** First position in an ascending list whose value is not below `value`. */
-export function firstNotBelow(list: ReadonlyArray<number>, value: number): number {
-  let lo = 0;
-  let hi = list.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (list[mid]! < value) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 /** Largest and smallest load per unit of capacity over all bins (0 and 0 without bins). */

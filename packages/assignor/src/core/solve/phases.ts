@@ -72,8 +72,8 @@ export function placeInPhases(
   const weighted = partitions.subarray(0, split);
   const zero = partitions.subarray(split);
   const binCount = spec.capacity.length;
-  const weights = gatherFloat(model.weight, weighted);
-  const topics = gatherInt(model.topicOf, weighted);
+  const weights = gather(model.weight, weighted);
+  const topics = gather(model.topicOf, weighted);
 
   const loadProblem = buildProblem({
     capacity: spec.capacity,
@@ -114,7 +114,7 @@ export function placeByCount(
     tieWeight: 0,
     baseLoad: base.counts,
     baseTie: base.loads,
-    topic: gatherInt(model.topicOf, zero),
+    topic: gather(model.topicOf, zero),
     topicCount: model.topics.length,
     binsOf: spec.binsOf,
   });
@@ -157,9 +157,9 @@ function solvePhase(
   bound: number,
 ): { bin: Int32Array; lowerBound: number } {
   const ledger: MoveLedger = {
-    home: gatherInt(homes.home, partitions),
-    counted: gatherByte(homes.counted, partitions),
-    slot: homes.slot === undefined ? undefined : gatherInt(homes.slot, partitions),
+    home: gather(homes.home, partitions),
+    counted: gather(homes.counted, partitions),
+    slot: homes.slot === undefined ? undefined : gather(homes.slot, partitions),
     limit: settings.moves.limit - settings.moves.used,
     used: 0,
   };
@@ -179,28 +179,10 @@ function solvePhase(
  * `source[indexes[k]]` for every k. On the instance level the indexes are a range, so a view of the
  * source saves a full copy per array and phase. Nothing downstream writes to these arrays.
  */
-function gatherFloat(source: Float64Array, indexes: Int32Array): Float64Array {
+function gather<T extends Float64Array | Int32Array | Uint8Array>(source: T, indexes: Int32Array): T {
   const from = rangeStart(indexes);
-  if (from >= 0) return source.subarray(from, from + indexes.length);
-  const out = new Float64Array(indexes.length);
-  for (let k = 0; k < indexes.length; k++) out[k] = source[indexes[k]!]!;
-  return out;
-}
-
-/** {@link gatherFloat} for integers. */
-function gatherInt(source: Int32Array, indexes: Int32Array): Int32Array {
-  const from = rangeStart(indexes);
-  if (from >= 0) return source.subarray(from, from + indexes.length);
-  const out = new Int32Array(indexes.length);
-  for (let k = 0; k < indexes.length; k++) out[k] = source[indexes[k]!]!;
-  return out;
-}
-
-/** {@link gatherFloat} for bytes. */
-function gatherByte(source: Uint8Array, indexes: Int32Array): Uint8Array {
-  const from = rangeStart(indexes);
-  if (from >= 0) return source.subarray(from, from + indexes.length);
-  const out = new Uint8Array(indexes.length);
+  if (from >= 0) return source.subarray(from, from + indexes.length) as T;
+  const out = new (source.constructor as new (length: number) => T)(indexes.length);
   for (let k = 0; k < indexes.length; k++) out[k] = source[indexes[k]!]!;
   return out;
 }
