@@ -70,23 +70,19 @@ export function balance(input: BalanceInput, options: BalanceOptions = {}): Bala
     racks?.active === true
       ? placeWithRacks(model, racks, previous, level, settings.searchBudget)
       : placeOnInstances(model, previous, level);
-  const instanceOf = instances.instance;
-  const owner = placeOnMembers(model, instanceOf, previous, level);
-  return withRacks(model, summarize(model, owner, instances.lowerBound, previous), racks, () => instanceOf);
+  const owner = placeOnMembers(model, instances.instance, previous, level);
+  const result = summarize(model, owner, instances.lowerBound, previous);
+  return racks === undefined ? { ...result, ...NO_RACKS } : withRacks(model, result, racks, instances.instance);
 }
 
-/**
- * `result` with its rack figures ({@link tallyRacks}) and each instance's rack, for the log and the
- * CLI; {@link NO_RACKS} where no member has a rack. `instanceOf` is asked for only then.
- */
+/** `result` with its rack figures ({@link tallyRacks}) and each instance's rack, for the log and the CLI. */
 function withRacks(
   model: BalanceModel,
   result: ReturnType<typeof summarize>,
-  racks: RackModel | undefined,
-  instanceOf: () => Int32Array,
+  racks: RackModel,
+  instanceOf: Int32Array,
 ): BalanceResult {
-  if (racks === undefined) return { ...result, ...NO_RACKS };
-  const tally = tallyRacks(model, racks, instanceOf(), result.maxCombinedLoad);
+  const tally = tallyRacks(model, racks, instanceOf, result.maxCombinedLoad);
   const instances = result.instances.map((instance, i): InstanceLoad => {
     const r = racks.instanceRack[i]!;
     return r < 0 ? instance : { ...instance, rack: racks.racks[r]! };
@@ -106,6 +102,12 @@ export function referenceBalance(input: BalanceInput, options: BalanceOptions = 
   const tallies = emptyTallies(model);
   const owner = placeGreedy(model, tallies);
   const result = summarize(model, owner, instanceLowerBound(model), undefined);
-  const racks = memberRacks === undefined ? undefined : buildRackModel(model, input, memberRacks);
-  return withRacks(model, result, racks, () => Int32Array.from(owner, (m) => model.memberInstance[m]!));
+  if (memberRacks === undefined) return { ...result, ...NO_RACKS };
+  const racks = buildRackModel(model, input, memberRacks);
+  return withRacks(
+    model,
+    result,
+    racks,
+    Int32Array.from(owner, (m) => model.memberInstance[m]!),
+  );
 }
