@@ -22,9 +22,6 @@ export { processInstanceId } from './protocol/instance-id.js';
 export { REBALANCE_CAUSES, type RebalanceCause } from './protocol/rebalance-cause.js';
 export {
   balance,
-  explain,
-  type AssignmentExplanation,
-  type UnevennessFactor,
   type BalanceInput,
   type BalanceOptions,
   type BalanceResult,
@@ -34,6 +31,7 @@ export {
   type InstanceLoad,
   type MemberLoad,
 } from './core/index.js';
+export { explain, type AssignmentExplanation, type UnevennessFactor } from './leader/explain.js';
 export {
   sizeGroup,
   placementAt,

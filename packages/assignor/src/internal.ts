@@ -82,8 +82,8 @@ export {
   DEFAULT_MOVE_TOLERANCE,
   DEFAULT_ORPHAN_AIM,
   DEFAULT_SEARCH_BUDGET,
-  type UnevennessFactor,
 } from './core/index.js';
+export type { UnevennessFactor } from './leader/explain.js';
 export { latestGroupPause, type GroupPause, type PauseReporter } from './leader/rebalance-report.js';
 export type { PartitionProgress } from './kafkajs/group-progress.js';
 export { assignerInternals, type LoadAwareAssignerInternals } from './assigner.js';

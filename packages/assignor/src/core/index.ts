@@ -1,7 +1,6 @@
 /** The pure balancing core: plain data in, plain data out; no I/O, clock or randomness. */
 export { balance, referenceBalance } from './balance.js';
 export { roundRobin } from './place/round-robin.js';
-export { explain, type AssignmentExplanation, type UnevennessFactor } from './report/explain.js';
 export { isUsableWeight, PartitionWeightTable, weightTable } from './model/weights.js';
 export { PartitionMap } from './structures/partition-map.js';
 export { partitionKey, keyOfPartition, partitionLabel } from './structures/partition-key.js';

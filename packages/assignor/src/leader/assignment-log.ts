@@ -1,4 +1,4 @@
-import { explain } from '../core/report/explain.js';
+import { explain } from './explain.js';
 import type { BalanceResult, TopicPartition } from '../core/types.js';
 import type { Logger } from '../base/logger.js';
 import { escapeLogText } from '../base/log-text.js';

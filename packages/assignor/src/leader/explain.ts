@@ -1,4 +1,4 @@
-import type { BalanceResult } from '../types.js';
+import type { BalanceResult } from '../core/types.js';
 
 /** A defaulted weight this much below the median measured weight makes a partition look free. */
 const NEARLY_FREE_FRACTION = 0.1;

@@ -6,7 +6,7 @@ import {
   type BalanceOptions,
   type UnevennessFactor,
 } from '@load-aware/assignor/internal';
-import { member, uniform, weighted, HAND_COMPUTED_EXAMPLE } from '../fixtures';
+import { member, uniform, weighted, HAND_COMPUTED_EXAMPLE } from '../core/fixtures';
 
 type Code = UnevennessFactor['code'];
 
