@@ -6,8 +6,8 @@ import { binClasses } from '../place/relabel.js';
 const EXACT_MAX_ITEMS = 48;
 /** And up to this many bins: with more, few items share a bin and local search is already exact. */
 const EXACT_MAX_BINS = 16;
-/** True for problems small enough for a branch and bound over every placement (this and `fewest-moves.ts`). */
-export function smallEnoughToSearch(problem: Problem): boolean {
+/** True for problems small enough for a branch and bound over every placement. */
+function smallEnoughToSearch(problem: Problem): boolean {
   const n = problem.weight.length;
   return n > 0 && n <= EXACT_MAX_ITEMS && problem.binCount >= 2 && problem.binCount <= EXACT_MAX_BINS;
 }

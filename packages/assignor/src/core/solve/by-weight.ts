@@ -23,7 +23,7 @@ export interface Extremes {
  * ({@link relink}), the homeless placed first ({@link placeOrphans}) then repaired, and with homeless
  * items two aimed at `policy.aim`. Of those within tolerance and the ledger's limit, the highest rung
  * wins, then the least moved weight plus the members' estimated trades ({@link memberExcess}).
- * `searched`: the local search's won (the caller may trim its moves). Updates `ledger.used`.
+ * Updates `ledger.used`.
  */
 export function reachByWeight(
   problem: Problem,
@@ -39,7 +39,7 @@ export function reachByWeight(
   ledger: MoveLedger,
   budget: WorkBudget,
   within: (e: Extremes) => boolean,
-): { placement: Placement; searched: boolean } {
+): Placement {
   const { tolerance } = policy;
   const halfway: SearchGoal = {
     maxTarget: target.max * (1 + tolerance / 2),
@@ -93,10 +93,10 @@ export function reachByWeight(
   }
   if (chosen === undefined || chosen === searched) {
     ledger.used = searchLedger.used;
-    return { placement: searched, searched: true };
+    return searched;
   }
   ledger.used = countMoves(ledger, chosen.bin);
-  return { placement: chosen, searched: false };
+  return chosen;
 }
 
 /**

@@ -2,10 +2,9 @@ import { noiseAt } from '../structures/numbers.js';
 import { hasEqualTerms, highestMinimum, type Problem } from '../model/problem.js';
 import { emptyPlacement, extremes, place, placementOf, type Placement } from '../place/placement.js';
 import { placeGreedily } from '../place/fast-greedy.js';
-import { countMoves, freeLedger, limitedLedger, anyItem, type MoveLedger, type WorkBudget } from '../place/ledger.js';
+import { freeLedger, limitedLedger, anyItem, type MoveLedger, type WorkBudget } from '../place/ledger.js';
 import { improve, type SearchGoal } from './search.js';
 import { searchExactly } from '../improve/exact.js';
-import { searchFewestMoves } from '../improve/fewest-moves.js';
 import { reachByWeight, settleOrphans, type Extremes } from './by-weight.js';
 import type { StickyPolicy } from './policy.js';
 
@@ -83,11 +82,10 @@ export function solve(
   if (within(start)) return { bin: keepOrShed(problem, sticky, target, policy, ledger, budget), lowerBound: bound };
 
   const reached = reachByWeight(problem, sticky, best.bin, target, policy, ledger, budget, within);
-  if (reached.searched) return { bin: trimMoves(problem, reached.placement, ledger, budget), lowerBound: bound };
-  return { bin: reached.placement.bin, lowerBound: bound };
+  return { bin: reached.bin, lowerBound: bound };
 }
 
-/** A sticky start within tolerance: settled where `aimsCloser` ({@link settleOrphans}), then trimmed. */
+/** A sticky start within tolerance, settled where `aimsCloser` ({@link settleOrphans}). */
 function keepOrShed(
   problem: Problem,
   sticky: Placement,
@@ -96,20 +94,8 @@ function keepOrShed(
   ledger: MoveLedger,
   budget: WorkBudget,
 ): Int32Array {
-  const settled =
-    policy.aimsCloser === true ? settleOrphans(problem, sticky, reference, policy, ledger, budget) : undefined;
-  return trimMoves(problem, settled ?? sticky, ledger, budget);
-}
-
-/**
- * `placement`'s bins, or on small problems those of one with fewer counted moves and every level
- * within its extremes ({@link searchFewestMoves}). Updates `ledger.used`.
- */
-function trimMoves(problem: Problem, placement: Placement, ledger: MoveLedger, budget: WorkBudget): Int32Array {
-  const found = searchFewestMoves(problem, ledger, placement, budget);
-  if (found === undefined) return placement.bin;
-  ledger.used -= countMoves(ledger, placement.bin) - countMoves(ledger, found);
-  return found;
+  if (policy.aimsCloser !== true) return sticky.bin;
+  return (settleOrphans(problem, sticky, reference, policy, ledger, budget) ?? sticky).bin;
 }
 
 /**
