@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { buildProblem, type Problem } from '../../src/core/model/problem.js';
 import { emptyPlacement, type Placement } from '../../src/core/place/placement.js';
 import { placeByScan, placeGreedily } from '../../src/core/place/fast-greedy.js';
+import { atomsOf } from '../../src/core/place/loser-trees.js';
 import { improve, nothingToDo, search, type SearchGoal } from '../../src/core/solve/search.js';
 import { freeLedger } from '../../src/core/place/ledger.js';
 import { lowerBound } from '../../src/core/model/lower-bound.js';
@@ -133,7 +134,7 @@ function expectSamePlacement(problem: Problem, fast: PlaceAll, reference: PlaceA
  * 2,000 distinct weights (no float ties) on 600 equal bins, item k of topic k mod the topic count,
  * each topic on its own bins: large enough for the tournaments, placed like the literal scan.
  */
-function expectGroupsPlaceLikeScan(binsOfTopic: ReadonlyArray<Int32Array>): void {
+function expectGroupsPlaceLikeScan(binsOfTopic: ReadonlyArray<Int32Array>): Problem {
   const weights = Array.from({ length: 2000 }, (_, k) => Math.exp(Math.sin(k * 12.9898) * 3)).sort((a, b) => b - a);
   const problem = buildProblem({
     capacity: new Float64Array(600).fill(1),
@@ -145,6 +146,7 @@ function expectGroupsPlaceLikeScan(binsOfTopic: ReadonlyArray<Int32Array>): void
   });
   expect(problem.groupBins).toHaveLength(binsOfTopic.length);
   expectSamePlacement(problem, placeGreedily, placeByScan);
+  return problem;
 }
 
 describe('core fast paths give what the general path gives', () => {
@@ -197,13 +199,17 @@ describe('core fast paths give what the general path gives', () => {
   });
 
   it('the tournaments of groups made of many atoms (a tree per group) place like the literal scan', () => {
-    // Twelve topics, each on its own three quarters of the bins: bins fall into many classes of
-    // equal membership, more per group than the atoms' path takes.
-    expectGroupsPlaceLikeScan(
-      Array.from({ length: 12 }, (_, t) =>
-        Int32Array.from({ length: 600 }, (_, b) => b).filter((b) => (b * 7 + t * 5) % 12 < 9),
+    // Five topics; bin b is in the groups of the bits of its mask ((7b mod 31) + 1): 31 classes of
+    // equal membership, 16 in each group, more than the atoms' path takes, while each bin sits in
+    // 2.5 groups on average, few enough that the trees pay (not the scan).
+    const problem = expectGroupsPlaceLikeScan(
+      Array.from({ length: 5 }, (_, t) =>
+        Int32Array.from({ length: 600 }, (_, b) => b).filter((b) => ((((b * 7) % 31) + 1) >> t) & 1),
       ),
     );
+    expect(atomsOf(problem)).toBeUndefined();
+    const treeSize = problem.groupBins.reduce((sum, bins) => sum + bins.length, 0);
+    expect(treeSize).toBeLessThanOrEqual(4 * problem.binCount + 64);
   });
 
   it('improve() with its shortcut takes the very steps and budget of the full search', () => {
