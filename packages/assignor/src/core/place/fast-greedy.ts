@@ -22,9 +22,10 @@ export function placeGreedily(problem: Problem, placement: Placement): void {
  * With equal capacities the best bin does not depend on the item's weight, so a tournament per group
  * finds it in log time. It ranks by load where the scan ranks by load after taking the item, and the two
  * can disagree on a float rounding tie, so small problems keep the cheap scan and match the reference
- * exactly. Too many groups make keeping every tree up to date cost more than scanning.
+ * exactly. Too many groups make keeping every tree up to date cost more than scanning. Exported for
+ * the fast-path tests, which state which path a case takes.
  */
-function tournamentsPay(problem: Problem): boolean {
+export function tournamentsPay(problem: Problem): boolean {
   const { capacity, groupBins, binCount, weight } = problem;
   if (weight.length * binCount < SCAN_WORK || !capacity.every((c) => c === capacity[0])) return false;
   let treeSize = 0;
