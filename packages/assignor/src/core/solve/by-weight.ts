@@ -6,6 +6,7 @@ import { relabel } from '../place/relabel.js';
 import { movedWeight, relink, type Band } from '../improve/relink.js';
 import { repair } from '../improve/repair.js';
 import { placeOrphans } from '../orphans/orphans.js';
+import { unwind } from '../improve/unwind.js';
 import { memberExcess } from '../orphans/slot-loads.js';
 import { noiseAt } from '../structures/numbers.js';
 import type { StickyPolicy } from './policy.js';
@@ -22,8 +23,8 @@ export interface Extremes {
  * drift moves nothing: the local search, the {@link repair}, the walk to the from-scratch placement
  * ({@link relink}), the homeless placed first ({@link placeOrphans}) then repaired, and with homeless
  * items two aimed at `policy.aim`. Of those within tolerance and the ledger's limit, the highest rung
- * wins, then the least moved weight plus the members' estimated trades ({@link memberExcess}).
- * Updates `ledger.used`.
+ * wins, then the least moved weight plus the members' estimated trades ({@link memberExcess}); the
+ * winner then takes back the moves it does not need ({@link takeBackUnneeded}). Updates `ledger.used`.
  */
 export function reachByWeight(
   problem: Problem,
@@ -91,12 +92,43 @@ export function reachByWeight(
     cost = moved;
     rung = r;
   }
+  if (chosen !== undefined) chosen = takeBackUnneeded(problem, chosen, edge.minTarget, within, policy, ledger, budget);
   if (chosen === undefined || chosen === searched) {
     ledger.used = searchLedger.used;
     return searched;
   }
   ledger.used = countMoves(ledger, chosen.bin);
   return chosen;
+}
+
+/**
+ * `placement` with the moves it does not need taken back ({@link unwind}): no bin above its busiest
+ * level, none below its least busy or `floor` (whichever is lower), the levels kept `within`. Kept only if that moves less, the members'
+ * estimated trades included ({@link memberExcess}): an item back on its instance may still cost its
+ * members a trade. Each stage reaches the band its own way and may move more than it needs on the way.
+ */
+function takeBackUnneeded(
+  problem: Problem,
+  placement: Placement,
+  floor: number,
+  within: (e: Extremes) => boolean,
+  policy: { readonly slotTolerance?: number | undefined },
+  ledger: MoveLedger,
+  budget: WorkBudget,
+): Placement {
+  const levels = extremes(problem, placement);
+  const unwound = unwind(
+    problem,
+    placement,
+    { maxTarget: levels.max, minTarget: Math.min(levels.min, floor) },
+    ledger,
+    budget,
+  );
+  const cost = (p: Placement): number =>
+    movedWeight(problem, ledger, p.bin) + memberExcess(problem, ledger, p.bin, policy.slotTolerance);
+  const before = cost(placement);
+  if (!within(extremes(problem, unwound)) || cost(unwound) >= before - noiseAt(before)) return placement;
+  return unwound;
 }
 
 /**
