@@ -1,8 +1,15 @@
 import { noiseAt } from '../structures/numbers.js';
 import type { Problem } from '../model/problem.js';
 import { placementOf, shiftItem, type Placement } from '../place/placement.js';
-import type { MoveLedger, WorkBudget } from '../place/ledger.js';
+import { moveDelta, type MoveLedger, type WorkBudget } from '../place/ledger.js';
 import { costOf, type Band } from './relink.js';
+import { EJECTION_BINS, type Move } from './shed.js';
+
+/** Moves that make way for an item coming home, and the moved weight they change in all (negative: less). */
+interface Plan {
+  readonly moves: ReadonlyArray<Move>;
+  readonly cost: number;
+}
 
 /** Passes over the moved items; each pass only lowers the moved weight, and two or three settle it. */
 const MAX_PASSES = 4;
@@ -11,7 +18,8 @@ const MAX_PASSES = 4;
  * Takes back moves a placement does not need: every counted item away from home, heaviest first, goes
  * home where that keeps both bins in `band`; else it goes home while its home sends one of its items to
  * a bin with room (the one it came from, that item's own home, or the roomiest), where that lowers the
- * moved weight. Each step lowers the moved weight and keeps every bin in the band, so the busiest level
+ * moved weight; with `deep`, where no such pair does, that item may overflow its new bin, which then
+ * sends one of its own on the same way (never more partitions moved than before). Each step lowers the moved weight and keeps every bin in the band, so the busiest level
  * never rises above the band's top: the objective's second term, with the first held as a constraint.
  * Whatever stage reached the band, the moves it made on the way and no longer needs go back. Returns a
  * new placement; `start` is not touched.
@@ -22,6 +30,7 @@ export function unwind(
   band: Band,
   ledger: MoveLedger,
   budget: WorkBudget,
+  deep = true,
 ): Placement {
   const { binCount, capacity, weight, eligible, group } = problem;
   const walk = placementOf(problem, start.bin);
@@ -53,10 +62,10 @@ export function unwind(
         changed = true;
         continue;
       }
-      const trade = cheapestMakeWay(item, home, at, overflow);
-      if (trade === undefined) continue;
+      const plan = cheapestMakeWay(item, home, at, overflow);
+      if (plan === undefined) continue;
       shift(item, home);
-      shift(trade.other, trade.to);
+      for (const move of plan.moves) shift(move.item, move.to);
       changed = true;
     }
     if (!changed) break;
@@ -65,32 +74,65 @@ export function unwind(
   return walk;
 
   /**
-   * The item of `home` that makes way for `item` coming back from `at` (at least `overflow` heavy), and
-   * where it goes, for the least moved weight; only if the pair moves less than `item` away does.
+   * The cheapest way for `home` to make `overflow` of room for `item` coming back from `at`: one of its
+   * items moves on to `at`, to its own home or to the roomiest bin; failing any such pair, one that
+   * overflows its bin in turn, which sends one of its items on the same way (a cycle of three where it
+   * goes back to `at`), where that moves no more partitions than before. Only plans that move less
+   * weight than `item` away does; undefined if none.
    */
-  function cheapestMakeWay(
-    item: number,
-    home: number,
-    at: number,
-    overflow: number,
-  ): { other: number; to: number; cost: number } | undefined {
+  function cheapestMakeWay(item: number, home: number, at: number, overflow: number): Plan | undefined {
     const w = weight[item]!;
-    let best: { other: number; to: number; cost: number } | undefined;
+    let best: Plan | undefined;
+    const consider = (moves: Move[], cost: number): void => {
+      if (cost < -noiseAt(w) && (best === undefined || cost < best.cost)) best = { moves, cost };
+    };
+    // Load of `bin` once `item` has left `at`.
+    const loadOf = (bin: number): number => walk.load[bin]! - (bin === at ? w : 0);
+    const overflowing: Array<{ other: number; to: number; over: number; cost: number }> = [];
     const list = items[home]!;
     budget.remaining -= list.size;
     for (const other of list) {
       const wo = weight[other]!;
       if (wo < overflow || walk.load[home]! + w - wo < bottom(home)) continue;
-      const otherHome = ledger.home[other]!;
-      for (const to of [at, otherHome, roomiest(other, home)]) {
-        if (to < 0 || to === home || !fits(other, to)) continue;
-        const load = walk.load[to]! + wo - (to === at ? w : 0);
-        if (load > top(to)) continue;
+      for (const to of onward(other, home, at)) {
         const cost = -w + costOf(ledger, weight, other, home, to);
-        if (cost < -noiseAt(w) && (best === undefined || cost < best.cost)) best = { other, to, cost };
+        const over = loadOf(to) + wo - top(to);
+        if (over <= 0) consider([{ item: other, to }], cost);
+        else overflowing.push({ other, to, over, cost });
+      }
+    }
+    if (best !== undefined || !deep) return best;
+    // The cheapest pairs first, and only a few: each costs a look at every item of the bin it overflows.
+    overflowing.sort((a, b) => a.cost - b.cost || a.over - b.over);
+    for (const { other, to, over, cost } of overflowing.slice(0, EJECTION_BINS)) {
+      const inTo = items[to]!;
+      budget.remaining -= inTo.size;
+      if (budget.remaining <= 0) break;
+      const left = loadOf(to) + weight[other]!;
+      for (const third of inTo) {
+        const wt = weight[third]!;
+        if (third === item || wt < over || left - wt < bottom(to)) continue;
+        for (const next of onward(third, to, at)) {
+          if (next === home || loadOf(next) + wt > top(next)) continue;
+          // No more partitions moved than before: the item home (-1), the other two at most +1 between them.
+          if (moveDelta(ledger, other, home, to) + moveDelta(ledger, third, to, next) > 1) continue;
+          consider(
+            [
+              { item: other, to },
+              { item: third, to: next },
+            ],
+            cost + costOf(ledger, weight, third, to, next),
+          );
+        }
       }
     }
     return best;
+  }
+
+  /** Where an item of `from` may move on: `at`, its own home, the roomiest bin; eligible, not `from`. */
+  function onward(item: number, from: number, at: number): number[] {
+    const bins = [at, ledger.home[item]!, roomiest(item, from)];
+    return bins.filter((b, k) => b >= 0 && b !== from && fits(item, b) && bins.indexOf(b) === k);
   }
 
   /** The eligible bin other than `not` with the most room below the band's top, -1 if none. */

@@ -102,10 +102,12 @@ export function reachByWeight(
 }
 
 /**
- * `placement` with the moves it does not need taken back ({@link unwind}): no bin above its busiest
- * level, none below its least busy or `floor` (whichever is lower), the levels kept `within`. Kept only if that moves less, the members'
- * estimated trades included ({@link memberExcess}): an item back on its instance may still cost its
- * members a trade. Each stage reaches the band its own way and may move more than it needs on the way.
+ * `placement` with the moves it does not need taken back ({@link unwind}, once by pairs and once with
+ * chains of three): no bin above its busiest level, none below its least busy or `floor` (whichever is
+ * lower), the levels kept `within`. The one that moves least wins, the members' estimated trades
+ * included ({@link memberExcess}: an item back on its instance may still cost its members a trade);
+ * `placement` itself if neither moves less. Each stage reaches the band its own way, and may move
+ * more than it needs on the way.
  */
 function takeBackUnneeded(
   problem: Problem,
@@ -117,18 +119,24 @@ function takeBackUnneeded(
   budget: WorkBudget,
 ): Placement {
   const levels = extremes(problem, placement);
-  const unwound = unwind(
-    problem,
-    placement,
-    { maxTarget: levels.max, minTarget: Math.min(levels.min, floor) },
-    ledger,
-    budget,
-  );
+  const band = { maxTarget: levels.max, minTarget: Math.min(levels.min, floor) };
   const cost = (p: Placement): number =>
     movedWeight(problem, ledger, p.bin) + memberExcess(problem, ledger, p.bin, policy.slotTolerance);
-  const before = cost(placement);
-  if (!within(extremes(problem, unwound)) || cost(unwound) >= before - noiseAt(before)) return placement;
-  return unwound;
+  let best = placement;
+  let least = cost(placement) - noiseAt(cost(placement));
+  // Pairs only, then chains of three too: taken greedily, a chain can block pairs that move less in all.
+  for (const deep of [false, true]) {
+    // At most half the work left, so the stages after it (the members' level) never starve.
+    const share = { remaining: budget.remaining / 2 };
+    const unwound = unwind(problem, placement, band, ledger, share, deep);
+    budget.remaining -= budget.remaining / 2 - share.remaining;
+    const c = cost(unwound);
+    if (within(extremes(problem, unwound)) && c < least) {
+      best = unwound;
+      least = c;
+    }
+  }
+  return best;
 }
 
 /**
