@@ -19,10 +19,11 @@ const MAX_PASSES = 4;
  * home where that keeps both bins in `band`; else it goes home while its home sends one of its items to
  * a bin with room (the one it came from, that item's own home, or the roomiest), where that lowers the
  * moved weight; with `deep`, where no such pair does, that item may overflow its new bin, which then
- * sends one of its own on the same way (never more partitions moved than before). Each step lowers the moved weight and keeps every bin in the band, so the busiest level
- * never rises above the band's top: the objective's second term, with the first held as a constraint.
- * Whatever stage reached the band, the moves it made on the way and no longer needs go back. Returns a
- * new placement; `start` is not touched.
+ * sends one of its own on the same way (never more partitions moved than before). Each step lowers the
+ * moved weight and keeps every bin in the band, so the busiest level never rises above the band's top:
+ * the objective's second term, with the first held as a constraint. Whatever stage reached the band,
+ * the moves it made on the way and no longer needs go back. Returns a new placement; `start` is not
+ * touched.
  */
 export function unwind(
   problem: Problem,
@@ -76,8 +77,8 @@ export function unwind(
   /**
    * The cheapest way for `home` to make `overflow` of room for `item` coming back from `at`: one of its
    * items moves on to `at`, to its own home or to the roomiest bin; failing any such pair, one that
-   * overflows its bin in turn, which sends one of its items on the same way (a cycle of three where it
-   * goes back to `at`), where that moves no more partitions than before. Only plans that move less
+   * overflows its bin in turn, which sends one of its items on the same way (a chain of three, a cycle
+   * where it goes back to `at`), where that moves no more partitions than before. Only plans that move less
    * weight than `item` away does; undefined if none.
    */
   function cheapestMakeWay(item: number, home: number, at: number, overflow: number): Plan | undefined {

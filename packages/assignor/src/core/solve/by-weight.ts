@@ -120,23 +120,33 @@ function takeBackUnneeded(
 ): Placement {
   const levels = extremes(problem, placement);
   const band = { maxTarget: levels.max, minTarget: Math.min(levels.min, floor) };
-  const cost = (p: Placement): number =>
-    movedWeight(problem, ledger, p.bin) + memberExcess(problem, ledger, p.bin, policy.slotTolerance);
+  const before = movedWithTrades(problem, ledger, placement, policy.slotTolerance);
   let best = placement;
-  let least = cost(placement) - noiseAt(cost(placement));
+  let least = before - noiseAt(before);
   // Pairs only, then chains of three too: taken greedily, a chain can block pairs that move less in all.
   for (const deep of [false, true]) {
     // At most half the work left, so the stages after it (the members' level) never starve.
-    const share = { remaining: budget.remaining / 2 };
-    const unwound = unwind(problem, placement, band, ledger, share, deep);
-    budget.remaining -= budget.remaining / 2 - share.remaining;
-    const c = cost(unwound);
+    const share = budget.remaining / 2;
+    const view = { remaining: share };
+    const unwound = unwind(problem, placement, band, ledger, view, deep);
+    budget.remaining -= share - view.remaining;
+    const c = movedWithTrades(problem, ledger, unwound, policy.slotTolerance);
     if (within(extremes(problem, unwound)) && c < least) {
       best = unwound;
       least = c;
     }
   }
   return best;
+}
+
+/** Moved weight of `placement` plus the trades its members are estimated to make ({@link memberExcess}). */
+function movedWithTrades(
+  problem: Problem,
+  ledger: MoveLedger,
+  placement: Placement,
+  slotTolerance: number | undefined,
+): number {
+  return movedWeight(problem, ledger, placement.bin) + memberExcess(problem, ledger, placement.bin, slotTolerance);
 }
 
 /**
@@ -243,8 +253,7 @@ function placeForMembers(
 ): Placement | undefined {
   const members = policy.slotTolerance;
   if (members === undefined || ledger.slot === undefined) return undefined;
-  const cost = (p: Placement): number =>
-    movedWeight(problem, ledger, p.bin) + memberExcess(problem, ledger, p.bin, members);
+  const cost = (p: Placement): number => movedWithTrades(problem, ledger, p, members);
   const keptCost = cost(kept);
   // Nothing moved and nothing for the members to trade: nothing can cost less.
   if (keptCost <= 0) return undefined;
